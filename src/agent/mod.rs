@@ -1,0 +1,201 @@
+//! The harness core: conversations, the turn loop, sessions, prompts, hooks.
+//!
+//! API boundary: the agent knows nothing of LSP, llama.cpp or terminals. It
+//! talks to the outside through traits: [`ModelBackend`](crate::model::ModelBackend)
+//! for the model, [`Tool`](crate::tools::Tool) for tools, and [`Host`] for the
+//! front end (events out, approvals and edits in).
+
+pub mod hooks;
+pub mod prompt;
+pub mod session;
+mod turn;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::model::ModelBackend;
+use crate::permissions::Policy;
+use crate::protocol::{ApprovalDecision, Event, Message, SequencedEvent, StopReason, Usage};
+use crate::tools::ToolRegistry;
+use crate::workspace::edits::{EditOutcome, FileChange};
+use crate::workspace::Workspace;
+
+pub use hooks::{HookCall, ToolHook};
+pub use session::{SessionStore, SessionWriter};
+
+/// A tool call waiting for the user's yes or no.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalRequest {
+    pub tool_call_id: String,
+    pub name: String,
+    pub input: Value,
+    /// Why the question is asked, e.g. "Edit changes the workspace".
+    pub reason: String,
+}
+
+/// The user's answer to an [`ApprovalRequest`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Approval {
+    pub decision: ApprovalDecision,
+    /// Who answered: `user`, or why nobody could (`no_terminal`).
+    pub source: &'static str,
+    /// Told to the model with a denial, e.g. how the user can allow the call.
+    pub note: Option<String>,
+}
+
+impl Approval {
+    pub fn by_user(decision: ApprovalDecision) -> Approval {
+        Approval { decision, source: "user", note: None }
+    }
+}
+
+/// The front end, as the agent sees it. `lsp/` and `cli/` implement it.
+#[async_trait]
+pub trait Host: Send + Sync {
+    /// Receives every event, in `seq` order. Must not block.
+    fn emit(&self, event: SequencedEvent);
+    /// Asks the user about a tool call. May wait as long as the user does;
+    /// the turn stays cancellable meanwhile.
+    async fn approve(&self, request: ApprovalRequest) -> Approval;
+    /// Carries out (or proposes) a file change and says how it ended.
+    async fn apply_edit(&self, workspace: &Workspace, change: &FileChange) -> EditOutcome;
+}
+
+/// Numbers events without gaps, in the order the host receives them.
+pub(crate) struct EventSink {
+    host: Arc<dyn Host>,
+    /// The last `seq` handed out. Held while emitting, so that concurrent
+    /// emitters (parallel tools) cannot deliver out of order.
+    seq: Mutex<u64>,
+}
+
+impl EventSink {
+    fn new(host: Arc<dyn Host>) -> Self {
+        EventSink { host, seq: Mutex::new(0) }
+    }
+
+    pub(crate) fn emit(&self, event: Event) {
+        let mut seq = self.seq.lock().unwrap_or_else(|e| e.into_inner());
+        *seq += 1;
+        self.host.emit(SequencedEvent { seq: *seq, event });
+    }
+
+    pub(crate) fn host(&self) -> &Arc<dyn Host> {
+        &self.host
+    }
+}
+
+/// Limits and pacing of the turn loop.
+#[derive(Debug, Clone)]
+pub struct LoopSettings {
+    pub max_iterations: u32,
+    /// How often a transient model error is retried before the turn fails.
+    pub max_retries: u32,
+    /// Delay before the first retry; doubled for each further one.
+    pub retry_base_delay: Duration,
+    /// Overrides the backend's context window (e.g. to test compaction).
+    pub context_window: Option<usize>,
+}
+
+impl Default for LoopSettings {
+    fn default() -> Self {
+        LoopSettings {
+            max_iterations: 40,
+            max_retries: 3,
+            retry_base_delay: Duration::from_millis(500),
+            context_window: None,
+        }
+    }
+}
+
+/// How a turn ended: what `turn_finished` carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    pub stop_reason: StopReason,
+    pub text: String,
+    pub usage: Usage,
+}
+
+/// Everything a conversation is built from.
+pub struct ConversationParts {
+    pub backend: Arc<dyn ModelBackend>,
+    pub tools: Arc<ToolRegistry>,
+    pub workspace: Arc<Workspace>,
+    pub host: Arc<dyn Host>,
+    pub policy: Policy,
+    pub settings: LoopSettings,
+    /// Where messages are persisted; `None` keeps the conversation in memory.
+    pub session: Option<SessionWriter>,
+    /// History to continue from (a resumed session).
+    pub history: Vec<Message>,
+}
+
+/// One conversation: its history, permission state and event numbering.
+/// Turns run one at a time (`&mut self`); conversations are independent.
+pub struct Conversation {
+    backend: Arc<dyn ModelBackend>,
+    tools: Arc<ToolRegistry>,
+    workspace: Arc<Workspace>,
+    events: EventSink,
+    policy: Policy,
+    settings: LoopSettings,
+    hooks: Vec<Arc<dyn ToolHook>>,
+    history: Vec<Message>,
+    session: Option<SessionWriter>,
+    /// Source of tool call ids, unique within the conversation.
+    next_call: u64,
+    /// Set once a persistence failure has been reported, to report it once.
+    session_failed: bool,
+}
+
+impl Conversation {
+    pub fn new(parts: ConversationParts) -> Conversation {
+        let next_call = parts.history.iter().flat_map(|m| m.tool_uses()).count() as u64;
+        Conversation {
+            backend: parts.backend,
+            tools: parts.tools,
+            workspace: parts.workspace,
+            events: EventSink::new(parts.host),
+            policy: parts.policy,
+            settings: parts.settings,
+            hooks: Vec::new(),
+            history: parts.history,
+            session: parts.session,
+            next_call,
+            session_failed: false,
+        }
+    }
+
+    pub fn add_hook(&mut self, hook: Arc<dyn ToolHook>) {
+        self.hooks.push(hook);
+    }
+
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    pub fn session_id(&self) -> Option<&str> {
+        self.session.as_ref().map(SessionWriter::id)
+    }
+
+    pub fn policy_mut(&mut self) -> &mut Policy {
+        &mut self.policy
+    }
+
+    /// Appends a message to the history and the session file.
+    fn record(&mut self, message: Message) {
+        if let Some(session) = &mut self.session {
+            if let Err(error) = session.append(&message) {
+                tracing::error!(%error, "cannot persist message");
+                if !self.session_failed {
+                    self.session_failed = true;
+                    self.events.emit(Event::Error { message: format!("session not saved: {error}") });
+                }
+            }
+        }
+        self.history.push(message);
+    }
+}

@@ -1,0 +1,107 @@
+//! System prompt assembly: instructions, mode, tools, call format, project rules.
+
+use std::path::Path;
+
+use crate::model::ToolProtocol;
+use crate::protocol::PermissionMode;
+use crate::tools::ToolSpec;
+
+/// Project instruction files, in order of preference: the first found is used.
+pub const RULES_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+
+/// Rules files past this size are cut: they are read on every generation.
+const MAX_RULES_CHARS: usize = 32 * 1024;
+
+const BASE: &str = "You are tack, a coding agent working inside the user's project. \
+You read and change the project's files through the tools below; you cannot see anything you have not read. \
+Work in small verified steps: look before you change, keep edits minimal and in the project's style, \
+and never invent file contents. Paths are relative to the workspace root. \
+When the task is done, or you need the user, answer in plain text without calling a tool.";
+
+const TEXT_PROTOCOL: &str = "To call a tool, write one JSON object on its own line, exactly like this:\n\
+{\"tool\": \"Read\", \"input\": {\"file_path\": \"src/main.rs\"}}\n\
+Write nothing else on that line. You may call several tools in one reply, one per line. \
+Each result comes back to you inside <tool_result> tags. \
+To answer the user instead, write plain text with no tool call.";
+
+/// The project's rules file, if any: (file name, contents).
+pub fn load_rules(root: &Path) -> Option<(String, String)> {
+    RULES_FILES.iter().find_map(|name| {
+        let text = std::fs::read_to_string(root.join(name)).ok()?;
+        let text = match text.char_indices().nth(MAX_RULES_CHARS) {
+            Some((end, _)) => format!("{}\n(rest of {name} cut)", &text[..end]),
+            None => text,
+        };
+        Some((name.to_string(), text))
+    })
+}
+
+fn mode_text(mode: PermissionMode) -> &'static str {
+    match mode {
+        PermissionMode::Plan => "Mode: plan. You may only read and search; you cannot change files or run commands, \
+and tools that would are not available. Investigate, then answer with a concrete plan the user can approve.",
+        PermissionMode::Ask => "Mode: ask. Every change you make is shown to the user for approval first; \
+a denied call comes back as an error: do not retry it unchanged.",
+        PermissionMode::AutoRead => "Mode: auto_read. Reading is free; changes are shown to the user for approval \
+unless already allowed. A denied call comes back as an error: do not retry it unchanged.",
+        PermissionMode::AutoAll => "Mode: auto_all. Your changes apply without asking; be careful and verify them.",
+    }
+}
+
+/// The whole system prompt for one turn.
+pub fn system_prompt(
+    mode: PermissionMode,
+    tools: &[ToolSpec],
+    protocol: ToolProtocol,
+    rules: Option<&(String, String)>,
+) -> String {
+    let mut out = String::new();
+    out.push_str(BASE);
+    out.push_str("\n\n");
+    out.push_str(mode_text(mode));
+    out.push_str("\n\n# Tools\n");
+    for tool in tools {
+        out.push_str(&format!("\n## {}\n{}\nInput schema: {}\n", tool.name, tool.description, tool.input_schema));
+    }
+    if protocol == ToolProtocol::Text {
+        out.push_str("\n# How to call a tool\n");
+        out.push_str(TEXT_PROTOCOL);
+        out.push('\n');
+    }
+    if let Some((name, text)) = rules {
+        out.push_str(&format!("\n# Project rules (from {name})\n{}\n", text.trim_end()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agents_md_wins_over_claude_md() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(load_rules(dir.path()), None);
+        std::fs::write(dir.path().join("CLAUDE.md"), "use tabs").unwrap();
+        assert_eq!(load_rules(dir.path()).unwrap().0, "CLAUDE.md");
+        std::fs::write(dir.path().join("AGENTS.md"), "use spaces").unwrap();
+        assert_eq!(load_rules(dir.path()), Some(("AGENTS.md".into(), "use spaces".into())));
+    }
+
+    #[test]
+    fn prompt_holds_mode_tools_format_and_rules() {
+        let tools = vec![ToolSpec {
+            name: "Read".into(),
+            description: "Read a file.".into(),
+            input_schema: serde_json::json!({"type": "object"}),
+        }];
+        let rules = ("AGENTS.md".to_string(), "Run cargo fmt.".to_string());
+        let text = system_prompt(PermissionMode::Plan, &tools, ToolProtocol::Text, Some(&rules));
+        assert!(text.contains("Mode: plan"));
+        assert!(text.contains("## Read\nRead a file.\nInput schema: {\"type\":\"object\"}"));
+        assert!(text.contains("{\"tool\": \"Read\", \"input\""));
+        assert!(text.contains("# Project rules (from AGENTS.md)\nRun cargo fmt."));
+        let native = system_prompt(PermissionMode::AutoAll, &tools, ToolProtocol::Native, None);
+        assert!(!native.contains("How to call a tool"));
+    }
+}

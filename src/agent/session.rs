@@ -1,0 +1,328 @@
+//! Sessions: one JSONL file per conversation, appended as messages complete.
+//!
+//! Format (version 1): the first line is a [`Header`]; every following line is
+//! one [`Entry`] holding a complete message. Each line is written and flushed
+//! as its message completes, so a crash can tear at most the last line. A torn
+//! last line is skipped with a warning; a resumed session cuts it off before
+//! appending, so the file never holds a broken line in its middle.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::{Message, Role};
+
+pub const FORMAT: &str = "tack-session";
+pub const VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Header {
+    pub format: String,
+    pub version: u32,
+    pub id: String,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Entry {
+    at: String,
+    message: Message,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("no session `{id}` in {dir}")]
+    NotFound { id: String, dir: String },
+    #[error("invalid session id `{0}`: ids are letters, digits, `-` and `_`")]
+    BadId(String),
+    #[error("session file {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("session file {path} is not a tack session: {reason}")]
+    BadHeader { path: String, reason: String },
+}
+
+/// A session read back from disk.
+#[derive(Debug)]
+pub struct LoadedSession {
+    pub header: Header,
+    pub messages: Vec<Message>,
+    /// Problems found and skipped (a torn last line), for the user to see.
+    pub warnings: Vec<String>,
+    /// Bytes of the file that hold complete lines: appending starts here.
+    valid_len: u64,
+    path: PathBuf,
+}
+
+/// One line of `tack sessions`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    pub session_id: String,
+    /// The first prompt, on one line.
+    pub title: String,
+    pub updated_at: String,
+    pub message_count: usize,
+}
+
+/// The sessions of one workspace: `<workspace>/.tack/sessions/`.
+#[derive(Debug, Clone)]
+pub struct SessionStore {
+    dir: PathBuf,
+}
+
+/// Appends messages to an open session file.
+#[derive(Debug)]
+pub struct SessionWriter {
+    id: String,
+    file: File,
+    path: PathBuf,
+}
+
+fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SessionError + '_ {
+    move |source| SessionError::Io { path: path.display().to_string(), source }
+}
+
+impl SessionStore {
+    pub fn for_workspace(root: &Path) -> SessionStore {
+        SessionStore { dir: root.join(".tack").join("sessions") }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn path_of(&self, id: &str) -> Result<PathBuf, SessionError> {
+        let valid = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !valid {
+            return Err(SessionError::BadId(id.to_string()));
+        }
+        Ok(self.dir.join(format!("{id}.jsonl")))
+    }
+
+    /// Starts a new session file with a fresh id.
+    pub fn create(&self) -> Result<SessionWriter, SessionError> {
+        std::fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
+        let created_at = now_rfc3339();
+        // Sortable by time, unique enough for one workspace: 20261122-034500-3fa9.
+        let stamp: String = created_at.chars().filter(|c| c.is_ascii_digit()).take(14).collect();
+        let id = format!("{}-{}-{:04x}", &stamp[..8.min(stamp.len())], &stamp[8.min(stamp.len())..], fastrand::u16(..));
+        let path = self.path_of(&id)?;
+        let mut file = OpenOptions::new().create_new(true).append(true).open(&path).map_err(io_error(&path))?;
+        let header = Header { format: FORMAT.into(), version: VERSION, id: id.clone(), created_at };
+        let mut line = serde_json::to_string(&header).unwrap_or_default();
+        line.push('\n');
+        file.write_all(line.as_bytes()).and_then(|_| file.flush()).map_err(io_error(&path))?;
+        Ok(SessionWriter { id, file, path })
+    }
+
+    pub fn load(&self, id: &str) -> Result<LoadedSession, SessionError> {
+        let path = self.path_of(id)?;
+        if !path.exists() {
+            return Err(SessionError::NotFound { id: id.to_string(), dir: self.dir.display().to_string() });
+        }
+        load_file(&path)
+    }
+
+    /// Opens a session for appending, cutting off a torn last line first.
+    pub fn resume(&self, loaded: &LoadedSession) -> Result<SessionWriter, SessionError> {
+        let path = &loaded.path;
+        let file = OpenOptions::new().write(true).open(path).map_err(io_error(path))?;
+        file.set_len(loaded.valid_len).map_err(io_error(path))?;
+        drop(file);
+        let file = OpenOptions::new().append(true).open(path).map_err(io_error(path))?;
+        Ok(SessionWriter { id: loaded.header.id.clone(), file, path: path.clone() })
+    }
+
+    /// Every session, most recently updated first. Unreadable files are
+    /// listed with their problem as the title rather than hidden.
+    pub fn list(&self) -> Result<Vec<SessionSummary>, SessionError> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_error(&self.dir)(e)),
+        };
+        let mut summaries = Vec::new();
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if path.extension().is_none_or(|ext| ext != "jsonl") {
+                continue;
+            }
+            let id = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let modified = entry.metadata().and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
+            let updated_at = humantime::format_rfc3339_seconds(modified).to_string();
+            let summary = match load_file(&path) {
+                Ok(loaded) => SessionSummary {
+                    session_id: loaded.header.id,
+                    title: title_of(&loaded.messages),
+                    updated_at,
+                    message_count: loaded.messages.len(),
+                },
+                Err(e) => SessionSummary { session_id: id, title: format!("(unreadable: {e})"), updated_at, message_count: 0 },
+            };
+            summaries.push(summary);
+        }
+        summaries.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| b.session_id.cmp(&a.session_id)));
+        Ok(summaries)
+    }
+}
+
+fn title_of(messages: &[Message]) -> String {
+    let first = messages.iter().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
+    let line = first.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(80) {
+        Some((end, _)) => format!("{}…", &line[..end]),
+        None => line,
+    }
+}
+
+fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
+    let file = File::open(path).map_err(io_error(path))?;
+    let mut reader = BufReader::new(file);
+    let bad_header = |reason: String| SessionError::BadHeader { path: path.display().to_string(), reason };
+
+    let mut line = String::new();
+    let mut valid_len = reader.read_line(&mut line).map_err(io_error(path))? as u64;
+    let header: Header = serde_json::from_str(line.trim_end()).map_err(|e| bad_header(e.to_string()))?;
+    if header.format != FORMAT {
+        return Err(bad_header(format!("format is `{}`", header.format)));
+    }
+    if header.version > VERSION {
+        return Err(bad_header(format!("format version {} is newer than this tack reads ({VERSION})", header.version)));
+    }
+
+    let mut messages = Vec::new();
+    let mut warnings = Vec::new();
+    let mut number = 1;
+    loop {
+        line.clear();
+        let read = reader.read_line(&mut line).map_err(io_error(path))?;
+        if read == 0 {
+            break;
+        }
+        number += 1;
+        let complete = line.ends_with('\n');
+        match serde_json::from_str::<Entry>(line.trim_end()) {
+            Ok(entry) if complete => {
+                messages.push(entry.message);
+                valid_len += read as u64;
+            }
+            parsed => {
+                let at_end = reader.fill_buf().map(|rest| rest.is_empty()).unwrap_or(true);
+                let problem = match parsed {
+                    Ok(_) => "has no line end".to_string(),
+                    Err(e) => e.to_string(),
+                };
+                if at_end {
+                    warnings.push(format!(
+                        "{}: skipped a torn last line (line {number}: {problem}); the {} messages before it are intact",
+                        path.display(),
+                        messages.len()
+                    ));
+                } else {
+                    // A bad line in the middle is not a crash artefact: keep going
+                    // without it, but say so, and never cut the file there.
+                    warnings.push(format!("{}: skipped unreadable line {number}: {problem}", path.display()));
+                    valid_len += read as u64;
+                }
+                if at_end {
+                    break;
+                }
+            }
+        }
+    }
+    for warning in &warnings {
+        tracing::warn!(session = %header.id, "{warning}");
+    }
+    Ok(LoadedSession { header, messages, warnings, valid_len, path: path.to_path_buf() })
+}
+
+impl SessionWriter {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes one message as one line and flushes it.
+    pub fn append(&mut self, message: &Message) -> Result<(), SessionError> {
+        let entry = Entry { at: now_rfc3339(), message: message.clone() };
+        let mut line = serde_json::to_string(&entry).unwrap_or_default();
+        line.push('\n');
+        self.file.write_all(line.as_bytes()).and_then(|_| self.file.flush()).map_err(io_error(&self.path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Block;
+
+    #[test]
+    fn messages_round_trip_and_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::for_workspace(dir.path());
+        assert!(store.list().unwrap().is_empty());
+        let mut writer = store.create().unwrap();
+        writer.append(&Message::user_text("fix the\nparser please")).unwrap();
+        let reply = Message { role: Role::Assistant, blocks: vec![Block::Text { text: "done".into() }] };
+        writer.append(&reply).unwrap();
+        let loaded = store.load(writer.id()).unwrap();
+        assert_eq!(loaded.messages.len(), 2);
+        assert_eq!(loaded.messages[1], reply);
+        assert!(loaded.warnings.is_empty());
+        let list = store.list().unwrap();
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0].title, "fix the parser please");
+        assert_eq!(list[0].message_count, 2);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_skipped_and_cut_before_appending() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::for_workspace(dir.path());
+        let mut writer = store.create().unwrap();
+        writer.append(&Message::user_text("one")).unwrap();
+        writer.append(&Message::user_text("two")).unwrap();
+        let path = writer.path().to_path_buf();
+        drop(writer);
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(br#"{"at":"2026-01-01T00:00:00Z","message":{"role":"user","blo"#).unwrap();
+        let id = path.file_stem().unwrap().to_str().unwrap().to_string();
+
+        let loaded = store.load(&id).unwrap();
+        assert_eq!(loaded.messages.len(), 2);
+        assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+        assert!(loaded.warnings[0].contains("torn last line"));
+
+        let mut resumed = store.resume(&loaded).unwrap();
+        resumed.append(&Message::user_text("three")).unwrap();
+        let reloaded = store.load(&id).unwrap();
+        let texts: Vec<String> = reloaded.messages.iter().map(Message::text).collect();
+        assert_eq!(texts, ["one", "two", "three"]);
+        assert!(reloaded.warnings.is_empty());
+    }
+
+    #[test]
+    fn bad_ids_and_missing_sessions_are_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::for_workspace(dir.path());
+        assert!(matches!(store.load("../etc/passwd"), Err(SessionError::BadId(_))));
+        let err = store.load("nope").unwrap_err().to_string();
+        assert!(err.contains("no session `nope`"), "{err}");
+    }
+}

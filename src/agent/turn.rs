@@ -1,0 +1,473 @@
+//! The turn loop: stream the model, parse its calls, gate and run them, repeat.
+//!
+//! Invariants:
+//! - every `ToolUse` recorded in the history is followed by exactly one
+//!   `ToolResult` with its id, in the model's order, even when the turn is
+//!   cancelled or a tool panics;
+//! - calls in one parallel batch are all read-only; any other call runs alone;
+//! - every message is persisted as soon as it is complete.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use futures::{FutureExt, StreamExt};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::prompt;
+use super::{ApprovalRequest, Conversation, EventSink, HookCall, TurnOutcome};
+use crate::model::toolcall::{ParseEvent, ToolCallParser};
+use crate::model::{transcript, BackendError, CompletionRequest, ModelChunk};
+use crate::permissions::{visible_in_mode, CallFacts, Verdict};
+use crate::protocol::{AgentStatus, ApprovalDecision, Block, Event, Message, Role, StopReason, Usage};
+use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
+use crate::workspace::edits::{EditOutcome, FileChange};
+use crate::workspace::Workspace;
+
+/// The tool name recorded for a call whose text could not be parsed at all.
+const UNPARSED_CALL: &str = "invalid_tool_call";
+
+/// A call the model made, checked against the registry but not yet run.
+struct PendingCall {
+    id: String,
+    name: String,
+    input: Value,
+    /// The tool, when the call names one that exists with valid input.
+    tool: Option<Arc<dyn Tool>>,
+    /// Why the call cannot run (unparseable, unknown tool, bad input).
+    problem: Option<String>,
+}
+
+impl PendingCall {
+    /// Read-only and invalid calls have no side effects, so they may share a batch.
+    fn concurrency_safe(&self) -> bool {
+        self.tool.as_ref().is_none_or(|tool| tool.kind() == ToolKind::ReadOnly)
+    }
+}
+
+/// What one generation produced.
+#[derive(Default)]
+struct Generation {
+    blocks: Vec<Block>,
+    calls: Vec<PendingCall>,
+    usage: Usage,
+}
+
+impl Generation {
+    fn push_text(&mut self, text: &str) {
+        if let Some(Block::Text { text: last }) = self.blocks.last_mut() {
+            last.push_str(text);
+        } else {
+            self.blocks.push(Block::Text { text: text.to_string() });
+        }
+    }
+
+    /// The message to record. Calls are dropped when the generation was cut
+    /// short: a call without its result would break the history's pairing.
+    fn into_message(self, keep_calls: bool) -> Message {
+        let blocks = self
+            .blocks
+            .into_iter()
+            .filter(|block| keep_calls || !matches!(block, Block::ToolUse { .. }))
+            .collect();
+        Message { role: Role::Assistant, blocks }
+    }
+}
+
+enum StreamEnd {
+    Complete(Generation),
+    Cancelled(Generation),
+    Failed(BackendError),
+}
+
+/// What the gate decided for one call.
+enum Gate {
+    Run(Arc<dyn Tool>),
+    Done(ToolOutput),
+    Cancelled,
+}
+
+impl Conversation {
+    /// Runs one user turn to its end. Never panics on bad model output; the
+    /// outcome is also sent as the `turn_finished` event.
+    pub async fn run_turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
+        self.events.emit(Event::TurnStarted { prompt: prompt.to_string() });
+        self.record(Message::user_text(prompt));
+        let outcome = self.turn_loop(&cancel).await;
+        if outcome.stop_reason == StopReason::Cancelled {
+            tracing::info!("turn cancelled");
+        }
+        self.events.emit(Event::Status { status: AgentStatus::Idle });
+        self.events.emit(Event::TurnFinished {
+            stop_reason: outcome.stop_reason,
+            text: outcome.text.clone(),
+            usage: outcome.usage,
+        });
+        outcome
+    }
+
+    async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnOutcome {
+        let mode = self.policy.mode;
+        let specs = self.tools.specs(|kind| visible_in_mode(mode, kind));
+        let rules = prompt::load_rules(self.workspace.root());
+        let system = prompt::system_prompt(mode, &specs, self.backend.tool_protocol(), rules.as_ref());
+        let mut usage = Usage::default();
+        let mut text = String::new();
+        let finish = |stop_reason, text: &str, usage| TurnOutcome { stop_reason, text: text.to_string(), usage };
+
+        for _ in 0..self.settings.max_iterations {
+            if cancel.is_cancelled() {
+                return finish(StopReason::Cancelled, &text, usage);
+            }
+            self.report_context(&system);
+            self.events.emit(Event::Status { status: AgentStatus::Thinking });
+            let generation = match self.generate(&system, &specs, cancel).await {
+                StreamEnd::Complete(generation) => generation,
+                StreamEnd::Cancelled(partial) => {
+                    usage += partial.usage;
+                    let message = partial.into_message(false);
+                    if !message.blocks.is_empty() {
+                        text = message.text();
+                        self.record(message);
+                    }
+                    return finish(StopReason::Cancelled, &text, usage);
+                }
+                StreamEnd::Failed(error) => {
+                    self.events.emit(Event::Error { message: error.to_string() });
+                    return finish(StopReason::Error, &text, usage);
+                }
+            };
+            let Generation { blocks, calls, usage: generation_usage } = generation;
+            usage += generation_usage;
+            let message = Message { role: Role::Assistant, blocks };
+            text = message.text();
+            self.record(message);
+            if calls.is_empty() {
+                return finish(StopReason::EndTurn, &text, usage);
+            }
+            let (results, cancelled) = self.run_calls(calls, cancel).await;
+            self.record(Message { role: Role::User, blocks: results });
+            if cancelled {
+                return finish(StopReason::Cancelled, &text, usage);
+            }
+        }
+        finish(StopReason::MaxIterations, &text, usage)
+    }
+
+    fn report_context(&self, system: &str) {
+        let used = self.backend.count_tokens(&transcript(system, &self.history)) as u64;
+        let window = self.settings.context_window.unwrap_or_else(|| self.backend.context_window()) as u64;
+        self.events.emit(Event::ContextUsage { used_tokens: used, context_window: window });
+    }
+
+    /// One generation, retrying transient backend errors with backoff.
+    async fn generate(&mut self, system: &str, specs: &[ToolSpec], cancel: &CancellationToken) -> StreamEnd {
+        let mut attempt = 0;
+        loop {
+            match self.stream_once(system, specs, cancel).await {
+                StreamEnd::Failed(BackendError::Transient(error)) if attempt < self.settings.max_retries => {
+                    attempt += 1;
+                    let delay = self.settings.retry_base_delay * 2u32.saturating_pow(attempt - 1);
+                    self.events.emit(Event::Retry { attempt, delay_ms: delay.as_millis() as u64, error });
+                    tokio::select! {
+                        _ = cancel.cancelled() => return StreamEnd::Cancelled(Generation::default()),
+                        _ = tokio::time::sleep(delay) => {}
+                    }
+                }
+                end => return end,
+            }
+        }
+    }
+
+    async fn stream_once(&mut self, system: &str, specs: &[ToolSpec], cancel: &CancellationToken) -> StreamEnd {
+        let request =
+            CompletionRequest { system: system.to_string(), messages: self.history.clone(), tools: specs.to_vec() };
+        let mut stream = self.backend.stream(request);
+        let mut parser = ToolCallParser::new();
+        let mut generation = Generation::default();
+        loop {
+            let next = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return StreamEnd::Cancelled(generation),
+                next = stream.next() => next,
+            };
+            match next {
+                None => break,
+                Some(Ok(ModelChunk::Text(chunk))) => {
+                    for event in parser.push(&chunk) {
+                        self.on_parsed(event, &mut generation);
+                    }
+                }
+                Some(Ok(ModelChunk::ToolCall { id, name, input })) => {
+                    let id = id.unwrap_or_else(|| self.next_call_id());
+                    self.add_call(&mut generation, id, name, input, None);
+                }
+                Some(Ok(ModelChunk::Usage(usage))) => {
+                    generation.usage = usage;
+                    self.events.emit(Event::Usage { usage });
+                }
+                Some(Err(error)) => return StreamEnd::Failed(error),
+            }
+        }
+        for event in parser.finish() {
+            self.on_parsed(event, &mut generation);
+        }
+        StreamEnd::Complete(generation)
+    }
+
+    fn next_call_id(&mut self) -> String {
+        self.next_call += 1;
+        format!("call_{}", self.next_call)
+    }
+
+    fn on_parsed(&mut self, event: ParseEvent, generation: &mut Generation) {
+        match event {
+            ParseEvent::Text(text) => {
+                if !text.is_empty() {
+                    self.events.emit(Event::Text { text: text.clone() });
+                    generation.push_text(&text);
+                }
+            }
+            ParseEvent::Thought(text) => {
+                self.events.emit(Event::Thought { text: text.clone() });
+                generation.blocks.push(Block::Thought { text });
+            }
+            ParseEvent::Call(call) => {
+                let id = self.next_call_id();
+                self.add_call(generation, id, call.name, call.input, None);
+            }
+            ParseEvent::Malformed(bad) => {
+                let id = self.next_call_id();
+                let problem = format!(
+                    "your tool call could not be read: {}\nwrite each call as one JSON object on its own line, e.g. \
+                     {{\"tool\": \"Read\", \"input\": {{\"file_path\": \"src/main.rs\"}}}}",
+                    bad.problem
+                );
+                let name = bad.name.unwrap_or_else(|| UNPARSED_CALL.to_string());
+                self.add_call(generation, id, name, serde_json::json!({ "raw": bad.raw }), Some(problem));
+            }
+        }
+    }
+
+    fn add_call(&mut self, generation: &mut Generation, id: String, name: String, input: Value, problem: Option<String>) {
+        self.events.emit(Event::ToolCall { tool_call_id: id.clone(), name: name.clone(), input: input.clone() });
+        let (tool, problem) = match problem {
+            Some(problem) => (None, Some(problem)),
+            None => match self.tools.check(&name, &input) {
+                Ok(tool) => (Some(tool.clone()), None),
+                Err(problem) => (None, Some(problem.to_string())),
+            },
+        };
+        generation.blocks.push(Block::ToolUse { id: id.clone(), name: name.clone(), input: input.clone() });
+        generation.calls.push(PendingCall { id, name, input, tool, problem });
+    }
+
+    /// Runs the calls of one assistant message and returns their results in
+    /// the model's order, plus whether the turn was cancelled meanwhile.
+    async fn run_calls(&mut self, calls: Vec<PendingCall>, cancel: &CancellationToken) -> (Vec<Block>, bool) {
+        let mut outputs: Vec<Option<ToolOutput>> = calls.iter().map(|_| None).collect();
+        let mut cancelled = false;
+        let mut start = 0;
+        'batches: while start < calls.len() {
+            let end = if calls[start].concurrency_safe() {
+                start + calls[start..].iter().take_while(|c| c.concurrency_safe()).count()
+            } else {
+                start + 1
+            };
+            let mut runnable = Vec::new();
+            for index in start..end {
+                match self.gate(&calls[index], cancel).await {
+                    Gate::Run(tool) => runnable.push((index, tool)),
+                    Gate::Done(output) => outputs[index] = Some(output),
+                    Gate::Cancelled => {
+                        cancelled = true;
+                        break 'batches;
+                    }
+                }
+            }
+            if !runnable.is_empty() {
+                self.events.emit(Event::Status { status: AgentStatus::RunningTool });
+                let running = futures::future::join_all(
+                    runnable.iter().map(|(index, tool)| self.execute(tool.clone(), &calls[*index], cancel)),
+                );
+                let results = tokio::select! {
+                    biased;
+                    _ = cancel.cancelled() => None,
+                    results = running => Some(results),
+                };
+                let Some(results) = results else {
+                    cancelled = true;
+                    break 'batches;
+                };
+                for ((index, _), mut output) in runnable.into_iter().zip(results) {
+                    let call = &calls[index];
+                    let hook_call = HookCall { tool_call_id: &call.id, name: &call.name, input: &call.input };
+                    for hook in &self.hooks {
+                        hook.after(&hook_call, &mut output);
+                    }
+                    outputs[index] = Some(output);
+                }
+            }
+            for index in start..end {
+                if let Some(output) = &outputs[index] {
+                    self.emit_result(&calls[index], output);
+                }
+            }
+            start = end;
+        }
+
+        let mut blocks = Vec::with_capacity(calls.len());
+        for (call, output) in calls.iter().zip(outputs) {
+            let output = match output {
+                Some(output) => output,
+                None => {
+                    let output = ToolOutput::error("cancelled by the user before this call finished");
+                    self.emit_result(call, &output);
+                    output
+                }
+            };
+            blocks.push(Block::ToolResult {
+                tool_use_id: call.id.clone(),
+                output: output.output,
+                is_error: output.is_error,
+                summary: output.summary,
+            });
+        }
+        (blocks, cancelled)
+    }
+
+    fn emit_result(&self, call: &PendingCall, output: &ToolOutput) {
+        self.events.emit(Event::ToolResult {
+            tool_call_id: call.id.clone(),
+            name: call.name.clone(),
+            is_error: output.is_error,
+            output: output.output.clone(),
+            summary: output.summary.clone(),
+        });
+    }
+
+    /// Permission, then pre-tool hooks. Sequential: it may ask the user and
+    /// may change the remembered answers.
+    async fn gate(&mut self, call: &PendingCall, cancel: &CancellationToken) -> Gate {
+        let (Some(tool), None) = (&call.tool, &call.problem) else {
+            return Gate::Done(ToolOutput::error(call.problem.clone().unwrap_or_default()));
+        };
+        let mut paths = Vec::new();
+        for named in tool.paths(&call.input) {
+            match self.workspace.resolve(&named) {
+                Ok(resolved) => {
+                    paths.push(resolved.rel.clone());
+                    if resolved.real_rel != resolved.rel {
+                        paths.push(resolved.real_rel);
+                    }
+                }
+                // The tool itself reports the boundary error; rules still see the name.
+                Err(_) => paths.push(named),
+            }
+        }
+        let facts = CallFacts { tool: &call.name, kind: tool.kind(), paths: &paths, command: None };
+        let decision = |decision, source: &str| Event::PermissionDecision {
+            tool_call_id: call.id.clone(),
+            decision,
+            source: source.to_string(),
+        };
+        match self.policy.decide(&facts) {
+            Verdict::Allow { source } => {
+                if tool.kind() != ToolKind::ReadOnly {
+                    self.events.emit(decision(ApprovalDecision::Allow, source.as_str()));
+                }
+            }
+            Verdict::Deny { reason, source } => {
+                self.events.emit(decision(ApprovalDecision::Deny, source.as_str()));
+                return Gate::Done(ToolOutput::error(format!("permission denied: {reason}")));
+            }
+            Verdict::Ask { reason } => {
+                self.events.emit(Event::PermissionRequest {
+                    tool_call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    reason: reason.clone(),
+                });
+                let request = ApprovalRequest {
+                    tool_call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    input: call.input.clone(),
+                    reason,
+                };
+                let host = self.events.host().clone();
+                let approval = tokio::select! {
+                    biased;
+                    _ = cancel.cancelled() => return Gate::Cancelled,
+                    approval = host.approve(request) => approval,
+                };
+                self.events.emit(decision(approval.decision, approval.source));
+                match approval.decision {
+                    ApprovalDecision::Allow => {}
+                    ApprovalDecision::AllowAlways => self.policy.remember(&call.name),
+                    ApprovalDecision::Deny => {
+                        let message = approval.note.unwrap_or_else(|| {
+                            "the user denied this call; do not retry it unchanged".to_string()
+                        });
+                        return Gate::Done(ToolOutput::error(format!("permission denied: {message}")));
+                    }
+                }
+            }
+        }
+        let hook_call = HookCall { tool_call_id: &call.id, name: &call.name, input: &call.input };
+        for hook in &self.hooks {
+            if let Err(reason) = hook.before(&hook_call) {
+                return Gate::Done(ToolOutput::error(format!("blocked by a hook: {reason}")));
+            }
+        }
+        Gate::Run(tool.clone())
+    }
+
+    /// Runs one tool. A tool error or panic becomes an error result.
+    async fn execute(&self, tool: Arc<dyn Tool>, call: &PendingCall, cancel: &CancellationToken) -> ToolOutput {
+        let edits = HostEdits { events: &self.events, workspace: &self.workspace, tool_call_id: &call.id };
+        let ctx = ToolContext { workspace: &self.workspace, edits: &edits, cancel: cancel.clone() };
+        match AssertUnwindSafe(tool.call(call.input.clone(), &ctx)).catch_unwind().await {
+            Ok(Ok(output)) => output,
+            Ok(Err(error)) => ToolOutput::error(error.to_string()),
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".to_string());
+                tracing::error!(tool = %call.name, %message, "tool panicked");
+                ToolOutput::error(format!("tool {} failed unexpectedly: {message}", call.name))
+            }
+        }
+    }
+}
+
+/// The edit path of one call: events around the front end's decision.
+struct HostEdits<'a> {
+    events: &'a EventSink,
+    workspace: &'a Workspace,
+    tool_call_id: &'a str,
+}
+
+#[async_trait]
+impl EditGate for HostEdits<'_> {
+    async fn propose(&self, change: FileChange) -> EditOutcome {
+        let path = change.path().rel.clone();
+        let tool_call_id = self.tool_call_id.to_string();
+        self.events.emit(Event::EditProposed {
+            tool_call_id: tool_call_id.clone(),
+            path: path.clone(),
+            diff: change.unified_diff(),
+        });
+        let outcome = self.events.host().apply_edit(self.workspace, &change).await;
+        match &outcome {
+            EditOutcome::Applied | EditOutcome::Partial { .. } => {
+                self.events.emit(Event::EditApplied { tool_call_id, path });
+            }
+            EditOutcome::Rejected { reason } => {
+                self.events.emit(Event::EditRejected { tool_call_id, path, reason: reason.clone() });
+            }
+        }
+        outcome
+    }
+}

@@ -1,0 +1,141 @@
+//! The terminal as a [`Host`]: events to stderr or stdout, approvals asked on the tty.
+
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::agent::{Approval, ApprovalRequest, Host};
+use crate::protocol::{ApprovalDecision, Event, SequencedEvent};
+use crate::workspace::edits::{apply_to_disk, EditOutcome, FileChange};
+use crate::workspace::Workspace;
+
+/// Where events go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventOutput {
+    /// Text and one line per tool call on stderr.
+    Human,
+    /// Every event as one JSON line on stdout.
+    JsonStdout,
+    /// Every event as one JSON line on stderr; stdout keeps the answer.
+    JsonStderr,
+}
+
+pub struct TerminalHost {
+    output: EventOutput,
+    /// Whether a person can answer approval questions on this terminal.
+    interactive: bool,
+    /// Whether the last thing written to stderr ended a line, so tool lines
+    /// never start in the middle of streamed text.
+    at_line_start: Mutex<bool>,
+}
+
+impl TerminalHost {
+    pub fn new(output: EventOutput) -> TerminalHost {
+        let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+        TerminalHost { output, interactive, at_line_start: Mutex::new(true) }
+    }
+
+    fn human(&self, event: &Event) {
+        let line = match event {
+            Event::Text { text } => {
+                let mut at_line_start = self.at_line_start.lock().unwrap_or_else(|e| e.into_inner());
+                eprint!("{text}");
+                *at_line_start = text.ends_with('\n');
+                return;
+            }
+            Event::ToolCall { name, input, .. } => format!("● {name}({})", brief(input)),
+            Event::ToolResult { is_error: true, summary, .. } => format!("  ✗ {summary}"),
+            Event::ToolResult { summary, .. } => format!("  ⎿ {summary}"),
+            Event::Retry { attempt, delay_ms, error, .. } => {
+                format!("  ↻ model error, retry {attempt} in {delay_ms} ms: {error}")
+            }
+            Event::Error { message } => format!("tack: error: {message}"),
+            Event::TurnFinished { .. } => String::new(),
+            _ => return,
+        };
+        self.line(&line);
+    }
+
+    /// Writes `text` as a line of its own on stderr; an empty text only ends
+    /// the current line.
+    fn line(&self, text: &str) {
+        let mut at_line_start = self.at_line_start.lock().unwrap_or_else(|e| e.into_inner());
+        if !*at_line_start {
+            eprintln!();
+        }
+        if !text.is_empty() {
+            eprintln!("{text}");
+        }
+        *at_line_start = true;
+    }
+}
+
+/// The input of a call in a few words: its first string argument.
+fn brief(input: &Value) -> String {
+    let first = input.as_object().and_then(|o| o.values().find_map(Value::as_str)).unwrap_or("");
+    let first = first.lines().next().unwrap_or("");
+    match first.char_indices().nth(60) {
+        Some((end, _)) => format!("{}…", &first[..end]),
+        None => first.to_string(),
+    }
+}
+
+#[async_trait]
+impl Host for TerminalHost {
+    fn emit(&self, event: SequencedEvent) {
+        match self.output {
+            EventOutput::Human => self.human(&event.event),
+            EventOutput::JsonStdout => {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{}", serde_json::to_string(&event).unwrap_or_default());
+                let _ = out.flush();
+            }
+            EventOutput::JsonStderr => {
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(err, "{}", serde_json::to_string(&event).unwrap_or_default());
+            }
+        }
+    }
+
+    async fn approve(&self, request: ApprovalRequest) -> Approval {
+        if !self.interactive {
+            let hint = format!(
+                "{} needs approval and there is no terminal to ask; to allow it, rerun with --permission-mode auto_all \
+                 or add to .tack/config.toml: [[permissions.rules]] action = \"allow\" tool = \"{}\"",
+                request.name, request.name
+            );
+            eprintln!("tack: {hint}");
+            return Approval { decision: ApprovalDecision::Deny, source: "no_terminal", note: Some(hint) };
+        }
+        self.line("");
+        eprint!(
+            "? Allow {}({})? {}. [y]es / [n]o / [a]lways for this session: ",
+            request.name,
+            brief(&request.input),
+            request.reason
+        );
+        let answer = tokio::task::spawn_blocking(|| {
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).map(|_| line)
+        })
+        .await;
+        let decision = match answer {
+            Ok(Ok(line)) => match line.trim().to_lowercase().as_str() {
+                "y" | "yes" => ApprovalDecision::Allow,
+                "a" | "always" => ApprovalDecision::AllowAlways,
+                _ => ApprovalDecision::Deny,
+            },
+            _ => ApprovalDecision::Deny,
+        };
+        Approval::by_user(decision)
+    }
+
+    async fn apply_edit(&self, workspace: &Workspace, change: &FileChange) -> EditOutcome {
+        match apply_to_disk(workspace, change) {
+            Ok(()) => EditOutcome::Applied,
+            Err(error) => EditOutcome::Rejected { reason: error.to_string() },
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! The headless front end: argument parsing and the `tack` subcommands.
+
+mod host;
+mod run;
+mod sessions;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use host::TerminalHost;
+
+#[derive(Debug, Parser)]
+#[command(name = "tack", version, about = "A local-first coding agent that lives in your editor", max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one agent turn headless: streamed text and tool calls on stderr, the answer on stdout.
+    Run(run::RunArgs),
+    /// List the sessions of a workspace, most recent first.
+    Sessions(sessions::SessionsArgs),
+}
+
+/// Exit statuses of `tack run`.
+pub(crate) mod exit {
+    pub const ERROR: u8 = 1;
+    pub const USAGE: u8 = 2;
+    pub const INTERRUPTED: u8 = 130;
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) if !error.use_stderr() => {
+            // --help and --version.
+            let _ = error.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(error) => {
+            let rendered = error.to_string();
+            let first = rendered.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
+            eprintln!("tack: {first} (see tack --help)");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("tack: cannot start the async runtime: {error}");
+            return ExitCode::from(exit::ERROR);
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Run(args) => run::run(args).await,
+            Command::Sessions(args) => sessions::list(args),
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("tack: {}", one_line(&error));
+            ExitCode::from(exit::ERROR)
+        }
+    }
+}
+
+/// An error and its causes on one line: `cannot open x: permission denied`.
+fn one_line(error: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if !parts.last().is_some_and(|last| last.contains(&text)) {
+            parts.push(text);
+        }
+    }
+    parts.join(": ")
+}
+
+/// Logs go to stderr, filtered by `TACK_LOG` (e.g. `TACK_LOG=debug`); stdout
+/// belongs to the answer or the event stream.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TACK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+/// The workspace root a command works in: the flag, else the current directory.
+fn workspace_dir(flag: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    match flag {
+        Some(dir) => Ok(dir),
+        None => Ok(std::env::current_dir()?),
+    }
+}

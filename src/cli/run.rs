@@ -1,0 +1,180 @@
+//! `tack run`: one agent turn, headless.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use clap::Args;
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::exit;
+use super::host::{EventOutput, TerminalHost};
+use crate::agent::{Conversation, ConversationParts, LoopSettings, SessionStore};
+use crate::config::{user_config_path, BackendKind, Settings};
+use crate::model::scripted::ScriptedBackend;
+use crate::model::ModelBackend;
+use crate::permissions::Policy;
+use crate::protocol::{PermissionMode, StopReason};
+use crate::tools::ToolRegistry;
+use crate::workspace::Workspace;
+
+#[derive(Debug, Args)]
+pub(super) struct RunArgs {
+    /// Workspace root (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// Model backend.
+    #[arg(long, value_name = "BACKEND", value_parser = ["scripted", "llama", "openai"])]
+    backend: Option<String>,
+    /// Script of model completions, for the scripted backend.
+    #[arg(long, value_name = "FILE")]
+    script: Option<PathBuf>,
+    /// GGUF model file, for the llama backend.
+    #[arg(long, value_name = "PATH")]
+    model: Option<PathBuf>,
+    /// plan, ask, auto_read (default) or auto_all.
+    #[arg(long, value_name = "MODE")]
+    permission_mode: Option<PermissionMode>,
+    /// Most model generations in the turn (default 40).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_iterations: Option<u32>,
+    /// Context window in tokens, overriding the model's.
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
+    context_window: Option<u64>,
+    /// Print every event as one JSON object per line on stdout.
+    #[arg(long, conflicts_with = "stream_events")]
+    json_events: bool,
+    /// Print every event as one JSON object per line on stderr; the answer stays on stdout.
+    #[arg(long)]
+    stream_events: bool,
+    /// Continue the session with this id.
+    #[arg(long, value_name = "ID")]
+    resume: Option<String>,
+    /// What to ask.
+    #[arg(required = true, value_name = "PROMPT")]
+    prompt: Vec<String>,
+}
+
+impl RunArgs {
+    /// The flags that are settings, as the highest config layer.
+    fn as_layer(&self, cwd: &Path) -> Value {
+        let mut model = Map::new();
+        if let Some(backend) = &self.backend {
+            model.insert("backend".into(), json!(backend));
+        }
+        if let Some(script) = &self.script {
+            model.insert("script".into(), json!(cwd.join(script)));
+        }
+        if let Some(path) = &self.model {
+            model.insert("path".into(), json!(cwd.join(path)));
+        }
+        if let Some(tokens) = self.context_window {
+            model.insert("contextWindow".into(), json!(tokens));
+        }
+        let mut layer = Map::new();
+        layer.insert("model".into(), Value::Object(model));
+        if let Some(mode) = self.permission_mode {
+            layer.insert("permissionMode".into(), json!(mode));
+        }
+        if let Some(max) = self.max_iterations {
+            layer.insert("maxIterations".into(), json!(max));
+        }
+        Value::Object(layer)
+    }
+}
+
+fn backend_for(settings: &Settings) -> anyhow::Result<Arc<dyn ModelBackend>> {
+    match settings.model.backend {
+        BackendKind::Scripted => {
+            let Some(script) = &settings.model.script else {
+                bail!("the scripted backend needs a script: pass --script FILE or set model.script in .tack/config.toml");
+            };
+            Ok(Arc::new(ScriptedBackend::from_file(script)?))
+        }
+        other => bail!(
+            "the {} backend is not built into this version of tack yet; use --backend scripted --script FILE",
+            other.as_str()
+        ),
+    }
+}
+
+pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let root = super::workspace_dir(args.workspace.clone())?;
+    let workspace = Workspace::open(&root)?;
+    let user_config = user_config_path();
+    let settings = Settings::load(user_config.as_deref(), workspace.root(), &[("command line", args.as_layer(&cwd))])?;
+    let backend = backend_for(&settings)?;
+    let policy = Policy::new(settings.permission_mode, &settings.permissions.rules)?;
+
+    let store = SessionStore::for_workspace(workspace.root());
+    let (session, history) = match &args.resume {
+        Some(id) => {
+            let loaded = store.load(id)?;
+            for warning in &loaded.warnings {
+                eprintln!("tack: warning: {warning}");
+            }
+            (store.resume(&loaded)?, loaded.messages)
+        }
+        None => (store.create()?, Vec::new()),
+    };
+    let session_id = session.id().to_string();
+
+    let output = if args.json_events {
+        EventOutput::JsonStdout
+    } else if args.stream_events {
+        EventOutput::JsonStderr
+    } else {
+        EventOutput::Human
+    };
+    let host = Arc::new(TerminalHost::new(output));
+    let mut conversation = Conversation::new(ConversationParts {
+        backend,
+        tools: Arc::new(ToolRegistry::builtin(&settings.tools.disabled)),
+        workspace: Arc::new(workspace),
+        host,
+        policy,
+        settings: LoopSettings {
+            max_iterations: settings.max_iterations,
+            retry_base_delay: Duration::from_millis(settings.retry_delay_ms),
+            context_window: settings.model.context_window,
+            ..LoopSettings::default()
+        },
+        session: Some(session),
+        history,
+    });
+
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_interrupt.cancel();
+        }
+    });
+
+    let prompt = args.prompt.join(" ");
+    let outcome = conversation.run_turn(&prompt, cancel).await;
+    if output != EventOutput::JsonStdout && !outcome.text.trim().is_empty() {
+        println!("{}", outcome.text.trim_end());
+    }
+    if output == EventOutput::Human {
+        eprintln!("tack: session {session_id} ({}); continue with --resume {session_id}", describe(outcome.stop_reason));
+    }
+    Ok(match outcome.stop_reason {
+        StopReason::EndTurn | StopReason::MaxIterations => ExitCode::SUCCESS,
+        StopReason::Error => ExitCode::from(exit::ERROR),
+        StopReason::Cancelled => ExitCode::from(exit::INTERRUPTED),
+    })
+}
+
+fn describe(stop: StopReason) -> &'static str {
+    match stop {
+        StopReason::EndTurn => "done",
+        StopReason::MaxIterations => "stopped at the iteration limit",
+        StopReason::Cancelled => "interrupted",
+        StopReason::Error => "failed",
+    }
+}

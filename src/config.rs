@@ -1,0 +1,283 @@
+//! Settings and where they come from.
+//!
+//! Layers, later wins: defaults < `~/.config/tack/config.toml` <
+//! `<workspace>/.tack/config.toml` < front-end overrides (LSP
+//! initializationOptions, then CLI flags). Objects merge key by key; lists
+//! (permission rules, disabled tool sets) add up, so a project cannot drop a
+//! user's deny rule by writing its own. Keys are camelCase; snake_case is
+//! accepted too, since that is how TOML is usually written.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::permissions::Rule;
+use crate::protocol::PermissionMode;
+use crate::tools::ToolSet;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackendKind {
+    /// A GGUF model run in-process through llama.cpp.
+    #[default]
+    Llama,
+    /// Any OpenAI-compatible server.
+    Openai,
+    /// Replays a script of recorded model text.
+    Scripted,
+}
+
+impl BackendKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BackendKind::Llama => "llama",
+            BackendKind::Openai => "openai",
+            BackendKind::Scripted => "scripted",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct ModelSettings {
+    pub backend: BackendKind,
+    /// GGUF file for the llama backend.
+    pub path: Option<PathBuf>,
+    /// Script file for the scripted backend.
+    pub script: Option<PathBuf>,
+    /// Overrides the model's context window, in tokens.
+    pub context_window: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct PermissionSettings {
+    pub rules: Vec<Rule>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct ToolSettings {
+    /// Tool sets switched off: `read`, `edit`, ...
+    pub disabled: BTreeSet<ToolSet>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct Settings {
+    pub model: ModelSettings,
+    pub permission_mode: PermissionMode,
+    pub max_iterations: u32,
+    /// Delay before the first retry of a transient model error, doubled after.
+    pub retry_delay_ms: u64,
+    pub permissions: PermissionSettings,
+    pub tools: ToolSettings,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            model: ModelSettings::default(),
+            permission_mode: PermissionMode::default(),
+            max_iterations: 40,
+            retry_delay_ms: 500,
+            permissions: PermissionSettings::default(),
+            tools: ToolSettings::default(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {path}: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid config {origin}: {message}")]
+    Invalid { origin: String, message: String },
+}
+
+/// The config file of the user, if the environment names a home.
+pub fn user_config_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(base.join("tack").join("config.toml"))
+}
+
+pub fn workspace_config_path(root: &Path) -> PathBuf {
+    root.join(".tack").join("config.toml")
+}
+
+impl Settings {
+    /// Loads every layer for a workspace. `user_config` is normally
+    /// [`user_config_path`]; `overrides` are (origin, JSON) pairs from the
+    /// front end, lowest first, whose relative paths are already absolute.
+    pub fn load(user_config: Option<&Path>, root: &Path, overrides: &[(&str, Value)]) -> Result<Settings, ConfigError> {
+        let mut merged = Value::Object(Map::new());
+        if let Some(user) = user_config {
+            let base = user.parent().map(Path::to_path_buf).unwrap_or_default();
+            if let Some(layer) = read_toml_layer(&user, &base)? {
+                merge(&mut merged, layer);
+            }
+        }
+        if let Some(layer) = read_toml_layer(&workspace_config_path(root), root)? {
+            merge(&mut merged, layer);
+        }
+        for (origin, layer) in overrides {
+            let mut layer = normalize_keys(layer.clone());
+            check(&layer, origin)?;
+            strip_nulls(&mut layer);
+            merge(&mut merged, layer);
+        }
+        // Deserializing the merged layers on top of the defaults' own JSON form
+        // keeps the defaults in one place: `Default for Settings`.
+        let mut full = serde_json::to_value(Settings::default()).unwrap_or(Value::Null);
+        strip_nulls(&mut full);
+        if let Some(rules) = full.pointer_mut("/permissions/rules") {
+            *rules = Value::Array(Vec::new());
+        }
+        merge(&mut full, merged);
+        serde_json::from_value(full).map_err(|e| ConfigError::Invalid { origin: "merged settings".into(), message: e.to_string() })
+    }
+}
+
+/// Reads one TOML file; a missing file is no layer. Relative model paths are
+/// made absolute against `base`.
+fn read_toml_layer(path: &Path, base: &Path) -> Result<Option<Value>, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(ConfigError::Read { path: path.display().to_string(), source }),
+    };
+    let origin = path.display().to_string();
+    let value: Value = toml::from_str(&text)
+        .map_err(|e| ConfigError::Invalid { origin: origin.clone(), message: e.to_string().trim().replace('\n', " ") })?;
+    let mut value = normalize_keys(value);
+    check(&value, &origin)?;
+    for key in ["/model/path", "/model/script"] {
+        if let Some(Value::String(p)) = value.pointer_mut(key) {
+            if Path::new(p.as_str()).is_relative() {
+                *p = base.join(&*p).display().to_string();
+            }
+        }
+    }
+    Ok(Some(value))
+}
+
+/// Rejects unknown keys and wrong types with the layer's origin in the message,
+/// so the user learns which file to fix.
+fn check(layer: &Value, origin: &str) -> Result<(), ConfigError> {
+    let mut full = serde_json::to_value(Settings::default()).unwrap_or(Value::Null);
+    strip_nulls(&mut full);
+    let mut layer = layer.clone();
+    strip_nulls(&mut layer);
+    merge(&mut full, layer);
+    serde_json::from_value::<Settings>(full)
+        .map(|_| ())
+        .map_err(|e| ConfigError::Invalid { origin: origin.to_string(), message: e.to_string() })
+}
+
+fn strip_nulls(value: &mut Value) {
+    if let Value::Object(map) = value {
+        map.retain(|_, v| !v.is_null());
+        map.values_mut().for_each(strip_nulls);
+    }
+}
+
+/// `max_iterations` -> `maxIterations`, recursively, for object keys only.
+fn normalize_keys(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(key, v)| {
+                    let mut out = String::with_capacity(key.len());
+                    let mut upper = false;
+                    for c in key.chars() {
+                        if c == '_' && !out.is_empty() {
+                            upper = true;
+                        } else if upper {
+                            out.extend(c.to_uppercase());
+                            upper = false;
+                        } else {
+                            out.push(c);
+                        }
+                    }
+                    (out, normalize_keys(v))
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(normalize_keys).collect()),
+        other => other,
+    }
+}
+
+fn merge(base: &mut Value, layer: Value) {
+    match (base, layer) {
+        (Value::Object(base), Value::Object(layer)) => {
+            for (key, value) in layer {
+                match base.get_mut(&key) {
+                    Some(existing) => merge(existing, value),
+                    None => {
+                        base.insert(key, value);
+                    }
+                }
+            }
+        }
+        (Value::Array(base), Value::Array(layer)) => base.extend(layer),
+        (base, layer) => *base = layer,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permissions::RuleAction;
+
+    #[test]
+    fn layers_merge_with_later_winning_and_rules_adding_up() {
+        let root = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join("tack")).unwrap();
+        std::fs::write(
+            home.path().join("tack/config.toml"),
+            "max_iterations = 10\n[[permissions.rules]]\naction = \"deny\"\ntool = \"DeleteFile\"\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.path().join(".tack")).unwrap();
+        std::fs::write(
+            root.path().join(".tack/config.toml"),
+            "permission_mode = \"plan\"\n[model]\nbackend = \"scripted\"\nscript = \"s.json\"\n[[permissions.rules]]\naction = \"allow\"\ntool = \"Edit\"\n",
+        )
+        .unwrap();
+        let flags = serde_json::json!({"maxIterations": 3, "model": {"contextWindow": null}});
+        let user = home.path().join("tack/config.toml");
+        let settings = Settings::load(Some(&user), root.path(), &[("command line", flags)]).unwrap();
+        assert_eq!(settings.max_iterations, 3);
+        assert_eq!(settings.permission_mode, PermissionMode::Plan);
+        assert_eq!(settings.model.backend, BackendKind::Scripted);
+        assert_eq!(settings.model.script, Some(root.path().join("s.json")));
+        let actions: Vec<RuleAction> = settings.permissions.rules.iter().map(|r| r.action).collect();
+        assert_eq!(actions, [RuleAction::Deny, RuleAction::Allow]);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_name_their_origin() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join(".tack")).unwrap();
+        let file = root.path().join(".tack/config.toml");
+        std::fs::write(&file, "max_iterashuns = 3\n").unwrap();
+        let err = Settings::load(None, root.path(), &[]).unwrap_err().to_string();
+        assert!(err.contains("config.toml") && err.contains("maxIterashuns"), "{err}");
+        std::fs::write(&file, "permission_mode = \"yolo\"\n").unwrap();
+        let err = Settings::load(None, root.path(), &[]).unwrap_err().to_string();
+        assert!(err.contains("yolo"), "{err}");
+        std::fs::write(&file, "[model\n").unwrap();
+        assert!(Settings::load(None, root.path(), &[]).is_err());
+    }
+}

@@ -1,0 +1,23 @@
+//! tack: a local-first coding-agent harness that lives inside the editor as a Language Server.
+//!
+//! The code map, one line a module. Dependency direction:
+//! `protocol` <- `agent` <- (`cli`, later `lsp`); the agent reaches the world
+//! only through the traits it owns (`ModelBackend`, `Tool`, `Host`).
+//!
+//! - [`protocol`]: wire types: messages, events, stop reasons, usage.
+//! - [`config`]: settings and their layers (defaults, user, workspace, front end).
+//! - [`agent`]: the harness core: conversations, the turn loop, sessions, prompts, hooks.
+//! - [`model`]: model backends behind one trait, and the incremental tool-call parser.
+//! - [`tools`]: the Tool trait, the registry, one file per tool.
+//! - [`permissions`]: modes, rules, sensitive paths, remembered answers (pure functions).
+//! - [`workspace`]: the root boundary, buffer overlay, atomic writes, proposed edits.
+//! - [`cli`]: the headless front end: `tack run`, `tack sessions`.
+
+pub mod agent;
+pub mod cli;
+pub mod config;
+pub mod model;
+pub mod permissions;
+pub mod protocol;
+pub mod tools;
+pub mod workspace;

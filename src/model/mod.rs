@@ -1,0 +1,118 @@
+//! Model backends behind one trait, and the tool-call parser they share.
+//!
+//! A backend turns a [`CompletionRequest`] into a stream of [`ModelChunk`]s.
+//! Backends that speak a text protocol (local models) emit raw text; the turn
+//! loop feeds it to [`toolcall::ToolCallParser`]. Backends with native
+//! function calling emit [`ModelChunk::ToolCall`] directly.
+
+pub mod scripted;
+pub mod toolcall;
+
+use futures::stream::BoxStream;
+use serde_json::Value;
+
+use crate::protocol::{Block, Message, Role, Usage};
+use crate::tools::ToolSpec;
+
+/// Everything a backend needs for one generation.
+#[derive(Debug, Clone)]
+pub struct CompletionRequest {
+    pub system: String,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+}
+
+/// One piece of a streamed completion.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelChunk {
+    /// Raw text, which may contain text-protocol tool calls.
+    Text(String),
+    /// A native function call (OpenAI-compatible servers).
+    ToolCall { id: Option<String>, name: String, input: Value },
+    /// Accounting for the generation; sent once, at the end.
+    Usage(Usage),
+}
+
+/// How tool calls reach the agent, which decides what the system prompt says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolProtocol {
+    /// Calls are written in the text; the prompt must teach the format.
+    Text,
+    /// The backend's API carries calls natively.
+    Native,
+}
+
+/// Failures of a backend, and how the turn loop reacts to each.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    /// A hiccup (overloaded server, dropped connection): the turn retries the
+    /// generation with backoff, a few times, then gives up with `error`.
+    #[error("transient model error: {0}")]
+    Transient(String),
+    /// Nothing to retry (bad request, script exhausted, model not loaded):
+    /// the turn ends with stop reason `error`.
+    #[error("{0}")]
+    Fatal(String),
+}
+
+/// A language model, local or remote.
+pub trait ModelBackend: Send + Sync {
+    /// Starts one generation. Dropping the stream cancels it.
+    fn stream(&self, request: CompletionRequest) -> BoxStream<'static, Result<ModelChunk, BackendError>>;
+    /// Tokens `text` takes in this model's tokenizer (an estimate where the
+    /// backend has none).
+    fn count_tokens(&self, text: &str) -> usize;
+    /// Tokens the model attends to, prompt and completion together.
+    fn context_window(&self) -> usize;
+    fn tool_protocol(&self) -> ToolProtocol;
+}
+
+/// A plain-text rendering of a conversation, for backends without a chat
+/// template of their own and for counting tokens.
+pub fn transcript(system: &str, messages: &[Message]) -> String {
+    let mut out = String::new();
+    if !system.is_empty() {
+        out.push_str("System:\n");
+        out.push_str(system);
+        out.push_str("\n\n");
+    }
+    for message in messages {
+        out.push_str(match message.role {
+            Role::User => "User:\n",
+            Role::Assistant => "Assistant:\n",
+        });
+        for block in &message.blocks {
+            render_block(block, &mut out);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A block as a text-protocol model reads it: tool calls in the format the
+/// prompt teaches, results in `<tool_result>` tags.
+pub fn render_block(block: &Block, out: &mut String) {
+    match block {
+        Block::Text { text } => {
+            out.push_str(text);
+            out.push('\n');
+        }
+        Block::Thought { text } => {
+            out.push_str("<think>");
+            out.push_str(text);
+            out.push_str("</think>\n");
+        }
+        Block::ToolUse { name, input, .. } => {
+            out.push_str(&serde_json::json!({ "tool": name, "input": input }).to_string());
+            out.push('\n');
+        }
+        Block::ToolResult { output, is_error, .. } => {
+            out.push_str(if *is_error { "<tool_result error=\"true\">\n" } else { "<tool_result>\n" });
+            out.push_str(output);
+            if !output.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str("</tool_result>\n");
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! The scripted backend: replays recorded raw model text, for tests and demos.
+//!
+//! A script is a JSON array; element i is what the model emits on its i-th
+//! generation. A string is streamed in small chunks of varying size so that
+//! the incremental tool-call parser runs as it would on a real stream. An
+//! object injects a fault (`{"error": "transient" | "fatal", "message"?}`) or
+//! paces the text (`{"text": "...", "chunkDelayMs": 20}`).
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures::stream::{self, BoxStream, StreamExt};
+use serde::Deserialize;
+
+use super::{transcript, BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol};
+use crate::protocol::Usage;
+
+/// Chunk sizes in characters, cycled: uneven on purpose, so calls and tags
+/// are split at every kind of boundary.
+const CHUNK_PATTERN: [usize; 5] = [3, 1, 7, 2, 5];
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum ScriptEntry {
+    Text(String),
+    Paced {
+        text: String,
+        #[serde(rename = "chunkDelayMs", default)]
+        chunk_delay_ms: u64,
+    },
+    Fault {
+        error: FaultKind,
+        #[serde(default)]
+        message: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    Transient,
+    Fatal,
+}
+
+pub struct ScriptedBackend {
+    entries: Vec<ScriptEntry>,
+    /// Index of the next entry. Shared by every conversation using this backend.
+    next: Mutex<usize>,
+    context_window: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("cannot read script {path}: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid script {path}: {message}; expected a JSON array of strings or {{\"error\": \"transient\"|\"fatal\"}} objects")]
+    Parse { path: String, message: String },
+}
+
+impl ScriptedBackend {
+    pub const DEFAULT_CONTEXT_WINDOW: usize = 32_768;
+
+    pub fn new(entries: Vec<ScriptEntry>) -> Self {
+        ScriptedBackend { entries, next: Mutex::new(0), context_window: Self::DEFAULT_CONTEXT_WINDOW }
+    }
+
+    pub fn from_file(path: &Path) -> Result<Self, ScriptError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ScriptError::Read { path: path.display().to_string(), source })?;
+        let entries = serde_json::from_str(&text)
+            .map_err(|e| ScriptError::Parse { path: path.display().to_string(), message: e.to_string() })?;
+        Ok(Self::new(entries))
+    }
+
+    /// Texts only: the common case in tests.
+    pub fn from_texts<S: Into<String>>(texts: impl IntoIterator<Item = S>) -> Self {
+        Self::new(texts.into_iter().map(|t| ScriptEntry::Text(t.into())).collect())
+    }
+
+    pub fn with_context_window(mut self, tokens: usize) -> Self {
+        self.context_window = tokens;
+        self
+    }
+
+    /// Generations served so far.
+    pub fn used(&self) -> usize {
+        *self.next.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn take(&self) -> Result<ScriptEntry, BackendError> {
+        let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = self.entries.get(*next).cloned().ok_or_else(|| {
+            BackendError::Fatal(format!("script exhausted after {} completions", self.entries.len()))
+        })?;
+        *next += 1;
+        Ok(entry)
+    }
+}
+
+/// Splits `text` on character boundaries following [`CHUNK_PATTERN`].
+fn chunks(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    let mut pattern = CHUNK_PATTERN.iter().cycle();
+    while chars.peek().is_some() {
+        let size = *pattern.next().unwrap_or(&1);
+        out.push(chars.by_ref().take(size).collect());
+    }
+    out
+}
+
+impl ModelBackend for ScriptedBackend {
+    fn stream(&self, request: CompletionRequest) -> BoxStream<'static, Result<ModelChunk, BackendError>> {
+        let (text, delay) = match self.take() {
+            Err(error) => return stream::once(async move { Err(error) }).boxed(),
+            Ok(ScriptEntry::Fault { error, message }) => {
+                let error = match error {
+                    FaultKind::Transient => BackendError::Transient(message.unwrap_or_else(|| "scripted transient fault".into())),
+                    FaultKind::Fatal => BackendError::Fatal(message.unwrap_or_else(|| "scripted fatal fault".into())),
+                };
+                return stream::once(async move { Err(error) }).boxed();
+            }
+            Ok(ScriptEntry::Text(text)) => (text, 0),
+            Ok(ScriptEntry::Paced { text, chunk_delay_ms }) => (text, chunk_delay_ms),
+        };
+        let usage = Usage {
+            prompt_tokens: self.count_tokens(&transcript(&request.system, &request.messages)) as u64,
+            completion_tokens: self.count_tokens(&text) as u64,
+            ..Usage::default()
+        };
+        let pieces = stream::iter(chunks(&text)).then(move |piece| async move {
+            if delay > 0 {
+                tokio::time::sleep(Duration::from_millis(delay)).await;
+            }
+            Ok(ModelChunk::Text(piece))
+        });
+        pieces.chain(stream::once(async move { Ok(ModelChunk::Usage(usage)) })).boxed()
+    }
+
+    /// About four bytes a token, as BPE tokenizers average on English and code.
+    fn count_tokens(&self, text: &str) -> usize {
+        text.len().div_ceil(4)
+    }
+
+    fn context_window(&self) -> usize {
+        self.context_window
+    }
+
+    fn tool_protocol(&self) -> ToolProtocol {
+        ToolProtocol::Text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_the_text_on_char_boundaries() {
+        let text = "héllo 🌍 world, 世界";
+        let pieces = chunks(text);
+        assert_eq!(pieces.concat(), text);
+        assert!(pieces.len() > 3);
+    }
+
+    #[test]
+    fn scripts_parse_texts_faults_and_pacing() {
+        let entries: Vec<ScriptEntry> = serde_json::from_str(
+            r#"["hi", {"error": "transient"}, {"error": "fatal", "message": "boom"}, {"text": "slow", "chunkDelayMs": 5}]"#,
+        )
+        .unwrap();
+        assert_eq!(entries[0], ScriptEntry::Text("hi".into()));
+        assert_eq!(entries[1], ScriptEntry::Fault { error: FaultKind::Transient, message: None });
+        assert_eq!(entries[3], ScriptEntry::Paced { text: "slow".into(), chunk_delay_ms: 5 });
+    }
+
+    #[tokio::test]
+    async fn running_past_the_end_is_a_clear_error() {
+        let backend = ScriptedBackend::from_texts(["only"]);
+        let request = CompletionRequest { system: String::new(), messages: vec![], tools: vec![] };
+        let first: Vec<_> = backend.stream(request.clone()).collect().await;
+        assert!(first.iter().all(Result::is_ok));
+        let second: Vec<_> = backend.stream(request).collect().await;
+        assert_eq!(second, vec![Err(BackendError::Fatal("script exhausted after 1 completions".into()))]);
+    }
+}

@@ -1,0 +1,353 @@
+//! Who may run what: modes, rules, sensitive paths and remembered answers.
+//!
+//! Pure functions over data: no I/O, no waiting. The turn loop asks
+//! [`decide`] for a verdict and, when the verdict is [`Verdict::Ask`], asks the
+//! front end. Order of precedence, first match wins:
+//! plan mode refusal > sensitive path > deny rule > ask rule > allow rule >
+//! remembered "always allow" > the mode's default.
+
+use std::collections::BTreeSet;
+
+use globset::{Glob, GlobMatcher};
+use serde::{Deserialize, Serialize};
+
+use crate::protocol::PermissionMode;
+use crate::tools::ToolKind;
+
+/// What a rule does when it matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleAction {
+    Allow,
+    Deny,
+    Ask,
+}
+
+/// A permission rule as written in config. Every field given must match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    pub action: RuleAction,
+    /// Tool name, or `*` for any (the default).
+    #[serde(default)]
+    pub tool: Option<String>,
+    /// Glob over workspace-relative paths, e.g. `src/**` or `**/*.lock`.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Glob over the command line of command tools, e.g. `cargo test*`.
+    #[serde(default)]
+    pub command: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("invalid permission rule: bad {field} pattern `{pattern}`: {source}")]
+pub struct RuleError {
+    field: &'static str,
+    pattern: String,
+    #[source]
+    source: globset::Error,
+}
+
+#[derive(Debug, Clone)]
+struct CompiledRule {
+    action: RuleAction,
+    tool: Option<String>,
+    path: Option<GlobMatcher>,
+    command: Option<GlobMatcher>,
+    /// The rule as written, for messages.
+    text: String,
+}
+
+/// A call as permissions see it.
+#[derive(Debug, Clone)]
+pub struct CallFacts<'a> {
+    pub tool: &'a str,
+    pub kind: ToolKind,
+    /// Workspace-relative paths, both as named and as resolved through symlinks.
+    pub paths: &'a [String],
+    pub command: Option<&'a str>,
+}
+
+/// Who or what settled a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Mode,
+    Rule,
+    Remembered,
+    SensitivePath,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Mode => "mode",
+            Source::Rule => "rule",
+            Source::Remembered => "remembered",
+            Source::SensitivePath => "sensitive_path",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Allow { source: Source },
+    Deny { reason: String, source: Source },
+    /// The front end must ask the user; `reason` says why it is asked.
+    Ask { reason: String },
+}
+
+/// The permission state of one conversation.
+#[derive(Debug, Clone, Default)]
+pub struct Policy {
+    pub mode: PermissionMode,
+    rules: Vec<CompiledRule>,
+    /// Tools the user answered "always allow" for, in this conversation.
+    remembered: BTreeSet<String>,
+}
+
+impl Policy {
+    pub fn new(mode: PermissionMode, rules: &[Rule]) -> Result<Policy, RuleError> {
+        let compile = |field: &'static str, pattern: &Option<String>| -> Result<Option<GlobMatcher>, RuleError> {
+            pattern
+                .as_ref()
+                .map(|p| {
+                    Glob::new(p)
+                        .map(|g| g.compile_matcher())
+                        .map_err(|source| RuleError { field, pattern: p.clone(), source })
+                })
+                .transpose()
+        };
+        let rules = rules
+            .iter()
+            .map(|rule| {
+                Ok(CompiledRule {
+                    action: rule.action,
+                    tool: rule.tool.clone().filter(|t| t != "*"),
+                    path: compile("path", &rule.path)?,
+                    command: compile("command", &rule.command)?,
+                    text: describe_rule(rule),
+                })
+            })
+            .collect::<Result<_, RuleError>>()?;
+        Ok(Policy { mode, rules, remembered: BTreeSet::new() })
+    }
+
+    pub fn remember(&mut self, tool: &str) {
+        self.remembered.insert(tool.to_string());
+    }
+
+    /// The verdict for one call.
+    pub fn decide(&self, call: &CallFacts<'_>) -> Verdict {
+        if self.mode == PermissionMode::Plan && call.kind != ToolKind::ReadOnly {
+            return Verdict::Deny {
+                reason: format!("{} is not available in plan mode: only read-only tools run", call.tool),
+                source: Source::Mode,
+            };
+        }
+        for path in call.paths {
+            if let Some(why) = sensitive_reason(path) {
+                return Verdict::Deny {
+                    reason: format!("{path} is a sensitive path ({why}); tack never lets the agent touch it"),
+                    source: Source::SensitivePath,
+                };
+            }
+        }
+        for action in [RuleAction::Deny, RuleAction::Ask, RuleAction::Allow] {
+            let Some(rule) = self.rules.iter().find(|r| r.action == action && r.matches(call)) else {
+                continue;
+            };
+            match action {
+                RuleAction::Deny => {
+                    return Verdict::Deny { reason: format!("denied by rule {}", rule.text), source: Source::Rule };
+                }
+                RuleAction::Ask => return Verdict::Ask { reason: format!("rule {} asks", rule.text) },
+                // Strict mode: an allow rule does not skip the question.
+                RuleAction::Allow if self.mode == PermissionMode::Ask && call.kind != ToolKind::ReadOnly => {}
+                RuleAction::Allow => return Verdict::Allow { source: Source::Rule },
+            }
+        }
+        if call.kind == ToolKind::ReadOnly {
+            return Verdict::Allow { source: Source::Mode };
+        }
+        match self.mode {
+            PermissionMode::AutoAll => Verdict::Allow { source: Source::Mode },
+            PermissionMode::AutoRead if self.remembered.contains(call.tool) => {
+                Verdict::Allow { source: Source::Remembered }
+            }
+            _ => {
+                let what = if call.kind == ToolKind::Execute { "runs a command" } else { "changes the workspace" };
+                Verdict::Ask { reason: format!("{} {what}", call.tool) }
+            }
+        }
+    }
+}
+
+impl CompiledRule {
+    fn matches(&self, call: &CallFacts<'_>) -> bool {
+        if self.tool.as_deref().is_some_and(|tool| tool != call.tool) {
+            return false;
+        }
+        if let Some(glob) = &self.path {
+            // A deny or ask rule fires when any path matches; an allow rule only
+            // when all do, so that one allowed path cannot carry another along.
+            let matched = |p: &String| glob.is_match(p.as_str());
+            let ok = match self.action {
+                RuleAction::Allow => !call.paths.is_empty() && call.paths.iter().all(matched),
+                _ => call.paths.iter().any(matched),
+            };
+            if !ok {
+                return false;
+            }
+        }
+        if let Some(glob) = &self.command {
+            match call.command {
+                Some(command) if glob.is_match(command) => {}
+                _ => return false,
+            }
+        }
+        true
+    }
+}
+
+fn describe_rule(rule: &Rule) -> String {
+    let mut parts = vec![format!("{:?}", rule.action).to_lowercase()];
+    if let Some(tool) = &rule.tool {
+        parts.push(format!("tool={tool}"));
+    }
+    if let Some(path) = &rule.path {
+        parts.push(format!("path={path}"));
+    }
+    if let Some(command) = &rule.command {
+        parts.push(format!("command={command}"));
+    }
+    format!("[{}]", parts.join(" "))
+}
+
+/// Whether a tool of this kind is offered at all in this mode.
+pub fn visible_in_mode(mode: PermissionMode, kind: ToolKind) -> bool {
+    mode != PermissionMode::Plan || kind == ToolKind::ReadOnly
+}
+
+/// Why a workspace-relative path holds secrets, if it does. Such paths are
+/// denied to every tool in every mode, and searches skip them.
+pub fn sensitive_reason(rel: &str) -> Option<&'static str> {
+    let components: Vec<&str> = rel.split('/').filter(|c| !c.is_empty()).collect();
+    let name = components.last().copied().unwrap_or("");
+    let dirs = &components[..components.len().saturating_sub(1)];
+    if dirs.iter().any(|d| *d == ".ssh") {
+        return Some("SSH keys");
+    }
+    if dirs.iter().any(|d| *d == ".aws") {
+        return Some("cloud credentials");
+    }
+    if dirs.iter().any(|d| *d == "secrets") || name == "secrets" {
+        return Some("a secrets directory");
+    }
+    if name == ".ssh" || name == ".aws" {
+        return Some("a credentials directory");
+    }
+    if name == ".env" || (name.starts_with(".env.") && !name.ends_with(".example") && !name.ends_with(".sample")) {
+        return Some("environment secrets");
+    }
+    if name.ends_with(".pem") || name.ends_with(".key") || name.ends_with(".p12") || name.ends_with(".pfx") {
+        return Some("a private key or certificate");
+    }
+    if ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"].iter().any(|key| name == *key || name.starts_with(&format!("{key}."))) {
+        return Some("an SSH private key");
+    }
+    if name == "credentials" || name.starts_with("credentials.") {
+        return Some("credentials");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts<'a>(tool: &'a str, kind: ToolKind, paths: &'a [String]) -> CallFacts<'a> {
+        CallFacts { tool, kind, paths, command: None }
+    }
+
+    fn paths(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn rule(action: RuleAction, tool: Option<&str>, path: Option<&str>) -> Rule {
+        Rule { action, tool: tool.map(Into::into), path: path.map(Into::into), command: None }
+    }
+
+    #[test]
+    fn modes_decide_unruled_calls() {
+        let src = paths(&["src/a.rs"]);
+        let cases = [
+            (PermissionMode::Plan, ToolKind::ReadOnly, "allow"),
+            (PermissionMode::Plan, ToolKind::Edit, "deny"),
+            (PermissionMode::Plan, ToolKind::Execute, "deny"),
+            (PermissionMode::Ask, ToolKind::ReadOnly, "allow"),
+            (PermissionMode::Ask, ToolKind::Edit, "ask"),
+            (PermissionMode::AutoRead, ToolKind::ReadOnly, "allow"),
+            (PermissionMode::AutoRead, ToolKind::Edit, "ask"),
+            (PermissionMode::AutoRead, ToolKind::Execute, "ask"),
+            (PermissionMode::AutoAll, ToolKind::Edit, "allow"),
+            (PermissionMode::AutoAll, ToolKind::Execute, "allow"),
+        ];
+        for (mode, kind, expected) in cases {
+            let verdict = Policy::new(mode, &[]).unwrap().decide(&facts("T", kind, &src));
+            let got = match verdict {
+                Verdict::Allow { .. } => "allow",
+                Verdict::Deny { .. } => "deny",
+                Verdict::Ask { .. } => "ask",
+            };
+            assert_eq!(got, expected, "{mode:?} {kind:?}");
+        }
+    }
+
+    #[test]
+    fn sensitive_paths_are_denied_even_in_auto_all_and_for_reads() {
+        let policy = Policy::new(PermissionMode::AutoAll, &[rule(RuleAction::Allow, None, Some("**"))]).unwrap();
+        for path in [".env", "app/.env.production", "certs/server.pem", "id_rsa", "home/.ssh/config", ".aws/credentials", "config/secrets/db.yml", "credentials.json"] {
+            let p = paths(&[path]);
+            let verdict = policy.decide(&facts("Read", ToolKind::ReadOnly, &p));
+            assert!(matches!(verdict, Verdict::Deny { source: Source::SensitivePath, .. }), "{path}: {verdict:?}");
+        }
+        for path in ["src/env.rs", ".env.example", "docs/keys.md", "credential_helper.rs"] {
+            assert_eq!(sensitive_reason(path), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn rules_deny_before_ask_before_allow() {
+        let rules = [
+            rule(RuleAction::Allow, Some("Edit"), Some("src/**")),
+            rule(RuleAction::Deny, Some("Edit"), Some("src/generated/**")),
+            rule(RuleAction::Ask, None, Some("**/*.lock")),
+        ];
+        let policy = Policy::new(PermissionMode::AutoRead, &rules).unwrap();
+        let decide = |tool: &str, kind, list: &[&str]| policy.decide(&facts(tool, kind, &paths(list)));
+        assert!(matches!(decide("Edit", ToolKind::Edit, &["src/a.rs"]), Verdict::Allow { source: Source::Rule }));
+        assert!(matches!(decide("Edit", ToolKind::Edit, &["src/generated/x.rs"]), Verdict::Deny { .. }));
+        assert!(matches!(decide("Write", ToolKind::Edit, &["src/a.rs"]), Verdict::Ask { .. }));
+        assert!(matches!(decide("Read", ToolKind::ReadOnly, &["Cargo.lock"]), Verdict::Ask { .. }));
+        // An allow rule needs every path to match: a move out of src/ still asks.
+        assert!(matches!(decide("Edit", ToolKind::Edit, &["src/a.rs", "b.rs"]), Verdict::Ask { .. }));
+    }
+
+    #[test]
+    fn remembered_answers_skip_the_question_except_in_ask_mode() {
+        let p = paths(&["a.rs"]);
+        let mut auto = Policy::new(PermissionMode::AutoRead, &[]).unwrap();
+        auto.remember("Edit");
+        assert!(matches!(auto.decide(&facts("Edit", ToolKind::Edit, &p)), Verdict::Allow { source: Source::Remembered }));
+        assert!(matches!(auto.decide(&facts("Write", ToolKind::Edit, &p)), Verdict::Ask { .. }));
+        let mut strict = Policy::new(PermissionMode::Ask, &[rule(RuleAction::Allow, Some("Edit"), None)]).unwrap();
+        strict.remember("Edit");
+        assert!(matches!(strict.decide(&facts("Edit", ToolKind::Edit, &p)), Verdict::Ask { .. }));
+    }
+
+    #[test]
+    fn bad_rule_patterns_are_reported() {
+        let err = Policy::new(PermissionMode::AutoRead, &[rule(RuleAction::Deny, None, Some("src/[a"))]).unwrap_err();
+        assert!(err.to_string().contains("src/[a"), "{err}");
+    }
+}

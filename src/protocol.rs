@@ -1,0 +1,302 @@
+//! Wire types shared by every front end: messages, events, stop reasons, usage.
+//!
+//! Everything here is serialized the same way on every channel: LSP
+//! notifications, `tack run --json-events` lines and session files. Field
+//! names are camelCase, event `kind` values snake_case. Changing a name here
+//! changes the protocol: `docs/protocol.md` must change with it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One piece of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum Block {
+    Text {
+        text: String,
+    },
+    Thought {
+        text: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: String,
+        output: String,
+        is_error: bool,
+        /// The one line that compaction keeps of this result.
+        summary: String,
+    },
+}
+
+/// A message of the conversation history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub blocks: Vec<Block>,
+}
+
+impl Message {
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Message { role: Role::User, blocks: vec![Block::Text { text: text.into() }] }
+    }
+
+    /// The concatenated text blocks, without thoughts or tool traffic.
+    pub fn text(&self) -> String {
+        self.blocks
+            .iter()
+            .filter_map(|block| match block {
+                Block::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn tool_uses(&self) -> impl Iterator<Item = (&str, &str, &Value)> {
+        self.blocks.iter().filter_map(|block| match block {
+            Block::ToolUse { id, name, input } => Some((id.as_str(), name.as_str(), input)),
+            _ => None,
+        })
+    }
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The model answered without calling a tool.
+    EndTurn,
+    /// The iteration limit was reached while the model still called tools.
+    MaxIterations,
+    Cancelled,
+    Error,
+}
+
+/// How much the agent may do without asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionMode {
+    /// Read-only tools only: the others are hidden from the prompt, left out of
+    /// the tool list and refused at run time.
+    Plan,
+    /// Every write or execute call asks, every time: allow rules and remembered
+    /// "always allow" answers do not skip the question.
+    Ask,
+    /// Read-only tools run; write and execute tools ask unless a rule or a
+    /// remembered answer allows them.
+    #[default]
+    AutoRead,
+    /// Nothing asks. Sensitive paths and deny rules still refuse.
+    AutoAll,
+}
+
+impl PermissionMode {
+    pub const ALL: [PermissionMode; 4] =
+        [PermissionMode::Plan, PermissionMode::Ask, PermissionMode::AutoRead, PermissionMode::AutoAll];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PermissionMode::Plan => "plan",
+            PermissionMode::Ask => "ask",
+            PermissionMode::AutoRead => "auto_read",
+            PermissionMode::AutoAll => "auto_all",
+        }
+    }
+}
+
+impl std::str::FromStr for PermissionMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        PermissionMode::ALL.into_iter().find(|mode| mode.as_str() == s).ok_or_else(|| {
+            format!("unknown permission mode `{s}`: expected one of plan, ask, auto_read, auto_all")
+        })
+    }
+}
+
+impl std::fmt::Display for PermissionMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Token and time accounting, per generation or summed over a turn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    /// Prompt tokens served from the backend's cache instead of evaluated.
+    pub cached_prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub prompt_eval_ms: u64,
+    pub decode_ms: u64,
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.cached_prompt_tokens += other.cached_prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.prompt_eval_ms += other.prompt_eval_ms;
+        self.decode_ms += other.decode_ms;
+    }
+}
+
+/// What the agent is doing, for status bars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentStatus {
+    Idle,
+    Thinking,
+    RunningTool,
+}
+
+/// The answer to a permission question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ApprovalDecision {
+    Allow,
+    Deny,
+    /// Allow, and do not ask again for this tool in this conversation.
+    AllowAlways,
+}
+
+/// Everything a turn reports, in order. One enum for every front end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum Event {
+    TurnStarted {
+        prompt: String,
+    },
+    /// A delta of assistant text.
+    Text {
+        text: String,
+    },
+    Thought {
+        text: String,
+    },
+    ToolCall {
+        tool_call_id: String,
+        name: String,
+        input: Value,
+    },
+    PermissionRequest {
+        tool_call_id: String,
+        name: String,
+        reason: String,
+    },
+    PermissionDecision {
+        tool_call_id: String,
+        decision: ApprovalDecision,
+        /// Who decided: `rule`, `mode`, `remembered`, `user`, `sensitive_path`, `no_terminal`.
+        source: String,
+    },
+    ToolResult {
+        tool_call_id: String,
+        name: String,
+        is_error: bool,
+        output: String,
+        summary: String,
+    },
+    EditProposed {
+        tool_call_id: String,
+        path: String,
+        /// Unified diff of the proposed change.
+        diff: String,
+    },
+    EditApplied {
+        tool_call_id: String,
+        path: String,
+    },
+    EditRejected {
+        tool_call_id: String,
+        path: String,
+        reason: String,
+    },
+    ContextUsage {
+        used_tokens: u64,
+        context_window: u64,
+    },
+    Compaction {
+        tokens_before: u64,
+        tokens_after: u64,
+    },
+    LoopDetected {
+        description: String,
+    },
+    Retry {
+        attempt: u32,
+        delay_ms: u64,
+        error: String,
+    },
+    SubagentStarted {
+        agent_id: String,
+        description: String,
+    },
+    SubagentFinished {
+        agent_id: String,
+        stop_reason: StopReason,
+    },
+    Status {
+        status: AgentStatus,
+    },
+    /// Usage of one generation.
+    Usage {
+        usage: Usage,
+    },
+    Error {
+        message: String,
+    },
+    TurnFinished {
+        stop_reason: StopReason,
+        /// The assistant's final text.
+        text: String,
+        /// Usage summed over the turn.
+        usage: Usage,
+    },
+}
+
+impl Event {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::TurnStarted { .. } => "turn_started",
+            Event::Text { .. } => "text",
+            Event::Thought { .. } => "thought",
+            Event::ToolCall { .. } => "tool_call",
+            Event::PermissionRequest { .. } => "permission_request",
+            Event::PermissionDecision { .. } => "permission_decision",
+            Event::ToolResult { .. } => "tool_result",
+            Event::EditProposed { .. } => "edit_proposed",
+            Event::EditApplied { .. } => "edit_applied",
+            Event::EditRejected { .. } => "edit_rejected",
+            Event::ContextUsage { .. } => "context_usage",
+            Event::Compaction { .. } => "compaction",
+            Event::LoopDetected { .. } => "loop_detected",
+            Event::Retry { .. } => "retry",
+            Event::SubagentStarted { .. } => "subagent_started",
+            Event::SubagentFinished { .. } => "subagent_finished",
+            Event::Status { .. } => "status",
+            Event::Usage { .. } => "usage",
+            Event::Error { .. } => "error",
+            Event::TurnFinished { .. } => "turn_finished",
+        }
+    }
+}
+
+/// An event as it leaves the agent: numbered without gaps per conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SequencedEvent {
+    pub seq: u64,
+    #[serde(flatten)]
+    pub event: Event,
+}

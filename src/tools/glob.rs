@@ -1,0 +1,82 @@
+//! Glob: files whose path matches a glob pattern, honouring .gitignore.
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{plural, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+
+/// More matches than this are cut: the model should narrow the pattern.
+const MAX_RESULTS: usize = 500;
+
+pub struct Glob;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GlobInput {
+    /// Glob pattern, e.g. `**/*.rs` or `src/**/mod.rs`, matched against paths relative to `path`.
+    pattern: String,
+    /// Directory to search, relative to the workspace root (default: the root).
+    path: Option<String>,
+}
+
+#[async_trait]
+impl TypedTool for Glob {
+    type Input = GlobInput;
+    const NAME: &'static str = "Glob";
+    const DESCRIPTION: &'static str = "Find files by glob pattern (e.g. `**/*.rs`). Skips files ignored by .gitignore. Returns paths relative to the workspace root, sorted.";
+    const KIND: ToolKind = ToolKind::ReadOnly;
+    const SET: ToolSet = ToolSet::Read;
+
+    fn paths(input: &GlobInput) -> Vec<String> {
+        vec![input.path.clone().unwrap_or_else(|| ".".into())]
+    }
+
+    async fn call(&self, input: GlobInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let base = ctx.workspace.resolve(input.path.as_deref().unwrap_or("."))?;
+        if !base.abs.is_dir() {
+            return Err(ToolError::Invalid(format!("{} is not a directory", base.display())));
+        }
+        let matcher = globset::GlobBuilder::new(&input.pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| ToolError::Invalid(format!("invalid glob pattern `{}`: {e}", input.pattern)))?
+            .compile_matcher();
+        let mut found: Vec<String> = Vec::new();
+        for entry in walk(&base.abs).filter_map(Result::ok) {
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let Ok(below_base) = entry.path().strip_prefix(&base.abs) else { continue };
+            if matcher.is_match(below_base) {
+                found.push(ctx.workspace.relative(entry.path()));
+            }
+        }
+        found.sort();
+        let total = found.len();
+        if total == 0 {
+            return Ok(ToolOutput::ok(
+                format!("no files match `{}` under {}", input.pattern, base.display()),
+                format!("no files match {}", input.pattern),
+            ));
+        }
+        found.truncate(MAX_RESULTS);
+        let mut output = found.join("\n");
+        output.push('\n');
+        if total > MAX_RESULTS {
+            output.push_str(&format!("({} more not shown; narrow the pattern)\n", total - MAX_RESULTS));
+        }
+        Ok(ToolOutput::ok(output, format!("{} match {}", plural(total, "file"), input.pattern)))
+    }
+}
+
+/// The gitignore-aware walk shared by the search tools: hidden files are
+/// included (dotfiles matter in code bases) but `.git` itself is not.
+pub(super) fn walk(dir: &std::path::Path) -> ignore::Walk {
+    ignore::WalkBuilder::new(dir)
+        .hidden(false)
+        .require_git(false)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .sort_by_file_path(|a, b| a.cmp(b))
+        .build()
+}

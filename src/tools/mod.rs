@@ -1,0 +1,297 @@
+//! The Tool trait, the registry of enabled tools, and one file per tool.
+//!
+//! Adding a tool: write its file with an input type deriving `Deserialize` and
+//! `JsonSchema`, implement [`TypedTool`], add it to [`ToolRegistry::builtin`],
+//! add its test. The registry validates every input against the tool's schema
+//! before the tool sees it, so a tool's `call` only handles well-typed input.
+
+mod delete_file;
+mod edit;
+mod glob;
+mod grep;
+mod list_dir;
+mod move_file;
+mod multi_edit;
+mod read;
+mod write;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::workspace::edits::{EditOutcome, FileChange};
+use crate::workspace::{Workspace, WorkspaceError};
+
+/// What a tool may do, which decides whether it needs approval and whether it
+/// may run in parallel with its neighbours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Never needs approval; may run in parallel with other read-only calls.
+    ReadOnly,
+    /// Changes files: goes through the front end's edit path.
+    Edit,
+    /// Runs programs or reaches outside the workspace.
+    Execute,
+}
+
+/// Groups of tools that can be switched off together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolSet {
+    Read,
+    Edit,
+    Command,
+    Git,
+    Web,
+    Agent,
+}
+
+/// What a call produced. An error result is still a result: the model reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub output: String,
+    /// One line; what compaction keeps and what front ends show collapsed.
+    pub summary: String,
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    pub fn ok(output: impl Into<String>, summary: impl Into<String>) -> Self {
+        ToolOutput { output: output.into(), summary: summary.into(), is_error: false }
+    }
+
+    pub fn error(message: impl Into<String>) -> Self {
+        let output = message.into();
+        let summary = output.lines().next().unwrap_or("error").to_string();
+        ToolOutput { output, summary, is_error: true }
+    }
+}
+
+/// Failures a tool reports; each becomes an error result the model can read.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+    /// The input was well-formed but cannot be carried out (e.g. `old_string` not found).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Where edits go. The agent implements it over its front end, emitting the
+/// edit events around the front end's decision.
+#[async_trait]
+pub trait EditGate: Send + Sync {
+    async fn propose(&self, change: FileChange) -> EditOutcome;
+}
+
+/// What a running tool may use.
+pub struct ToolContext<'a> {
+    pub workspace: &'a Workspace,
+    pub edits: &'a dyn EditGate,
+    /// Cancelled when the turn is: long-running tools stop at the next check.
+    pub cancel: CancellationToken,
+}
+
+/// A tool as the agent sees it: untyped JSON in, [`ToolOutput`] out.
+#[async_trait]
+pub trait Tool: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn description(&self) -> &'static str;
+    fn input_schema(&self) -> Value;
+    fn kind(&self) -> ToolKind;
+    fn set(&self) -> ToolSet;
+    /// The workspace paths the call would touch, for permission rules. The
+    /// input has already been validated against the schema.
+    fn paths(&self, input: &Value) -> Vec<String>;
+    async fn call(&self, input: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
+}
+
+/// A tool with a typed input. A blanket impl makes every `TypedTool` a [`Tool`].
+#[async_trait]
+pub trait TypedTool: Send + Sync + 'static {
+    type Input: DeserializeOwned + schemars::JsonSchema + Send;
+    const NAME: &'static str;
+    const DESCRIPTION: &'static str;
+    const KIND: ToolKind;
+    const SET: ToolSet;
+    fn paths(input: &Self::Input) -> Vec<String>;
+    async fn call(&self, input: Self::Input, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
+}
+
+#[async_trait]
+impl<T: TypedTool> Tool for T {
+    fn name(&self) -> &'static str {
+        T::NAME
+    }
+    fn description(&self) -> &'static str {
+        T::DESCRIPTION
+    }
+    fn input_schema(&self) -> Value {
+        let mut schema = serde_json::to_value(schemars::schema_for!(T::Input)).unwrap_or(Value::Null);
+        if let Some(object) = schema.as_object_mut() {
+            // Noise for a model reading the prompt; the validator does not need them.
+            object.remove("$schema");
+            object.remove("title");
+        }
+        schema
+    }
+    fn kind(&self) -> ToolKind {
+        T::KIND
+    }
+    fn set(&self) -> ToolSet {
+        T::SET
+    }
+    fn paths(&self, input: &Value) -> Vec<String> {
+        serde_json::from_value::<T::Input>(input.clone()).map(|i| T::paths(&i)).unwrap_or_default()
+    }
+    async fn call(&self, input: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let input = serde_json::from_value::<T::Input>(input)
+            .map_err(|e| ToolError::Invalid(format!("invalid input for {}: {e}", T::NAME)))?;
+        TypedTool::call(self, input, ctx).await
+    }
+}
+
+/// A tool as the model is told about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+struct Registered {
+    tool: Arc<dyn Tool>,
+    schema: Value,
+    validator: jsonschema::Validator,
+}
+
+/// Why a call cannot run at all. The message is what the model reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallProblem {
+    #[error("unknown tool `{name}`; the available tools are: {available}")]
+    UnknownTool { name: String, available: String },
+    #[error("invalid input for {name}: {problems}\nexpected input (JSON schema): {schema}")]
+    SchemaViolation { name: String, problems: String, schema: String },
+}
+
+/// The enabled tools, in prompt order, each with its compiled input validator.
+pub struct ToolRegistry {
+    tools: Vec<Registered>,
+}
+
+impl ToolRegistry {
+    /// Every built-in tool whose set is not disabled.
+    pub fn builtin(disabled: &BTreeSet<ToolSet>) -> ToolRegistry {
+        let all: Vec<Arc<dyn Tool>> = vec![
+            Arc::new(read::Read),
+            Arc::new(glob::Glob),
+            Arc::new(grep::Grep),
+            Arc::new(list_dir::ListDir),
+            Arc::new(write::Write),
+            Arc::new(edit::Edit),
+            Arc::new(multi_edit::MultiEdit),
+            Arc::new(move_file::Move),
+            Arc::new(delete_file::DeleteFile),
+        ];
+        ToolRegistry::new(all.into_iter().filter(|t| !disabled.contains(&t.set())))
+    }
+
+    pub fn new(tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> ToolRegistry {
+        let tools = tools
+            .into_iter()
+            .map(|tool| {
+                let schema = tool.input_schema();
+                let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| {
+                    // A built-in schema that does not compile is a programming error
+                    // caught by the registry tests, not a runtime condition.
+                    panic!("schema of tool {} does not compile: {e}", tool.name())
+                });
+                Registered { tool, schema, validator }
+            })
+            .collect();
+        ToolRegistry { tools }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.iter().find(|r| r.tool.name() == name).map(|r| &r.tool)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.tools.iter().map(|r| r.tool.name())
+    }
+
+    /// The tools offered to the model, keeping only those `visible` admits.
+    pub fn specs(&self, visible: impl Fn(ToolKind) -> bool) -> Vec<ToolSpec> {
+        self.tools
+            .iter()
+            .filter(|r| visible(r.tool.kind()))
+            .map(|r| ToolSpec {
+                name: r.tool.name().to_string(),
+                description: r.tool.description().to_string(),
+                input_schema: r.schema.clone(),
+            })
+            .collect()
+    }
+
+    /// Finds the tool and checks the input against its schema.
+    pub fn check(&self, name: &str, input: &Value) -> Result<&Arc<dyn Tool>, CallProblem> {
+        let Some(registered) = self.tools.iter().find(|r| r.tool.name() == name) else {
+            return Err(CallProblem::UnknownTool {
+                name: name.to_string(),
+                available: self.names().collect::<Vec<_>>().join(", "),
+            });
+        };
+        let problems: Vec<String> = registered
+            .validator
+            .iter_errors(input)
+            .map(|error| {
+                let at = error.instance_path().to_string();
+                if at.is_empty() { error.to_string() } else { format!("at {at}: {error}") }
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(&registered.tool)
+        } else {
+            Err(CallProblem::SchemaViolation {
+                name: name.to_string(),
+                problems: problems.join("; "),
+                schema: registered.schema.to_string(),
+            })
+        }
+    }
+}
+
+/// Numbered lines as `cat -n` prints them: what Read returns and what the
+/// model quotes back in edits.
+pub(crate) fn number_lines<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> String {
+    let mut out = String::new();
+    for (number, line) in lines {
+        out.push_str(&format!("{number:>6}\t{line}\n"));
+    }
+    out
+}
+
+/// Counts things for summaries: "1 file", "3 files".
+pub(crate) fn plural(count: usize, noun: &str) -> String {
+    if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
+}
+
+/// Outcome of a proposed change as the model reads it.
+pub(crate) fn describe_outcome(outcome: &EditOutcome, done: &str, path: &str) -> Result<ToolOutput, ToolError> {
+    match outcome {
+        EditOutcome::Applied => Ok(ToolOutput::ok(format!("{done} {path}"), format!("{done} {path}"))),
+        EditOutcome::Partial { applied_hunks, total_hunks } => {
+            let list: Vec<String> = applied_hunks.iter().map(|h| (h + 1).to_string()).collect();
+            let message = format!(
+                "the user applied only some hunks of the change to {path}: hunks {} of {total_hunks} landed, the others did not; read the file before editing it again",
+                if list.is_empty() { "none".to_string() } else { list.join(", ") }
+            );
+            Ok(ToolOutput { summary: format!("partially applied to {path}"), output: message, is_error: false })
+        }
+        EditOutcome::Rejected { reason } => Err(ToolError::Invalid(format!("the change to {path} was rejected: {reason}"))),
+    }
+}

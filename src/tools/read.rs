@@ -1,0 +1,104 @@
+//! Read: a file's lines, numbered, from the open buffer or the disk.
+
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{number_lines, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+
+/// Lines returned when the model gives no limit.
+const DEFAULT_LIMIT: usize = 2000;
+/// Longer lines are cut: minified files would otherwise flood the context.
+const MAX_LINE_CHARS: usize = 2000;
+/// Files past this size are refused outright: nothing useful fits in a prompt.
+const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
+
+pub struct Read;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadInput {
+    /// Path of the file, relative to the workspace root.
+    file_path: String,
+    /// First line to return, 1-based.
+    #[schemars(range(min = 1))]
+    offset: Option<usize>,
+    /// How many lines to return (default 2000).
+    #[schemars(range(min = 1))]
+    limit: Option<usize>,
+}
+
+#[async_trait]
+impl TypedTool for Read {
+    type Input = ReadInput;
+    const NAME: &'static str = "Read";
+    const DESCRIPTION: &'static str = "Read a text file. Returns numbered lines (`cat -n` style). Use offset and limit to page through long files.";
+    const KIND: ToolKind = ToolKind::ReadOnly;
+    const SET: ToolSet = ToolSet::Read;
+
+    fn paths(input: &ReadInput) -> Vec<String> {
+        vec![input.file_path.clone()]
+    }
+
+    async fn call(&self, input: ReadInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let path = ctx.workspace.resolve(&input.file_path)?;
+        if path.abs.is_dir() {
+            return Err(ToolError::Invalid(format!("{} is a directory; use ListDir to see what it holds", path.display())));
+        }
+        let bytes = ctx.workspace.read_bytes(&path)?;
+        if bytes.len() > MAX_FILE_BYTES {
+            return Err(ToolError::Invalid(format!(
+                "{} is {} MiB, too large to read; use Grep to find the part you need",
+                path.display(),
+                bytes.len() / (1024 * 1024)
+            )));
+        }
+        let sniff = &bytes[..bytes.len().min(8192)];
+        if sniff.contains(&0) {
+            return Err(ToolError::Invalid(format!("{} is a binary file ({} bytes); not shown", path.display(), bytes.len())));
+        }
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return Err(ToolError::Invalid(format!("{} is not UTF-8 text ({} bytes); not shown", path.display(), bytes.len())));
+        };
+        if text.is_empty() {
+            return Ok(ToolOutput::ok(format!("{} is empty", path.display()), format!("read {} (empty)", path.display())));
+        }
+        let total = text.lines().count();
+        let offset = input.offset.unwrap_or(1);
+        let limit = input.limit.unwrap_or(DEFAULT_LIMIT);
+        if offset > total {
+            return Err(ToolError::Invalid(format!(
+                "offset {offset} is past the end of {} ({total} lines)",
+                path.display()
+            )));
+        }
+        let mut cut_lines = 0;
+        let lines = text.lines().enumerate().skip(offset - 1).take(limit).map(|(i, line)| {
+            if line.chars().count() > MAX_LINE_CHARS {
+                cut_lines += 1;
+                let end = line.char_indices().nth(MAX_LINE_CHARS).map_or(line.len(), |(i, _)| i);
+                (i + 1, &line[..end])
+            } else {
+                (i + 1, line)
+            }
+        });
+        let mut output = number_lines(lines);
+        let last = (offset - 1 + limit).min(total);
+        let partial = offset > 1 || last < total;
+        if last < total {
+            output.push_str(&format!(
+                "\n(showing lines {offset}-{last} of {total}; read on with offset {})\n",
+                last + 1
+            ));
+        }
+        if cut_lines > 0 {
+            output.push_str(&format!("({cut_lines} lines longer than {MAX_LINE_CHARS} characters were cut)\n"));
+        }
+        let summary = if partial {
+            format!("read {} lines {offset}-{last} of {total}", path.display())
+        } else {
+            format!("read {} ({total} lines)", path.display())
+        };
+        Ok(ToolOutput::ok(output, summary))
+    }
+}

@@ -1,0 +1,322 @@
+//! The world the tools see: a root directory, the only place paths may lead.
+//!
+//! Architecture invariant: every path a tool touches goes through
+//! [`Workspace::resolve`], which refuses `..` escapes, absolute paths elsewhere
+//! and symlinks (direct, through a parent directory, or chained) whose target
+//! leaves the root. Reads go through a [`BufferOverlay`] so that the editor's
+//! unsaved documents stand in for the disk; writes are atomic and keep the
+//! file's permissions.
+
+pub mod buffers;
+pub mod edits;
+
+use std::borrow::Cow;
+use std::io::Write as _;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+pub use buffers::{BufferOverlay, NoBuffers};
+
+/// Errors of path resolution and file access; the message names the path and,
+/// for boundary violations, the root.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error("cannot access {path}: not inside the workspace root {root}")]
+    OutsideRoot { path: String, root: String },
+    #[error("cannot access {path}: it is a symlink to {target}, outside the workspace root {root}")]
+    SymlinkEscape { path: String, target: String, root: String },
+    #[error("cannot access {path}: it is a symlink whose target does not exist")]
+    DanglingSymlink { path: String },
+    #[error("cannot access an empty path")]
+    EmptyPath,
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} is not valid UTF-8 text")]
+    NotText { path: String },
+    #[error("cannot open workspace root {root}: {source}")]
+    BadRoot {
+        root: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl WorkspaceError {
+    pub fn io(path: &WorkspacePath, source: std::io::Error) -> Self {
+        WorkspaceError::Io { path: path.rel.clone(), source }
+    }
+}
+
+/// A path proven to lie inside the workspace root.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WorkspacePath {
+    /// The absolute path on disk with every symlink of the existing prefix resolved.
+    pub abs: PathBuf,
+    /// The path relative to the root as the caller named it, `/`-separated,
+    /// for messages and permission rules. Empty for the root itself.
+    pub rel: String,
+    /// `abs` relative to the root: differs from `rel` when a symlink inside the
+    /// root was followed. Permission rules look at both.
+    pub real_rel: String,
+}
+
+impl WorkspacePath {
+    /// The name shown to users and the model: `.` for the root.
+    pub fn display(&self) -> &str {
+        if self.rel.is_empty() { "." } else { &self.rel }
+    }
+}
+
+pub struct Workspace {
+    /// Canonical root: all containment checks compare against it.
+    root: PathBuf,
+    /// The root as the user named it; absolute paths given under it are
+    /// accepted even when it is itself reached through a symlink.
+    root_as_given: PathBuf,
+    overlay: Arc<dyn BufferOverlay>,
+}
+
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace").field("root", &self.root).finish_non_exhaustive()
+    }
+}
+
+impl Workspace {
+    pub fn open(root: impl AsRef<Path>) -> Result<Workspace, WorkspaceError> {
+        let given = root.as_ref();
+        let bad_root = |source| WorkspaceError::BadRoot { root: given.display().to_string(), source };
+        let canonical = given.canonicalize().map_err(bad_root)?;
+        if !canonical.is_dir() {
+            return Err(bad_root(std::io::Error::other("not a directory")));
+        }
+        let root_as_given = std::path::absolute(given).unwrap_or_else(|_| canonical.clone());
+        Ok(Workspace { root: canonical, root_as_given, overlay: Arc::new(NoBuffers) })
+    }
+
+    pub fn with_overlay(mut self, overlay: Arc<dyn BufferOverlay>) -> Self {
+        self.overlay = overlay;
+        self
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn overlay(&self) -> &dyn BufferOverlay {
+        &*self.overlay
+    }
+
+    fn root_display(&self) -> String {
+        self.root.display().to_string()
+    }
+
+    /// Resolves a path named by the model or the user.
+    pub fn resolve(&self, input: &str) -> Result<WorkspacePath, WorkspaceError> {
+        if input.trim().is_empty() {
+            return Err(WorkspaceError::EmptyPath);
+        }
+        let outside = || WorkspaceError::OutsideRoot { path: input.to_string(), root: self.root_display() };
+        let requested = Path::new(input);
+        let joined =
+            if requested.is_absolute() { requested.to_path_buf() } else { self.root.join(requested) };
+        let cleaned = clean_lexically(&joined).ok_or_else(outside)?;
+        let rel_path = cleaned
+            .strip_prefix(&self.root)
+            .or_else(|_| cleaned.strip_prefix(&self.root_as_given))
+            .map_err(|_| outside())?
+            .to_path_buf();
+        let rel = to_slash(&rel_path);
+
+        // Follow the existing prefix one component at a time so that a symlink
+        // anywhere (the file, a parent, a chain) is checked where it points.
+        let mut real = self.root.clone();
+        let mut components = rel_path.components();
+        for component in components.by_ref() {
+            real.push(component);
+            let Ok(meta) = std::fs::symlink_metadata(&real) else {
+                break;
+            };
+            if meta.file_type().is_symlink() {
+                let target = real.canonicalize().map_err(|_| WorkspaceError::DanglingSymlink {
+                    path: input.to_string(),
+                })?;
+                if !target.starts_with(&self.root) {
+                    return Err(WorkspaceError::SymlinkEscape {
+                        path: input.to_string(),
+                        target: target.display().to_string(),
+                        root: self.root_display(),
+                    });
+                }
+                real = target;
+            }
+        }
+        real.extend(components);
+        let real_rel = to_slash(real.strip_prefix(&self.root).unwrap_or(Path::new("")));
+        Ok(WorkspacePath { abs: real, rel, real_rel })
+    }
+
+    /// The path of a file found by walking the tree (Glob, Grep), relative to the root.
+    pub fn relative(&self, abs: &Path) -> String {
+        to_slash(abs.strip_prefix(&self.root).unwrap_or(abs))
+    }
+
+    /// The bytes a tool should see: the open buffer when there is one, else the disk.
+    pub fn read_bytes(&self, path: &WorkspacePath) -> Result<Cow<'static, [u8]>, WorkspaceError> {
+        if let Some(text) = self.overlay.read(&path.abs) {
+            return Ok(Cow::Owned(text.into_bytes()));
+        }
+        std::fs::read(&path.abs).map(Cow::Owned).map_err(|e| WorkspaceError::io(path, e))
+    }
+
+    pub fn read_text(&self, path: &WorkspacePath) -> Result<String, WorkspaceError> {
+        if let Some(text) = self.overlay.read(&path.abs) {
+            return Ok(text);
+        }
+        let bytes = std::fs::read(&path.abs).map_err(|e| WorkspaceError::io(path, e))?;
+        String::from_utf8(bytes).map_err(|_| WorkspaceError::NotText { path: path.rel.clone() })
+    }
+
+    pub fn exists(&self, path: &WorkspacePath) -> bool {
+        self.overlay.read(&path.abs).is_some() || path.abs.exists()
+    }
+
+    /// Replaces the file's contents atomically (temp file in the same
+    /// directory, then rename), keeping the permissions of the file it replaces.
+    pub fn write_atomic(&self, path: &WorkspacePath, contents: &[u8]) -> Result<(), WorkspaceError> {
+        let io = |e| WorkspaceError::io(path, e);
+        let parent = path.abs.parent().ok_or_else(|| io(std::io::Error::other("no parent directory")))?;
+        std::fs::create_dir_all(parent).map_err(io)?;
+        let mut temp = tempfile::Builder::new().prefix(".tack-").tempfile_in(parent).map_err(io)?;
+        temp.write_all(contents).map_err(io)?;
+        temp.as_file().sync_data().map_err(io)?;
+        if let Ok(meta) = std::fs::metadata(&path.abs) {
+            temp.as_file().set_permissions(meta.permissions()).map_err(io)?;
+        }
+        temp.persist(&path.abs).map_err(|e| io(e.error))?;
+        Ok(())
+    }
+
+    pub fn remove_file(&self, path: &WorkspacePath) -> Result<(), WorkspaceError> {
+        std::fs::remove_file(&path.abs).map_err(|e| WorkspaceError::io(path, e))
+    }
+
+    pub fn rename(&self, from: &WorkspacePath, to: &WorkspacePath) -> Result<(), WorkspaceError> {
+        if let Some(parent) = to.abs.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| WorkspaceError::io(to, e))?;
+        }
+        std::fs::rename(&from.abs, &to.abs).map_err(|e| WorkspaceError::io(from, e))
+    }
+}
+
+/// Removes `.` and resolves `..` without touching the disk. `None` when `..`
+/// climbs above the filesystem root.
+fn clean_lexically(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::Prefix(_) | Component::RootDir => out.push(component),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::Normal(name) => out.push(name),
+        }
+    }
+    Some(out)
+}
+
+fn to_slash(path: &Path) -> String {
+    path.components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name.to_string_lossy()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, tempfile::TempDir, Workspace) {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("src")).unwrap();
+        std::fs::write(root.path().join("src/a.rs"), "fn a() {}\n").unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "outside\n").unwrap();
+        let ws = Workspace::open(root.path()).unwrap();
+        (root, outside, ws)
+    }
+
+    #[test]
+    fn relative_and_absolute_paths_inside_the_root_resolve() {
+        let (root, _outside, ws) = setup();
+        let p = ws.resolve("src/./a.rs").unwrap();
+        assert_eq!(p.rel, "src/a.rs");
+        let abs = root.path().join("src/a.rs");
+        assert_eq!(ws.resolve(abs.to_str().unwrap()).unwrap().rel, "src/a.rs");
+        assert_eq!(ws.resolve("src/../src/a.rs").unwrap().rel, "src/a.rs");
+        assert_eq!(ws.resolve("src/new/file.rs").unwrap().rel, "src/new/file.rs");
+        assert_eq!(ws.resolve(".").unwrap().display(), ".");
+    }
+
+    #[test]
+    fn escapes_are_refused_with_path_and_root_named() {
+        let (_root, outside, ws) = setup();
+        let err = ws.resolve("../x").unwrap_err().to_string();
+        assert!(err.contains("../x") && err.contains(ws.root().to_str().unwrap()), "{err}");
+        let abs = outside.path().join("secret.txt");
+        let err = ws.resolve(abs.to_str().unwrap()).unwrap_err();
+        assert!(matches!(err, WorkspaceError::OutsideRoot { .. }), "{err}");
+        assert!(ws.resolve("src/../../x").is_err());
+        assert!(matches!(ws.resolve(""), Err(WorkspaceError::EmptyPath)));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_leaving_the_root_are_refused() {
+        use std::os::unix::fs::symlink;
+        let (root, outside, ws) = setup();
+        symlink(outside.path().join("secret.txt"), root.path().join("link.txt")).unwrap();
+        symlink(outside.path(), root.path().join("linkdir")).unwrap();
+        symlink(root.path().join("link.txt"), root.path().join("chain.txt")).unwrap();
+        symlink(root.path().join("src/a.rs"), root.path().join("inner.rs")).unwrap();
+        symlink(root.path().join("missing"), root.path().join("dangling")).unwrap();
+        for path in ["link.txt", "linkdir/secret.txt", "linkdir/new.txt", "chain.txt"] {
+            let err = ws.resolve(path).unwrap_err();
+            assert!(matches!(err, WorkspaceError::SymlinkEscape { .. }), "{path}: {err}");
+        }
+        assert!(matches!(ws.resolve("dangling"), Err(WorkspaceError::DanglingSymlink { .. })));
+        let inner = ws.resolve("inner.rs").unwrap();
+        assert_eq!((inner.rel.as_str(), inner.real_rel.as_str()), ("inner.rs", "src/a.rs"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn atomic_write_keeps_the_file_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let (root, _outside, ws) = setup();
+        let script = root.path().join("run.sh");
+        std::fs::write(&script, "echo old\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let path = ws.resolve("run.sh").unwrap();
+        ws.write_atomic(&path, b"echo new\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&script).unwrap(), "echo new\n");
+        let mode = std::fs::metadata(&script).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o750);
+        let leftovers: Vec<_> = std::fs::read_dir(root.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".tack-"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+}
