@@ -48,6 +48,8 @@ pub struct ScriptedBackend {
     /// Index of the next entry. Shared by every conversation using this backend.
     next: Mutex<usize>,
     context_window: usize,
+    /// The last request served, so tests can check what the model was shown.
+    last_request: Mutex<Option<CompletionRequest>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -66,7 +68,12 @@ impl ScriptedBackend {
     pub const DEFAULT_CONTEXT_WINDOW: usize = 32_768;
 
     pub fn new(entries: Vec<ScriptEntry>) -> Self {
-        ScriptedBackend { entries, next: Mutex::new(0), context_window: Self::DEFAULT_CONTEXT_WINDOW }
+        ScriptedBackend {
+            entries,
+            next: Mutex::new(0),
+            context_window: Self::DEFAULT_CONTEXT_WINDOW,
+            last_request: Mutex::new(None),
+        }
     }
 
     pub fn from_file(path: &Path) -> Result<Self, ScriptError> {
@@ -90,6 +97,11 @@ impl ScriptedBackend {
     /// Generations served so far.
     pub fn used(&self) -> usize {
         *self.next.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The request of the most recent generation.
+    pub fn last_request(&self) -> Option<CompletionRequest> {
+        self.last_request.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     fn take(&self) -> Result<ScriptEntry, BackendError> {
@@ -116,6 +128,8 @@ fn chunks(text: &str) -> Vec<String> {
 
 impl ModelBackend for ScriptedBackend {
     fn stream(&self, request: CompletionRequest) -> BoxStream<'static, Result<ModelChunk, BackendError>> {
+        let prompt_tokens = self.count_tokens(&transcript(&request.system, &request.messages)) as u64;
+        *self.last_request.lock().unwrap_or_else(|e| e.into_inner()) = Some(request);
         let (text, delay) = match self.take() {
             Err(error) => return stream::once(async move { Err(error) }).boxed(),
             Ok(ScriptEntry::Fault { error, message }) => {
@@ -129,7 +143,7 @@ impl ModelBackend for ScriptedBackend {
             Ok(ScriptEntry::Paced { text, chunk_delay_ms }) => (text, chunk_delay_ms),
         };
         let usage = Usage {
-            prompt_tokens: self.count_tokens(&transcript(&request.system, &request.messages)) as u64,
+            prompt_tokens,
             completion_tokens: self.count_tokens(&text) as u64,
             ..Usage::default()
         };

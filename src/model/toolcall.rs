@@ -99,7 +99,7 @@ struct JsonScan {
     depth: usize,
     in_string: bool,
     escaped: bool,
-    /// The first key is complete and is "tool" or "name".
+    /// The first key is complete and is one of [`CALL_KEYS`].
     is_call: bool,
     fenced: bool,
 }
@@ -152,6 +152,10 @@ enum Head {
     NotCall,
 }
 
+/// Keys a call object may start with. Serializers that sort keys put
+/// "arguments" or "input" before "name" or "tool", so those count too.
+const CALL_KEYS: [&str; 5] = ["tool", "name", "input", "arguments", "parameters"];
+
 /// Decides from the first key whether a `{` object is a tool call, as early as possible.
 fn classify_head(object: &str) -> Head {
     let after = object.get(1..).unwrap_or_default().trim_start();
@@ -163,8 +167,8 @@ fn classify_head(object: &str) -> Head {
         };
     };
     match key.find('"') {
-        Some(end) if matches!(&key[..end], "tool" | "name") => Head::Call,
-        None if "tool".starts_with(key) || "name".starts_with(key) => Head::Undecided,
+        Some(end) if CALL_KEYS.contains(&&key[..end]) => Head::Call,
+        None if CALL_KEYS.iter().any(|k| k.starts_with(key)) => Head::Undecided,
         _ => Head::NotCall,
     }
 }
@@ -987,5 +991,14 @@ mod tests {
         ] {
             assert_eq!(check(input), [text(input)], "{input:?}");
         }
+    }
+
+    #[test]
+    fn calls_whose_keys_were_sorted_by_a_serializer_are_recognised() {
+        let sorted = r#"{"input":{"file_path":"a.rs"},"tool":"Read"}"#;
+        assert_eq!(check(sorted), [call("Read", json!({"file_path": "a.rs"}), sorted)]);
+        let openai = r#"{"arguments":{"q":1},"name":"Find"}"#;
+        assert_eq!(calls(&check(openai)), [("Find", json!({"q": 1}))]);
+        assert_eq!(check("{\"other\": 1}\n"), [text("{\"other\": 1}\n")]);
     }
 }

@@ -66,7 +66,7 @@ impl TypedTool for Glob {
         if total > MAX_RESULTS {
             output.push_str(&format!("({} more not shown; narrow the pattern)\n", total - MAX_RESULTS));
         }
-        Ok(ToolOutput::ok(output, format!("{} match {}", plural(total, "file"), input.pattern)))
+        Ok(ToolOutput::ok(output, format!("{} matching {}", plural(total, "file"), input.pattern)))
     }
 }
 

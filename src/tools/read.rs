@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{number_lines, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+use super::{number_lines, plural, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
 
 /// Lines returned when the model gives no limit.
 const DEFAULT_LIMIT: usize = 2000;
@@ -97,7 +97,7 @@ impl TypedTool for Read {
         let summary = if partial {
             format!("read {} lines {offset}-{last} of {total}", path.display())
         } else {
-            format!("read {} ({total} lines)", path.display())
+            format!("read {} ({})", path.display(), plural(total, "line"))
         };
         Ok(ToolOutput::ok(output, summary))
     }

@@ -29,6 +29,8 @@ pub enum WorkspaceError {
     DanglingSymlink { path: String },
     #[error("cannot access an empty path")]
     EmptyPath,
+    #[error("{path} does not exist")]
+    NotFound { path: String },
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -47,7 +49,11 @@ pub enum WorkspaceError {
 
 impl WorkspaceError {
     pub fn io(path: &WorkspacePath, source: std::io::Error) -> Self {
-        WorkspaceError::Io { path: path.rel.clone(), source }
+        let path = path.display().to_string();
+        match source.kind() {
+            std::io::ErrorKind::NotFound => WorkspaceError::NotFound { path },
+            _ => WorkspaceError::Io { path, source },
+        }
     }
 }
 

@@ -1,0 +1,315 @@
+//! Shared scenario harness: a temp workspace, a scripted model and a host
+//! that records every event and answers approvals from a list.
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tack::agent::{Approval, ApprovalRequest, Conversation, ConversationParts, Host, LoopSettings, ToolHook};
+use tack::model::scripted::{ScriptEntry, ScriptedBackend};
+use tack::permissions::{Policy, Rule};
+use tack::protocol::{ApprovalDecision, Event, PermissionMode, SequencedEvent};
+use tack::tools::{Tool, ToolRegistry};
+use tack::workspace::edits::{apply_to_disk, EditOutcome, FileChange};
+use tack::workspace::{BufferOverlay, Workspace};
+use tack::agent::TurnOutcome;
+use tokio_util::sync::CancellationToken;
+
+/// What the host does with proposed edits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Edits {
+    Apply,
+    Reject,
+}
+
+pub struct RecordingHost {
+    pub events: Mutex<Vec<SequencedEvent>>,
+    answers: Mutex<VecDeque<ApprovalDecision>>,
+    pub asked: Mutex<Vec<ApprovalRequest>>,
+    edits: Edits,
+    /// Cancelled when an approval is asked and no answer is scripted: lets a
+    /// test cancel a turn that waits on the user.
+    pub on_unanswered: CancellationToken,
+}
+
+impl RecordingHost {
+    pub fn new(answers: Vec<ApprovalDecision>, edits: Edits) -> Self {
+        RecordingHost {
+            events: Mutex::new(Vec::new()),
+            answers: Mutex::new(answers.into()),
+            asked: Mutex::new(Vec::new()),
+            edits,
+            on_unanswered: CancellationToken::new(),
+        }
+    }
+}
+
+#[async_trait]
+impl Host for RecordingHost {
+    fn emit(&self, event: SequencedEvent) {
+        self.events.lock().unwrap().push(event);
+    }
+
+    async fn approve(&self, request: ApprovalRequest) -> Approval {
+        self.asked.lock().unwrap().push(request);
+        let answer = self.answers.lock().unwrap().pop_front();
+        match answer {
+            Some(decision) => Approval::by_user(decision),
+            None => {
+                self.on_unanswered.cancel();
+                // Like a user who walked away: never answers.
+                std::future::pending().await
+            }
+        }
+    }
+
+    async fn apply_edit(&self, workspace: &Workspace, change: &FileChange) -> EditOutcome {
+        match self.edits {
+            Edits::Apply => match apply_to_disk(workspace, change) {
+                Ok(()) => EditOutcome::Applied,
+                Err(e) => EditOutcome::Rejected { reason: e.to_string() },
+            },
+            Edits::Reject => EditOutcome::Rejected { reason: "the user rejected the diff".into() },
+        }
+    }
+}
+
+pub struct Scenario {
+    pub dir: tempfile::TempDir,
+    mode: PermissionMode,
+    rules: Vec<Rule>,
+    answers: Vec<ApprovalDecision>,
+    edits: Edits,
+    max_iterations: u32,
+    tools: Option<Vec<Arc<dyn Tool>>>,
+    hooks: Vec<Arc<dyn ToolHook>>,
+    overlay: Option<Arc<dyn BufferOverlay>>,
+}
+
+pub struct Run {
+    pub dir: tempfile::TempDir,
+    pub events: Vec<SequencedEvent>,
+    pub outcome: TurnOutcome,
+    pub asked: Vec<ApprovalRequest>,
+    pub backend: Arc<ScriptedBackend>,
+    pub history_len: usize,
+}
+
+impl Scenario {
+    pub fn new() -> Scenario {
+        Scenario {
+            dir: tempfile::tempdir().unwrap(),
+            mode: PermissionMode::AutoAll,
+            rules: Vec::new(),
+            answers: Vec::new(),
+            edits: Edits::Apply,
+            max_iterations: 40,
+            tools: None,
+            hooks: Vec::new(),
+            overlay: None,
+        }
+    }
+
+    pub fn file(self, path: &str, contents: &str) -> Scenario {
+        let full = self.dir.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, contents).unwrap();
+        self
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn mode(mut self, mode: PermissionMode) -> Scenario {
+        self.mode = mode;
+        self
+    }
+
+    pub fn rules(mut self, rules: Vec<Rule>) -> Scenario {
+        self.rules = rules;
+        self
+    }
+
+    pub fn answers(mut self, answers: &[ApprovalDecision]) -> Scenario {
+        self.answers = answers.to_vec();
+        self
+    }
+
+    pub fn edits(mut self, edits: Edits) -> Scenario {
+        self.edits = edits;
+        self
+    }
+
+    pub fn max_iterations(mut self, max: u32) -> Scenario {
+        self.max_iterations = max;
+        self
+    }
+
+    pub fn tools(mut self, tools: Vec<Arc<dyn Tool>>) -> Scenario {
+        self.tools = Some(tools);
+        self
+    }
+
+    pub fn hook(mut self, hook: Arc<dyn ToolHook>) -> Scenario {
+        self.hooks.push(hook);
+        self
+    }
+
+    pub fn overlay(mut self, overlay: Arc<dyn BufferOverlay>) -> Scenario {
+        self.overlay = Some(overlay);
+        self
+    }
+
+    /// Runs one turn with the model replaying `script` (plain texts).
+    pub async fn run(self, script: &[&str], prompt: &str) -> Run {
+        let entries = script.iter().map(|t| ScriptEntry::Text(t.to_string())).collect();
+        self.run_entries(entries, prompt, CancellationToken::new()).await
+    }
+
+    pub async fn run_entries(self, script: Vec<ScriptEntry>, prompt: &str, cancel: CancellationToken) -> Run {
+        let backend = Arc::new(ScriptedBackend::new(script));
+        let host = Arc::new(RecordingHost::new(self.answers.clone(), self.edits));
+        let unanswered = host.on_unanswered.clone();
+        let cancel_on_wait = cancel.clone();
+        tokio::spawn(async move {
+            unanswered.cancelled().await;
+            cancel_on_wait.cancel();
+        });
+        let mut workspace = Workspace::open(self.dir.path()).unwrap();
+        if let Some(overlay) = self.overlay.clone() {
+            workspace = workspace.with_overlay(overlay);
+        }
+        let tools = match self.tools {
+            Some(tools) => ToolRegistry::new(tools),
+            None => ToolRegistry::builtin(&Default::default()),
+        };
+        let mut conversation = Conversation::new(ConversationParts {
+            backend: backend.clone(),
+            tools: Arc::new(tools),
+            workspace: Arc::new(workspace),
+            host: host.clone(),
+            policy: Policy::new(self.mode, &self.rules).unwrap(),
+            settings: LoopSettings {
+                max_iterations: self.max_iterations,
+                retry_base_delay: Duration::from_millis(1),
+                ..LoopSettings::default()
+            },
+            session: None,
+            history: Vec::new(),
+        });
+        for hook in self.hooks {
+            conversation.add_hook(hook);
+        }
+        let outcome = conversation.run_turn(prompt, cancel).await;
+        let events = host.events.lock().unwrap().clone();
+        let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, (1..=events.len() as u64).collect::<Vec<_>>(), "seq must be gapless from 1");
+        Run {
+            dir: self.dir,
+            events,
+            outcome,
+            asked: host.asked.lock().unwrap().clone(),
+            backend,
+            history_len: conversation.history().len(),
+        }
+    }
+}
+
+impl Run {
+    pub fn read(&self, path: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(path)).unwrap()
+    }
+
+    pub fn exists(&self, path: &str) -> bool {
+        self.dir.path().join(path).exists()
+    }
+
+    /// The tool results in event order: (name, is_error, output).
+    pub fn results(&self) -> Vec<(String, bool, String)> {
+        self.events
+            .iter()
+            .filter_map(|e| match &e.event {
+                Event::ToolResult { name, is_error, output, .. } => Some((name.clone(), *is_error, self.redact(output))),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn result_output(&self, index: usize) -> String {
+        self.results()[index].2.clone()
+    }
+
+    fn redact(&self, text: &str) -> String {
+        let root = self.dir.path().canonicalize().unwrap();
+        text.replace(root.to_str().unwrap(), "<root>").replace(self.dir.path().to_str().unwrap(), "<root>")
+    }
+
+    /// The event stream, one readable line per event (status, usage and
+    /// context gauges left out), text deltas merged, the temp root redacted.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let mut pending_text = String::new();
+        let flush = |out: &mut String, text: &mut String| {
+            if !text.is_empty() {
+                out.push_str(&format!("text {:?}\n", text));
+                text.clear();
+            }
+        };
+        for event in &self.events {
+            let line = match &event.event {
+                Event::Text { text } => {
+                    pending_text.push_str(text);
+                    continue;
+                }
+                Event::Status { .. } | Event::Usage { .. } | Event::ContextUsage { .. } => continue,
+                Event::TurnStarted { prompt } => format!("turn_started {prompt:?}"),
+                Event::Thought { text } => format!("thought {text:?}"),
+                Event::ToolCall { tool_call_id, name, input } => format!("tool_call {tool_call_id} {name} {input}"),
+                Event::PermissionRequest { tool_call_id, name, reason } => {
+                    format!("permission_request {tool_call_id} {name}: {reason}")
+                }
+                Event::PermissionDecision { tool_call_id, decision, source } => {
+                    format!("permission_decision {tool_call_id} {decision:?} ({source})")
+                }
+                Event::ToolResult { tool_call_id, name, is_error, output, summary } => {
+                    let status = if *is_error { "error" } else { "ok" };
+                    let mut line = format!("tool_result {tool_call_id} {name} {status}: {}", self.redact(summary));
+                    if output.trim() != summary.trim() {
+                        for l in self.redact(output).lines().take(12) {
+                            line.push_str(&format!("\n    | {l}"));
+                        }
+                    }
+                    line
+                }
+                Event::EditProposed { tool_call_id, path, diff } => {
+                    let mut line = format!("edit_proposed {tool_call_id} {path}");
+                    for l in diff.lines() {
+                        line.push_str(&format!("\n    {l}"));
+                    }
+                    line
+                }
+                Event::EditApplied { tool_call_id, path } => format!("edit_applied {tool_call_id} {path}"),
+                Event::EditRejected { tool_call_id, path, reason } => {
+                    format!("edit_rejected {tool_call_id} {path}: {reason}")
+                }
+                Event::Retry { attempt, error, .. } => format!("retry {attempt}: {error}"),
+                Event::Error { message } => format!("error {message}"),
+                Event::TurnFinished { stop_reason, text, .. } => format!("turn_finished {stop_reason:?} {text:?}"),
+                other => format!("{}", other.kind()),
+            };
+            flush(&mut out, &mut pending_text);
+            out.push_str(&line);
+            out.push('\n');
+        }
+        flush(&mut out, &mut pending_text);
+        out
+    }
+
+    pub fn kinds(&self) -> Vec<&'static str> {
+        self.events.iter().map(|e| e.event.kind()).collect()
+    }
+}

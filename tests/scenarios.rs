@@ -1,0 +1,679 @@
+//! Scenario tests: whole turns with the scripted model on temp workspaces.
+//!
+//! The model's raw text goes through the real incremental parser, the real
+//! tools run on real files, and the whole event stream is compared as a
+//! snapshot where that reads best.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use common::{Edits, Scenario};
+use insta::assert_snapshot;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tack::agent::{HookCall, ToolHook};
+use tack::model::scripted::{FaultKind, ScriptEntry};
+use tack::permissions::{Rule, RuleAction};
+use tack::protocol::{ApprovalDecision, Event, PermissionMode, StopReason};
+use tack::tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+use tack::workspace::buffers::MemoryBuffers;
+use tokio_util::sync::CancellationToken;
+
+fn call(tool: &str, input: serde_json::Value) -> String {
+    serde_json::json!({ "tool": tool, "input": input }).to_string()
+}
+
+// ---------------------------------------------------------------- tools
+
+#[tokio::test]
+async fn read_then_edit_then_answer() {
+    let run = Scenario::new()
+        .file("src/greet.py", "def greet(name):\n    return 'Helo, ' + name\n")
+        .run(
+            &[
+                &format!("Let me look.\n{}\n", call("Read", serde_json::json!({"file_path": "src/greet.py"}))),
+                &call(
+                    "Edit",
+                    serde_json::json!({"file_path": "src/greet.py", "old_string": "Helo", "new_string": "Hello"}),
+                ),
+                "Fixed the typo in the greeting.",
+            ],
+            "fix the greeting",
+        )
+        .await;
+    assert_eq!(run.read("src/greet.py"), "def greet(name):\n    return 'Hello, ' + name\n");
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_snapshot!(run.render());
+}
+
+#[tokio::test]
+async fn read_pages_numbers_lines_and_refuses_binary_files() {
+    let long: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    let run = Scenario::new()
+        .file("long.txt", &long)
+        .file("blob.bin", "abc\0def")
+        .file("empty.txt", "")
+        .run(
+            &[
+                &[
+                    call("Read", serde_json::json!({"file_path": "long.txt", "offset": 28})),
+                    call("Read", serde_json::json!({"file_path": "long.txt", "offset": 2, "limit": 2})),
+                    call("Read", serde_json::json!({"file_path": "blob.bin"})),
+                    call("Read", serde_json::json!({"file_path": "empty.txt"})),
+                    call("Read", serde_json::json!({"file_path": "missing.txt"})),
+                    call("Read", serde_json::json!({"file_path": "long.txt", "offset": 99})),
+                ]
+                .join("\n"),
+                "done",
+            ],
+            "read",
+        )
+        .await;
+    assert_snapshot!(run.render());
+}
+
+#[tokio::test]
+async fn write_creates_and_overwrites_files() {
+    let run = Scenario::new()
+        .file("old.txt", "old\n")
+        .run(
+            &[
+                &[
+                    call("Write", serde_json::json!({"file_path": "new/dir/file.txt", "content": "fresh\n"})),
+                    call("Write", serde_json::json!({"file_path": "old.txt", "content": "replaced\n"})),
+                    call("Write", serde_json::json!({"file_path": "old.txt", "content": "replaced\n"})),
+                ]
+                .join("\n"),
+                "done",
+            ],
+            "write",
+        )
+        .await;
+    assert_eq!(run.read("new/dir/file.txt"), "fresh\n");
+    assert_eq!(run.read("old.txt"), "replaced\n");
+    assert_snapshot!(run.render());
+}
+
+#[tokio::test]
+async fn edit_requires_a_unique_exact_match_unless_replace_all() {
+    let run = Scenario::new()
+        .file("a.txt", "x = 1\nx = 1\ny = 2\n")
+        .run(
+            &[
+                &[
+                    call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "z = 3", "new_string": "z = 4"})),
+                    call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "x = 1", "new_string": "x = 2"})),
+                    call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "y = 2", "new_string": "y = 2"})),
+                    call(
+                        "Edit",
+                        serde_json::json!({"file_path": "a.txt", "old_string": "x = 1", "new_string": "x = 9", "replace_all": true}),
+                    ),
+                ]
+                .join("\n"),
+                "done",
+            ],
+            "edit",
+        )
+        .await;
+    assert_eq!(run.read("a.txt"), "x = 9\nx = 9\ny = 2\n");
+    let errors: Vec<bool> = run.results().iter().map(|r| r.1).collect();
+    assert_eq!(errors, [true, true, true, false]);
+    assert_snapshot!(run.render());
+}
+
+#[tokio::test]
+async fn multi_edit_is_all_or_nothing() {
+    let original = "alpha\nbeta\ngamma\n";
+    let run = Scenario::new()
+        .file("a.txt", original)
+        .run(
+            &[
+                &call(
+                    "MultiEdit",
+                    serde_json::json!({"file_path": "a.txt", "edits": [
+                        {"old_string": "alpha", "new_string": "ALPHA"},
+                        {"old_string": "missing", "new_string": "x"}
+                    ]}),
+                ),
+                &call(
+                    "MultiEdit",
+                    serde_json::json!({"file_path": "a.txt", "edits": [
+                        {"old_string": "alpha", "new_string": "ALPHA"},
+                        {"old_string": "ALPHA\nbeta", "new_string": "ALPHA\nBETA"}
+                    ]}),
+                ),
+                "done",
+            ],
+            "edit",
+        )
+        .await;
+    assert_eq!(run.read("a.txt"), "ALPHA\nBETA\ngamma\n");
+    assert!(run.result_output(0).contains("edit 2 of 2 failed, so none was applied"), "{}", run.result_output(0));
+    assert!(!run.results()[1].1);
+}
+
+#[tokio::test]
+async fn glob_grep_and_list_dir_respect_gitignore() {
+    let run = Scenario::new()
+        .file(".gitignore", "target/\n*.log\n")
+        .file("src/main.rs", "fn main() {\n    println!(\"Hello\");\n}\n")
+        .file("src/lib/mod.rs", "pub fn hello() {}\n// TODO: more\n")
+        .file("README.md", "# Hello world\nTODO: docs\n")
+        .file("target/debug/out.rs", "fn hello() {}\n")
+        .file("run.log", "hello\n")
+        .file(".env", "HELLO=secret\n")
+        .run(
+            &[
+                &[
+                    call("Glob", serde_json::json!({"pattern": "**/*.rs"})),
+                    call("Glob", serde_json::json!({"pattern": "*.rs", "path": "src"})),
+                    call("Grep", serde_json::json!({"pattern": "hello", "case_insensitive": true})),
+                    call("Grep", serde_json::json!({"pattern": "TODO", "output_mode": "content"})),
+                    call("Grep", serde_json::json!({"pattern": "l", "output_mode": "count", "glob": "*.rs"})),
+                    call("Grep", serde_json::json!({"pattern": "nothing here"})),
+                    call("Grep", serde_json::json!({"pattern": "(unclosed"})),
+                    call("ListDir", serde_json::json!({})),
+                    call("ListDir", serde_json::json!({"path": "src"})),
+                ]
+                .join("\n"),
+                "done",
+            ],
+            "search",
+        )
+        .await;
+    let searched = run.result_output(2);
+    assert!(!searched.contains("target/") && !searched.contains("run.log"), "{searched}");
+    assert!(!searched.contains(".env"), "a search must not read secrets: {searched}");
+    assert_snapshot!(run.render());
+}
+
+#[tokio::test]
+async fn move_and_delete_files() {
+    let run = Scenario::new()
+        .file("a.txt", "a\n")
+        .file("b.txt", "b\n")
+        .file("c.txt", "c\n")
+        .run(
+            &[
+                &[
+                    call("Move", serde_json::json!({"source": "a.txt", "destination": "moved/a.txt"})),
+                    call("Move", serde_json::json!({"source": "b.txt", "destination": "c.txt"})),
+                    call("DeleteFile", serde_json::json!({"file_path": "b.txt"})),
+                    call("DeleteFile", serde_json::json!({"file_path": "moved"})),
+                ]
+                .join("\n"),
+                "done",
+            ],
+            "tidy",
+        )
+        .await;
+    assert!(!run.exists("a.txt") && run.exists("moved/a.txt"));
+    assert!(!run.exists("b.txt"));
+    assert_eq!(run.read("c.txt"), "c\n");
+    assert_snapshot!(run.render());
+}
+
+#[tokio::test]
+async fn reads_see_open_buffers_before_the_disk() {
+    let scenario = Scenario::new().file("a.rs", "on disk\n");
+    let buffers = Arc::new(MemoryBuffers::default());
+    buffers.set(scenario.root().canonicalize().unwrap().join("a.rs"), "unsaved edit\n");
+    let run = scenario
+        .overlay(buffers)
+        .run(
+            &[
+                &[
+                    call("Read", serde_json::json!({"file_path": "a.rs"})),
+                    call("Grep", serde_json::json!({"pattern": "unsaved", "output_mode": "content"})),
+                ]
+                .join("\n"),
+                "done",
+            ],
+            "read",
+        )
+        .await;
+    assert!(run.result_output(0).contains("unsaved edit"), "{}", run.result_output(0));
+    assert_eq!(run.result_output(1), "a.rs:1:unsaved edit\n");
+}
+
+#[tokio::test]
+async fn rejected_edits_leave_the_file_and_tell_the_model() {
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .edits(Edits::Reject)
+        .run(
+            &[&call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "one", "new_string": "two"})), "ok"],
+            "edit",
+        )
+        .await;
+    assert_eq!(run.read("a.txt"), "one\n");
+    assert_eq!(run.kinds().iter().filter(|k| **k == "edit_rejected").count(), 1);
+    assert!(run.result_output(0).contains("rejected: the user rejected the diff"));
+}
+
+// ---------------------------------------------------------------- parser forms
+
+#[tokio::test]
+async fn every_call_form_is_recognised_and_raw_calls_never_stream_as_text() {
+    let completion = [
+        "Single line:",
+        r#"{"tool": "Read", "input": {"file_path": "a.txt"}}"#,
+        "Pretty:",
+        "{",
+        r#"  "tool": "Read","#,
+        r#"  "input": {"file_path": "a.txt", "limit": 1}"#,
+        "}",
+        "Fenced:",
+        "```json",
+        r#"{"tool": "Glob", "input": {"pattern": "*.txt"}}"#,
+        "```",
+        r#"XML: <tool_use><name>ListDir</name><input>{}</input></tool_use>"#,
+        r#"Native: <tool_call>{"name": "Grep", "arguments": "{\"pattern\": \"hi\"}"}</tool_call>"#,
+        "End.",
+    ]
+    .join("\n");
+    let run = Scenario::new().file("a.txt", "hi\n").run(&[&completion, "done"], "look").await;
+    let names: Vec<String> = run.results().into_iter().map(|r| r.0).collect();
+    assert_eq!(names, ["Read", "Read", "Glob", "ListDir", "Grep"]);
+    assert!(run.results().iter().all(|r| !r.1), "{:?}", run.results());
+    let streamed: String = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(!streamed.contains("\"tool\"") && !streamed.contains("<tool_") && !streamed.contains("```"), "{streamed}");
+    assert_snapshot!(run.render());
+}
+
+#[tokio::test]
+async fn a_malformed_call_becomes_an_error_result_and_the_loop_recovers() {
+    let run = Scenario::new()
+        .file("a.txt", "content\n")
+        .run(
+            &[
+                r#"{"tool": "Read", "input": {"file_path": "a.txt",}}"#,
+                &call("Raed", serde_json::json!({"file_path": "a.txt"})),
+                &call("Read", serde_json::json!({"path": "a.txt"})),
+                &call("Read", serde_json::json!({"file_path": "a.txt"})),
+                "It says content.",
+            ],
+            "read a.txt",
+        )
+        .await;
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.outcome.text, "It says content.");
+    let errors: Vec<bool> = run.results().iter().map(|r| r.1).collect();
+    assert_eq!(errors, [true, true, true, false]);
+    assert_snapshot!(run.render());
+}
+
+// ---------------------------------------------------------------- permissions
+
+fn edit_call() -> String {
+    call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "one", "new_string": "two"}))
+}
+
+#[tokio::test]
+async fn plan_mode_hides_write_tools_and_refuses_them_at_run_time() {
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .mode(PermissionMode::Plan)
+        .run(&[&format!("{}\n{}", call("Read", serde_json::json!({"file_path": "a.txt"})), edit_call()), "plan: change one to two"], "plan it")
+        .await;
+    assert_eq!(run.read("a.txt"), "one\n");
+    let request = run.backend.last_request().unwrap();
+    let offered: Vec<&str> = request.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(offered, ["Read", "Glob", "Grep", "ListDir"]);
+    assert!(request.system.contains("Mode: plan"));
+    assert!(!request.system.contains("## Edit"));
+    assert!(run.asked.is_empty());
+    assert_snapshot!(run.render());
+}
+
+#[tokio::test]
+async fn auto_read_asks_for_edits_and_remembers_always() {
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .mode(PermissionMode::AutoRead)
+        .answers(&[ApprovalDecision::Deny, ApprovalDecision::AllowAlways])
+        .run(
+            &[
+                &format!("{}\n{}", call("Read", serde_json::json!({"file_path": "a.txt"})), edit_call()),
+                &edit_call(),
+                &call("Write", serde_json::json!({"file_path": "b.txt", "content": "b"})),
+                &call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "two", "new_string": "three"})),
+                "done",
+            ],
+            "edit",
+        )
+        .await;
+    // Read: no question. Edit: denied, then always-allowed. Write: a different
+    // tool, asked and unanswered (the turn is cancelled while it waits).
+    let asked: Vec<&str> = run.asked.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(asked, ["Edit", "Edit", "Write"]);
+    assert_eq!(run.read("a.txt"), "two\n");
+    assert_eq!(run.outcome.stop_reason, StopReason::Cancelled);
+    assert_snapshot!(run.render());
+}
+
+#[tokio::test]
+async fn ask_mode_asks_every_time_despite_allow_rules() {
+    let allow_edit = Rule { action: RuleAction::Allow, tool: Some("Edit".into()), path: None, command: None };
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .mode(PermissionMode::Ask)
+        .rules(vec![allow_edit])
+        .answers(&[ApprovalDecision::AllowAlways, ApprovalDecision::Allow])
+        .run(
+            &[
+                &edit_call(),
+                &call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "two", "new_string": "three"})),
+                &call("Read", serde_json::json!({"file_path": "a.txt"})),
+                "done",
+            ],
+            "edit",
+        )
+        .await;
+    assert_eq!(run.asked.len(), 2);
+    assert_eq!(run.read("a.txt"), "three\n");
+}
+
+#[tokio::test]
+async fn auto_all_never_asks_but_deny_rules_still_refuse() {
+    let deny_lock = Rule { action: RuleAction::Deny, tool: None, path: Some("**/*.lock".into()), command: None };
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .file("Cargo.lock", "lock\n")
+        .mode(PermissionMode::AutoAll)
+        .rules(vec![deny_lock])
+        .run(
+            &[
+                &format!("{}\n{}", edit_call(), call("Write", serde_json::json!({"file_path": "Cargo.lock", "content": "x"}))),
+                "done",
+            ],
+            "edit",
+        )
+        .await;
+    assert!(run.asked.is_empty());
+    assert_eq!(run.read("a.txt"), "two\n");
+    assert_eq!(run.read("Cargo.lock"), "lock\n");
+    assert!(run.result_output(1).contains("denied by rule [deny path=**/*.lock]"), "{}", run.result_output(1));
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn the_workspace_boundary_holds_for_every_escape() {
+    use std::os::unix::fs::symlink;
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "outside secret\n").unwrap();
+    let scenario = Scenario::new().file("ok.txt", "fine\n").file(".env", "TOKEN=1\n").file(".ssh/id_rsa", "KEY\n");
+    let root = scenario.root().to_path_buf();
+    symlink(outside.path().join("secret.txt"), root.join("link.txt")).unwrap();
+    symlink(outside.path(), root.join("linkdir")).unwrap();
+    symlink(root.join("link.txt"), root.join("chain.txt")).unwrap();
+    symlink(root.join(".env"), root.join("innocent.txt")).unwrap();
+    let absolute = outside.path().join("secret.txt").display().to_string();
+    let calls = [
+        call("Read", serde_json::json!({"file_path": "../secret.txt"})),
+        call("Read", serde_json::json!({"file_path": absolute})),
+        call("Read", serde_json::json!({"file_path": "link.txt"})),
+        call("Read", serde_json::json!({"file_path": "linkdir/secret.txt"})),
+        call("Write", serde_json::json!({"file_path": "linkdir/new.txt", "content": "x"})),
+        call("Read", serde_json::json!({"file_path": "chain.txt"})),
+        call("Read", serde_json::json!({"file_path": ".env"})),
+        call("Read", serde_json::json!({"file_path": ".ssh/id_rsa"})),
+        call("Read", serde_json::json!({"file_path": "innocent.txt"})),
+        call("Read", serde_json::json!({"file_path": "ok.txt"})),
+    ];
+    let run = scenario.run(&[&calls.join("\n"), "done"], "try to escape").await;
+    let results = run.results();
+    assert_eq!(results.len(), 10);
+    for (index, (_, is_error, output)) in results.iter().enumerate().take(9) {
+        assert!(is_error, "call {index} should be refused: {output}");
+        assert!(!output.contains("outside secret") && !output.contains("TOKEN") && !output.contains("KEY"), "{output}");
+    }
+    assert!(!outside.path().join("new.txt").exists());
+    assert!(results[9].2.contains("fine"));
+    let refusals: String = results.iter().take(9).map(|r| format!("{}\n", r.2.replace(&absolute, "<outside>/secret.txt"))).collect();
+    let refusals = refusals.replace(&outside.path().canonicalize().unwrap().display().to_string(), "<outside>");
+    assert_snapshot!(refusals);
+}
+
+// ---------------------------------------------------------------- the loop
+
+#[tokio::test]
+async fn max_iterations_stops_a_model_that_keeps_calling_tools() {
+    let read = call("Read", serde_json::json!({"file_path": "a.txt"}));
+    let run = Scenario::new()
+        .file("a.txt", "x\n")
+        .max_iterations(3)
+        .run(&[&read, &read, &read, &read, "never reached"], "loop")
+        .await;
+    assert_eq!(run.outcome.stop_reason, StopReason::MaxIterations);
+    assert_eq!(run.backend.used(), 3);
+    assert_eq!(run.results().len(), 3);
+}
+
+/// A read-only tool that takes a while and records how many run at once.
+struct SlowProbe {
+    running: Arc<AtomicUsize>,
+    peak: Arc<AtomicUsize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ProbeInput {
+    label: String,
+    delay_ms: u64,
+}
+
+#[async_trait]
+impl TypedTool for SlowProbe {
+    type Input = ProbeInput;
+    const NAME: &'static str = "Probe";
+    const DESCRIPTION: &'static str = "test probe";
+    const KIND: ToolKind = ToolKind::ReadOnly;
+    const SET: ToolSet = ToolSet::Read;
+    fn paths(_: &ProbeInput) -> Vec<String> {
+        Vec::new()
+    }
+    async fn call(&self, input: ProbeInput, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+        self.peak.fetch_max(now, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(input.delay_ms)).await;
+        self.running.fetch_sub(1, Ordering::SeqCst);
+        Ok(ToolOutput::ok(input.label.clone(), input.label))
+    }
+}
+
+#[tokio::test]
+async fn parallel_reads_run_together_and_results_keep_call_order() {
+    let running = Arc::new(AtomicUsize::new(0));
+    let peak = Arc::new(AtomicUsize::new(0));
+    let probe = Arc::new(SlowProbe { running: running.clone(), peak: peak.clone() });
+    let tools: Vec<Arc<dyn Tool>> = vec![probe];
+    let calls = [("first", 120), ("second", 10), ("third", 60)]
+        .map(|(label, delay)| call("Probe", serde_json::json!({"label": label, "delay_ms": delay})))
+        .join("\n");
+    let run = Scenario::new().tools(tools).run(&[&calls, "done"], "probe").await;
+    let labels: Vec<String> = run.results().into_iter().map(|r| r.2).collect();
+    assert_eq!(labels, ["first", "second", "third"]);
+    assert_eq!(peak.load(Ordering::SeqCst), 3, "the three read-only calls should overlap");
+}
+
+#[tokio::test]
+async fn writes_split_batches_and_run_alone() {
+    // Read, Write, Read: the second Read must see what the Write wrote.
+    let calls = [
+        call("Read", serde_json::json!({"file_path": "a.txt"})),
+        call("Write", serde_json::json!({"file_path": "a.txt", "content": "after\n"})),
+        call("Read", serde_json::json!({"file_path": "a.txt"})),
+    ]
+    .join("\n");
+    let run = Scenario::new().file("a.txt", "before\n").run(&[&calls, "done"], "rw").await;
+    assert!(run.result_output(0).contains("before"));
+    assert!(run.result_output(2).contains("after"));
+}
+
+#[tokio::test]
+async fn transient_errors_are_retried_and_fatal_ones_end_the_turn() {
+    let script = vec![
+        ScriptEntry::Fault { error: FaultKind::Transient, message: Some("overloaded".into()) },
+        ScriptEntry::Fault { error: FaultKind::Transient, message: None },
+        ScriptEntry::Text("Recovered.".into()),
+    ];
+    let run = Scenario::new().run_entries(script, "hi", CancellationToken::new()).await;
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_snapshot!("transient_retry", run.render());
+
+    let script = vec![ScriptEntry::Fault { error: FaultKind::Fatal, message: Some("model file vanished".into()) }];
+    let run = Scenario::new().run_entries(script, "hi", CancellationToken::new()).await;
+    assert_eq!(run.outcome.stop_reason, StopReason::Error);
+    assert_snapshot!("fatal_error", run.render());
+
+    let run = Scenario::new().run(&[], "hi").await;
+    assert_eq!(run.outcome.stop_reason, StopReason::Error);
+    assert!(run.render().contains("script exhausted after 0 completions"));
+}
+
+#[tokio::test]
+async fn too_many_transient_errors_give_up() {
+    let script = (0..4).map(|_| ScriptEntry::Fault { error: FaultKind::Transient, message: None }).collect();
+    let run = Scenario::new().run_entries(script, "hi", CancellationToken::new()).await;
+    assert_eq!(run.outcome.stop_reason, StopReason::Error);
+    assert_eq!(run.kinds().iter().filter(|k| **k == "retry").count(), 3);
+}
+
+#[tokio::test]
+async fn cancelling_mid_stream_keeps_a_consistent_history() {
+    let cancel = CancellationToken::new();
+    let script = vec![ScriptEntry::Paced { text: "a long answer that streams slowly ".repeat(20), chunk_delay_ms: 5 }];
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        trigger.cancel();
+    });
+    let run = Scenario::new().run_entries(script, "talk", cancel).await;
+    assert_eq!(run.outcome.stop_reason, StopReason::Cancelled);
+    assert!(!run.outcome.text.is_empty());
+    assert_eq!(run.history_len, 2, "the prompt and the partial answer are kept");
+    assert_eq!(run.kinds().last(), Some(&"turn_finished"));
+}
+
+/// A tool that panics, to prove the loop survives it.
+struct Boom;
+
+#[derive(Deserialize, JsonSchema)]
+struct BoomInput {}
+
+#[async_trait]
+impl TypedTool for Boom {
+    type Input = BoomInput;
+    const NAME: &'static str = "Boom";
+    const DESCRIPTION: &'static str = "panics";
+    const KIND: ToolKind = ToolKind::ReadOnly;
+    const SET: ToolSet = ToolSet::Read;
+    fn paths(_: &BoomInput) -> Vec<String> {
+        Vec::new()
+    }
+    async fn call(&self, _: BoomInput, _ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        panic!("index out of bounds")
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_tool_becomes_an_error_result() {
+    let tools: Vec<Arc<dyn Tool>> = vec![Arc::new(Boom)];
+    let run = Scenario::new().tools(tools).run(&[&call("Boom", serde_json::json!({})), "survived"], "boom").await;
+    assert_eq!(run.outcome.text, "survived");
+    assert_eq!(run.results()[0].1, true);
+    assert!(run.result_output(0).contains("index out of bounds"));
+}
+
+/// Records the pipeline order and blocks DeleteFile.
+struct Audit {
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl ToolHook for Audit {
+    fn before(&self, call: &HookCall<'_>) -> Result<(), String> {
+        self.log.lock().unwrap().push(format!("before {}", call.name));
+        if call.name == "DeleteFile" { Err("deletions are audited".into()) } else { Ok(()) }
+    }
+    fn after(&self, call: &HookCall<'_>, output: &mut ToolOutput) {
+        self.log.lock().unwrap().push(format!("after {}", call.name));
+        output.output.push_str("[audited]");
+    }
+}
+
+#[tokio::test]
+async fn hooks_run_after_permission_and_around_the_tool() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let run = Scenario::new()
+        .file("a.txt", "a\n")
+        .mode(PermissionMode::Plan)
+        .hook(Arc::new(Audit { log: log.clone() }))
+        .run(
+            &[
+                &[
+                    call("Read", serde_json::json!({"file_path": "a.txt"})),
+                    call("DeleteFile", serde_json::json!({"file_path": "a.txt"})),
+                ]
+                .join("\n"),
+                "done",
+            ],
+            "audit",
+        )
+        .await;
+    // Plan mode refuses DeleteFile before any hook sees it.
+    assert_eq!(*log.lock().unwrap(), ["before Read", "after Read"]);
+    assert!(run.result_output(0).ends_with("[audited]"));
+
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let run = Scenario::new()
+        .file("a.txt", "a\n")
+        .hook(Arc::new(Audit { log: log.clone() }))
+        .run(&[&call("DeleteFile", serde_json::json!({"file_path": "a.txt"})), "done"], "audit")
+        .await;
+    assert!(run.exists("a.txt"));
+    assert_eq!(run.result_output(0), "blocked by a hook: deletions are audited");
+}
+
+#[tokio::test]
+async fn the_history_pairs_every_call_with_its_result() {
+    let run = Scenario::new()
+        .file("a.txt", "a\n")
+        .run(
+            &[
+                &format!("{}\nbad: <tool_call>{{\"name\": </tool_call>", call("Read", serde_json::json!({"file_path": "a.txt"}))),
+                "done",
+            ],
+            "pairs",
+        )
+        .await;
+    assert_eq!(run.history_len, 4);
+    let events_calls: Vec<String> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ToolCall { tool_call_id, .. } => Some(tool_call_id.clone()),
+            _ => None,
+        })
+        .collect();
+    let events_results: Vec<String> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ToolResult { tool_call_id, .. } => Some(tool_call_id.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(events_calls, events_results);
+    assert_eq!(events_calls.len(), 2);
+}
