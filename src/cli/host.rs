@@ -41,6 +41,11 @@ impl TerminalHost {
         let line = match event {
             Event::Text { text } => {
                 let mut at_line_start = self.at_line_start.lock().unwrap_or_else(|e| e.into_inner());
+                // The newline that ends a tool call's line would print as a blank line.
+                let text = if *at_line_start { text.trim_start_matches('\n') } else { text.as_str() };
+                if text.is_empty() {
+                    return;
+                }
                 eprint!("{text}");
                 *at_line_start = text.ends_with('\n');
                 return;
@@ -72,9 +77,14 @@ impl TerminalHost {
     }
 }
 
-/// The input of a call in a few words: its first string argument.
+/// The input of a call in a few words: the argument that names what it works on.
 fn brief(input: &Value) -> String {
-    let first = input.as_object().and_then(|o| o.values().find_map(Value::as_str)).unwrap_or("");
+    const TELLING: [&str; 6] = ["file_path", "path", "pattern", "command", "source", "query"];
+    let object = input.as_object();
+    let first = object
+        .and_then(|o| TELLING.iter().find_map(|key| o.get(*key).and_then(Value::as_str)))
+        .or_else(|| object.and_then(|o| o.values().find_map(Value::as_str)))
+        .unwrap_or("");
     let first = first.lines().next().unwrap_or("");
     match first.char_indices().nth(60) {
         Some((end, _)) => format!("{}…", &first[..end]),

@@ -1,5 +1,6 @@
 //! `tack run`: one agent turn, headless.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -157,7 +158,10 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
     let prompt = args.prompt.join(" ");
     let outcome = conversation.run_turn(&prompt, cancel).await;
-    if output != EventOutput::JsonStdout && !outcome.text.trim().is_empty() {
+    // In a terminal the answer has just streamed past on stderr; print it
+    // again only where stdout goes somewhere else (a pipe, a file).
+    let answer_already_seen = output == EventOutput::Human && std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+    if output != EventOutput::JsonStdout && !answer_already_seen && !outcome.text.trim().is_empty() {
         println!("{}", outcome.text.trim_end());
     }
     if output == EventOutput::Human {

@@ -1,0 +1,315 @@
+//! `tack run` and `tack sessions` as a user runs them: the real binary, real
+//! processes, real files, no terminal.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// A temp workspace (a copy of the demo fixture) and a clean config home.
+struct Cli {
+    workspace: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+impl Cli {
+    fn new() -> Cli {
+        let workspace = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(repo("fixtures/demo")).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), workspace.path().join(entry.file_name())).unwrap();
+        }
+        Cli { workspace, home: tempfile::tempdir().unwrap() }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.workspace.path().join(rel)
+    }
+
+    fn script(&self, entries: Value) -> PathBuf {
+        let path = self.home.path().join(format!("script-{}.json", fastrand::u32(..)));
+        std::fs::write(&path, entries.to_string()).unwrap();
+        path
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tack"));
+        command
+            .args(args)
+            .current_dir(self.workspace.path())
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path())
+            .env_remove("TACK_LOG")
+            .stdin(Stdio::null());
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// `tack run --backend scripted --script <script> ARGS...`
+    fn run_script(&self, script: &Path, args: &[&str]) -> Output {
+        let mut all = vec!["run", "--backend", "scripted", "--script", script.to_str().unwrap()];
+        all.extend_from_slice(args);
+        self.run(&all)
+    }
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn events(output: &Output) -> Vec<Value> {
+    stdout(output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON event line: {line}: {e}")))
+        .collect()
+}
+
+fn call(tool: &str, input: Value) -> String {
+    serde_json::json!({ "tool": tool, "input": input }).to_string()
+}
+
+#[test]
+fn the_demo_script_runs_end_to_end_with_json_events() {
+    let cli = Cli::new();
+    let output = cli.run_script(
+        &repo("fixtures/scripts/demo.json"),
+        &["--permission-mode", "auto_all", "--json-events", "The greeting test fails. Fix it."],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let events = events(&output);
+    let seqs: Vec<u64> = events.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (1..=events.len() as u64).collect::<Vec<_>>());
+    let calls: Vec<&str> =
+        events.iter().filter(|e| e["kind"] == "tool_call").map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(calls, ["ListDir", "Read", "Grep", "Edit"]);
+    let last = events.last().unwrap();
+    assert_eq!(last["kind"], "turn_finished");
+    assert_eq!(last["stopReason"], "end_turn");
+    assert!(last["text"].as_str().unwrap().starts_with("Fixed the typo"));
+    assert!(last["usage"]["promptTokens"].as_u64().unwrap() > 0);
+    let result = events.iter().find(|e| e["kind"] == "tool_result" && e["name"] == "Edit").unwrap();
+    assert_eq!(result["isError"], false);
+    assert!(result["toolCallId"].is_string() && result["summary"].is_string());
+    assert!(std::fs::read_to_string(cli.path("greet.py")).unwrap().contains("\"Hello, \""));
+}
+
+#[test]
+fn by_default_the_answer_goes_to_stdout_and_the_activity_to_stderr() {
+    let cli = Cli::new();
+    let output = cli.run_script(&repo("fixtures/scripts/demo.json"), &["--permission-mode", "auto_all", "fix it"]);
+    assert!(output.status.success());
+    assert_eq!(
+        stdout(&output),
+        "Fixed the typo in `greet.py`: the greeting now reads \"Hello, \", which is what `test_greet.py` expects.\n"
+    );
+    let err = stderr(&output);
+    assert!(err.contains("● Read(greet.py)\n") && err.contains("  ⎿ edited greet.py\n"), "{err}");
+    assert!(err.contains("I'll look at the project first."), "{err}");
+}
+
+#[test]
+fn stream_events_puts_json_on_stderr_and_keeps_the_answer_on_stdout() {
+    let cli = Cli::new();
+    let script = cli.script(serde_json::json!(["All good."]));
+    let output = cli.run_script(&script, &["--stream-events", "hi"]);
+    assert_eq!(stdout(&output), "All good.\n");
+    let last = stderr(&output).lines().filter(|l| l.starts_with('{')).last().unwrap().to_string();
+    assert!(last.contains("\"kind\":\"turn_finished\""), "{last}");
+}
+
+#[test]
+fn without_a_terminal_a_call_that_needs_approval_is_denied_with_a_hint() {
+    let cli = Cli::new();
+    let edit = call("Edit", serde_json::json!({"file_path": "greet.py", "old_string": "Helo", "new_string": "Hello"}));
+    let script = cli.script(serde_json::json!([edit, "I could not edit."]));
+    let output = cli.run_script(&script, &["--json-events", "fix"]);
+    assert!(output.status.success());
+    let err = stderr(&output);
+    assert!(err.contains("Edit needs approval and there is no terminal to ask"), "{err}");
+    assert!(err.contains("--permission-mode auto_all"), "{err}");
+    let events = events(&output);
+    let decision = events.iter().find(|e| e["kind"] == "permission_decision").unwrap();
+    assert_eq!(decision["decision"], "deny");
+    assert_eq!(decision["source"], "no_terminal");
+    let result = events.iter().find(|e| e["kind"] == "tool_result").unwrap();
+    assert_eq!(result["isError"], true);
+    assert!(result["output"].as_str().unwrap().contains("no terminal"));
+    assert!(std::fs::read_to_string(cli.path("greet.py")).unwrap().contains("Helo"));
+}
+
+#[test]
+fn config_rules_allow_what_would_otherwise_be_asked() {
+    let cli = Cli::new();
+    std::fs::create_dir_all(cli.path(".tack")).unwrap();
+    std::fs::write(cli.path(".tack/config.toml"), "[[permissions.rules]]\naction = \"allow\"\ntool = \"Edit\"\npath = \"*.py\"\n").unwrap();
+    let edit = call("Edit", serde_json::json!({"file_path": "greet.py", "old_string": "Helo", "new_string": "Hello"}));
+    let script = cli.script(serde_json::json!([edit, "done"]));
+    let output = cli.run_script(&script, &["fix"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(std::fs::read_to_string(cli.path("greet.py")).unwrap().contains("\"Hello, \""));
+}
+
+#[test]
+fn bad_flags_and_bad_config_get_one_clear_line() {
+    let cli = Cli::new();
+    let output = cli.run(&["run", "--bogus", "x"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stderr(&output).lines().count(), 1, "{}", stderr(&output));
+    assert!(stderr(&output).contains("--bogus"));
+
+    let output = cli.run(&["run", "--permission-mode", "yolo", "x"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stderr(&output).lines().count(), 1, "{}", stderr(&output));
+    assert!(stderr(&output).contains("yolo"));
+
+    std::fs::create_dir_all(cli.path(".tack")).unwrap();
+    std::fs::write(cli.path(".tack/config.toml"), "max_iteration = 3\n").unwrap();
+    let output = cli.run(&["run", "--backend", "scripted", "--script", "nope.json", "x"]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(".tack/config.toml") && err.contains("maxIteration"), "{err}");
+    assert!(!err.contains("backtrace") && !err.contains("panicked"), "{err}");
+    std::fs::remove_file(cli.path(".tack/config.toml")).unwrap();
+
+    let output = cli.run(&["run", "--backend", "scripted", "--script", "nope.json", "x"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("cannot read script") && stderr(&output).contains("nope.json"), "{}", stderr(&output));
+
+    let output = cli.run(&["run", "--backend", "scripted", "x"]);
+    assert!(stderr(&output).contains("the scripted backend needs a script"), "{}", stderr(&output));
+
+    let output = cli.run(&["run", "--workspace", "/definitely/not/here", "--backend", "scripted", "x"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("/definitely/not/here"), "{}", stderr(&output));
+}
+
+#[test]
+fn backends_not_built_yet_say_so() {
+    let cli = Cli::new();
+    for backend in ["llama", "openai"] {
+        let output = cli.run(&["run", "--backend", backend, "hi"]);
+        assert_eq!(output.status.code(), Some(1));
+        let err = stderr(&output);
+        assert!(err.contains(&format!("the {backend} backend is not built into this version of tack yet")), "{err}");
+    }
+}
+
+#[test]
+fn exit_status_follows_the_stop_reason() {
+    let cli = Cli::new();
+    let script = cli.script(serde_json::json!([]));
+    let output = cli.run_script(&script, &["hi"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("script exhausted after 0 completions"), "{}", stderr(&output));
+
+    let read = call("Read", serde_json::json!({"file_path": "greet.py"}));
+    let script = cli.script(serde_json::json!([read, read]));
+    let output = cli.run_script(&script, &["--max-iterations", "2", "--json-events", "loop"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(events(&output).last().unwrap()["stopReason"], "max_iterations");
+}
+
+fn session_file(cli: &Cli, id: &str) -> PathBuf {
+    cli.path(&format!(".tack/sessions/{id}.jsonl"))
+}
+
+fn session_id(output: &Output) -> String {
+    let err = stderr(output);
+    let line = err.lines().find(|l| l.starts_with("tack: session ")).unwrap_or_else(|| panic!("{err}"));
+    line["tack: session ".len()..].split(' ').next().unwrap().to_string()
+}
+
+#[test]
+fn sessions_are_listed_resumed_and_survive_a_torn_line() {
+    let cli = Cli::new();
+    let read = call("Read", serde_json::json!({"file_path": "greet.py"}));
+    let script = cli.script(serde_json::json!([read, "It greets."]));
+    let first = cli.run_script(&script, &["what does greet.py do?"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let id = session_id(&first);
+    let lines = std::fs::read_to_string(session_file(&cli, &id)).unwrap();
+    assert_eq!(lines.lines().count(), 5, "header + prompt + call + result + answer:\n{lines}");
+
+    let listed = cli.run(&["sessions"]);
+    let listing = stdout(&listed);
+    assert!(listing.contains(&id) && listing.contains("what does greet.py do?"), "{listing}");
+    let json: Value = serde_json::from_str(&stdout(&cli.run(&["sessions", "--json"]))).unwrap();
+    assert_eq!(json[0]["sessionId"], id.as_str());
+    assert_eq!(json[0]["messageCount"], 4);
+
+    // A crash mid-write leaves half a line.
+    let mut file = std::fs::OpenOptions::new().append(true).open(session_file(&cli, &id)).unwrap();
+    file.write_all(br#"{"at":"2026-11-22T00:00:00Z","message":{"role":"assis"#).unwrap();
+    drop(file);
+
+    let script = cli.script(serde_json::json!(["You asked what greet.py does."]));
+    let resumed = cli.run_script(&script, &["--resume", &id, "--json-events", "and what did I ask?"]);
+    assert!(resumed.status.success(), "{}", stderr(&resumed));
+    assert!(stderr(&resumed).contains("torn last line"), "{}", stderr(&resumed));
+    let events = events(&resumed);
+    let usage = events.iter().find(|e| e["kind"] == "usage").unwrap();
+    // The model saw the earlier turn: its prompt is far bigger than the new question.
+    let fresh = cli.run_script(&cli.script(serde_json::json!(["x"])), &["--json-events", "and what did I ask?"]);
+    let fresh_usage = crate::events(&fresh).into_iter().find(|e| e["kind"] == "usage").unwrap();
+    assert!(usage["usage"]["promptTokens"].as_u64() > fresh_usage["usage"]["promptTokens"].as_u64());
+
+    let text = std::fs::read_to_string(session_file(&cli, &id)).unwrap();
+    assert_eq!(text.lines().count(), 7, "{text}");
+    for line in text.lines() {
+        serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("broken line {line}: {e}"));
+    }
+
+    let output = cli.run(&["run", "--backend", "scripted", "--script", script.to_str().unwrap(), "--resume", "no-such", "x"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("no session `no-such`"), "{}", stderr(&output));
+}
+
+#[cfg(unix)]
+#[test]
+fn an_interrupt_cancels_the_turn_and_exits_130() {
+    let cli = Cli::new();
+    let slow = serde_json::json!([{ "text": "thinking out loud ".repeat(200), "chunkDelayMs": 20 }]);
+    let script = cli.script(slow);
+    let mut child = cli
+        .command(&["run", "--backend", "scripted", "--script", script.to_str().unwrap(), "--json-events", "talk"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // Wait until the model is streaming, then press Ctrl-C.
+    let mut seen = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        let is_text = line.contains("\"kind\":\"text\"");
+        seen.push(line);
+        if is_text {
+            break;
+        }
+    }
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    seen.extend(lines.map(Result::unwrap));
+    let exit = child.wait().unwrap();
+    assert_eq!(exit.code(), Some(130));
+    let last: Value = serde_json::from_str(seen.last().unwrap()).unwrap();
+    assert_eq!(last["kind"], "turn_finished");
+    assert_eq!(last["stopReason"], "cancelled");
+    let sessions = std::fs::read_dir(cli.path(".tack/sessions")).unwrap().next().unwrap().unwrap().path();
+    let text = std::fs::read_to_string(sessions).unwrap();
+    assert_eq!(text.lines().count(), 3, "header, prompt, partial answer:\n{text}");
+    assert!(text.ends_with('\n'));
+}
