@@ -31,14 +31,25 @@ pub(super) fn replace(text: &str, edit: &EditInput, file: &str) -> Result<String
     if edit.old_string == edit.new_string {
         return Err("old_string and new_string are the same; nothing would change".to_string());
     }
-    match text.matches(edit.old_string.as_str()).count() {
-        0 => Err(format!("old_string was not found in {file}; read the file and copy the text exactly, including whitespace")),
-        1 => Ok(text.replacen(&edit.old_string, &edit.new_string, 1)),
-        _ if edit.replace_all => Ok(text.replace(&edit.old_string, &edit.new_string)),
-        n => Err(format!(
-            "old_string occurs {n} times in {file}; include more surrounding text to make it unique, or set replace_all"
-        )),
+    let old = edit.old_string.as_str();
+    let Some(first) = text.find(old) else {
+        return Err(format!("old_string was not found in {file}; read the file and copy the text exactly, including whitespace"));
+    };
+    if edit.replace_all {
+        return Ok(text.replace(old, &edit.new_string));
     }
+    // One search for the common case (unique): stop at the second match.
+    if text[first + old.len()..].contains(old) {
+        let count = text.matches(old).count();
+        return Err(format!(
+            "old_string occurs {count} times in {file}; include more surrounding text to make it unique, or set replace_all"
+        ));
+    }
+    let mut out = String::with_capacity(text.len() - old.len() + edit.new_string.len());
+    out.push_str(&text[..first]);
+    out.push_str(&edit.new_string);
+    out.push_str(&text[first + old.len()..]);
+    Ok(out)
 }
 
 #[async_trait]

@@ -1,7 +1,9 @@
 //! Proposed file changes. Tools compute them; the front end decides how they
 //! land (the headless runner writes them, the LSP server asks the editor).
 
-use similar::TextDiff;
+use std::ops::Range;
+
+use similar::{Algorithm, ChangeTag, DiffTag};
 
 use super::WorkspacePath;
 
@@ -28,37 +30,140 @@ impl FileChange {
         match self {
             FileChange::Write { path, before, after } => {
                 let old_name = if before.is_some() { format!("a/{}", path.rel) } else { "/dev/null".into() };
-                TextDiff::from_lines(before.as_deref().unwrap_or(""), after.as_str())
-                    .unified_diff()
-                    .context_radius(3)
-                    .header(&old_name, &format!("b/{}", path.rel))
-                    .to_string()
+                format_unified(&old_name, &format!("b/{}", path.rel), before.as_deref().unwrap_or(""), after)
             }
-            FileChange::Delete { path, before } => TextDiff::from_lines(before.as_str(), "")
-                .unified_diff()
-                .header(&format!("a/{}", path.rel), "/dev/null")
-                .to_string(),
+            FileChange::Delete { path, before } => format_unified(&format!("a/{}", path.rel), "/dev/null", before, ""),
             FileChange::Move { from, to } => format!("rename from {}\nrename to {}\n", from.rel, to.rel),
         }
     }
+}
 
-    /// Lines added and removed, for one-line summaries.
-    pub fn line_counts(&self) -> (usize, usize) {
-        let (before, after) = match self {
-            FileChange::Write { before, after, .. } => (before.as_deref().unwrap_or(""), after.as_str()),
-            FileChange::Delete { before, .. } => (before.as_str(), ""),
-            FileChange::Move { .. } => return (0, 0),
-        };
-        let diff = TextDiff::from_lines(before, after);
-        let mut counts = (0, 0);
-        for change in diff.iter_all_changes() {
-            match change.tag() {
-                similar::ChangeTag::Insert => counts.0 += 1,
-                similar::ChangeTag::Delete => counts.1 += 1,
-                similar::ChangeTag::Equal => {}
+/// Lines of context kept around each change, as `diff -u` does.
+pub const CONTEXT_LINES: usize = 3;
+
+/// One hunk of a line diff. Ranges are 0-based line indices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hunk<'a> {
+    pub old_range: Range<usize>,
+    pub new_range: Range<usize>,
+    /// Each line with its tag, line endings included.
+    pub lines: Vec<(ChangeTag, &'a str)>,
+}
+
+/// The hunks that turn `before` into `after`.
+///
+/// The common head and tail are found by comparing bytes and cut off before
+/// diffing (keeping `context` lines on each side), so a one-line edit in a
+/// large file costs a memcmp, not a line diff of the whole file.
+pub fn line_hunks<'a>(before: &'a str, after: &'a str, context: usize) -> Vec<Hunk<'a>> {
+    let head = common_prefix_len(before.as_bytes(), after.as_bytes());
+    let mut start = line_start(before, head);
+    for _ in 0..context {
+        if start == 0 {
+            break;
+        }
+        start = line_start(before, start - 1);
+    }
+    let tail = common_suffix_len(&before.as_bytes()[start..], &after.as_bytes()[start..]);
+    // The tails are equal, so the next line end is the same distance away in both.
+    let mut old_end = before.len() - tail;
+    let mut new_end = after.len() - tail;
+    let at_line_boundary = old_end == 0 || old_end == before.len() || before.as_bytes()[old_end - 1] == b'\n';
+    let lines_forward = if at_line_boundary { context } else { context + 1 };
+    for _ in 0..lines_forward {
+        if old_end == before.len() {
+            break;
+        }
+        let step = before[old_end..].find('\n').map_or(before.len() - old_end, |i| i + 1);
+        old_end += step;
+        new_end += step;
+    }
+    let first_line = before.as_bytes()[..start].iter().filter(|&&b| b == b'\n').count();
+    let old: Vec<&str> = before[start..old_end].split_inclusive('\n').collect();
+    let new: Vec<&str> = after[start..new_end].split_inclusive('\n').collect();
+    let ops = similar::capture_diff_slices(Algorithm::Myers, &old, &new);
+    similar::group_diff_ops(ops, context)
+        .into_iter()
+        .filter_map(|group| {
+            let (first, last) = (group.first()?, group.last()?);
+            let old_range = first_line + first.old_range().start..first_line + last.old_range().end;
+            let new_range = first_line + first.new_range().start..first_line + last.new_range().end;
+            let mut lines = Vec::new();
+            for op in &group {
+                let (tag, old_ops, new_ops) = op.as_tag_tuple();
+                let old_lines = old[old_ops].iter();
+                let new_lines = new[new_ops].iter();
+                match tag {
+                    DiffTag::Equal => lines.extend(old_lines.map(|l| (ChangeTag::Equal, *l))),
+                    DiffTag::Delete => lines.extend(old_lines.map(|l| (ChangeTag::Delete, *l))),
+                    DiffTag::Insert => lines.extend(new_lines.map(|l| (ChangeTag::Insert, *l))),
+                    DiffTag::Replace => {
+                        lines.extend(old_lines.map(|l| (ChangeTag::Delete, *l)));
+                        lines.extend(new_lines.map(|l| (ChangeTag::Insert, *l)));
+                    }
+                }
+            }
+            Some(Hunk { old_range, new_range, lines })
+        })
+        .collect()
+}
+
+/// Byte offset of the start of the line holding byte `at`.
+fn line_start(text: &str, at: usize) -> usize {
+    text.as_bytes()[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+}
+
+/// Compares in blocks so the common case runs as memcmp.
+fn common_prefix_len(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let limit = a.len().min(b.len());
+    let mut at = 0;
+    while at + BLOCK <= limit && a[at..at + BLOCK] == b[at..at + BLOCK] {
+        at += BLOCK;
+    }
+    at + a[at..limit].iter().zip(&b[at..limit]).take_while(|(x, y)| x == y).count()
+}
+
+fn common_suffix_len(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let limit = a.len().min(b.len());
+    let mut len = 0;
+    while len + BLOCK <= limit && a[a.len() - len - BLOCK..a.len() - len] == b[b.len() - len - BLOCK..b.len() - len] {
+        len += BLOCK;
+    }
+    len + a[..a.len() - len].iter().rev().zip(b[..b.len() - len].iter().rev()).take_while(|(x, y)| x == y).count()
+}
+
+/// `diff -u` output for two texts.
+fn format_unified(old_name: &str, new_name: &str, before: &str, after: &str) -> String {
+    let hunks = line_hunks(before, after, CONTEXT_LINES);
+    if hunks.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
+    for hunk in hunks {
+        out.push_str(&format!("@@ -{} +{} @@\n", header_range(&hunk.old_range), header_range(&hunk.new_range)));
+        for (tag, line) in hunk.lines {
+            out.push(match tag {
+                ChangeTag::Equal => ' ',
+                ChangeTag::Delete => '-',
+                ChangeTag::Insert => '+',
+            });
+            out.push_str(line);
+            if !line.ends_with('\n') {
+                out.push_str("\n\\ No newline at end of file\n");
             }
         }
-        counts
+    }
+    out
+}
+
+/// A hunk header range as `diff -u` writes it: 1-based start, length omitted when 1.
+fn header_range(range: &Range<usize>) -> String {
+    match range.len() {
+        0 => format!("{},0", range.start),
+        1 => format!("{}", range.start + 1),
+        len => format!("{},{len}", range.start + 1),
     }
 }
 
@@ -78,5 +183,39 @@ pub fn apply_to_disk(workspace: &super::Workspace, change: &FileChange) -> Resul
         FileChange::Write { path, after, .. } => workspace.write_atomic(path, after.as_bytes()),
         FileChange::Delete { path, .. } => workspace.remove_file(path),
         FileChange::Move { from, to } => workspace.rename(from, to),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference: the same diff computed by `similar` over the whole texts.
+    fn reference(before: &str, after: &str) -> String {
+        similar::TextDiff::from_lines(before, after).unified_diff().context_radius(CONTEXT_LINES).header("a", "b").to_string()
+    }
+
+    #[test]
+    fn trimmed_diffs_match_a_whole_file_diff() {
+        let base: String = (1..=40).map(|i| format!("line {i}\n")).collect();
+        let cases = [
+            (base.clone(), base.replace("line 20\n", "line twenty\n")),
+            (base.clone(), base.replace("line 1\n", "")),
+            (base.clone(), format!("{base}line 41\n")),
+            (base.clone(), base.replace("line 5\n", "five\n").replace("line 35\n", "")),
+            (base.clone(), base.trim_end().to_string()),
+            (String::new(), "new\nfile\n".to_string()),
+            ("gone\n".to_string(), String::new()),
+            ("a\nb\n".to_string(), "a\nb\n".to_string()),
+            ("a\nb\n".to_string(), "a\nb\nc\n".to_string()),
+            ("a\n".to_string(), "b\na\n".to_string()),
+            ("ab\n".to_string(), "ab\nab\n".to_string()),
+            ("a\nb".to_string(), "a\nb\nc".to_string()),
+            ("x\ny\n".to_string(), "x\nz".to_string()),
+            (base.repeat(3), base.repeat(3).replacen("line 33\n", "changed\n", 2)),
+        ];
+        for (before, after) in cases {
+            assert_eq!(format_unified("a", "b", &before, &after), reference(&before, &after), "{before:?} -> {after:?}");
+        }
     }
 }
