@@ -295,3 +295,33 @@ pub(crate) fn describe_outcome(outcome: &EditOutcome, done: &str, path: &str) ->
         EditOutcome::Rejected { reason } => Err(ToolError::Invalid(format!("the change to {path} was rejected: {reason}"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_sets_can_be_switched_off() {
+        let all = ToolRegistry::builtin(&BTreeSet::new());
+        assert_eq!(
+            all.names().collect::<Vec<_>>(),
+            ["Read", "Glob", "Grep", "ListDir", "Write", "Edit", "MultiEdit", "Move", "DeleteFile"]
+        );
+        let read_only = ToolRegistry::builtin(&BTreeSet::from([ToolSet::Edit]));
+        assert_eq!(read_only.names().collect::<Vec<_>>(), ["Read", "Glob", "Grep", "ListDir"]);
+        let input = serde_json::json!({"file_path": "a", "old_string": "x", "new_string": "y"});
+        assert!(matches!(read_only.check("Edit", &input), Err(CallProblem::UnknownTool { .. })));
+        let nothing = ToolRegistry::builtin(&BTreeSet::from([ToolSet::Edit, ToolSet::Read]));
+        assert_eq!(nothing.names().count(), 0);
+    }
+
+    #[test]
+    fn schema_violations_name_the_problem_and_show_the_schema() {
+        let registry = ToolRegistry::builtin(&BTreeSet::new());
+        let problem = registry.check("Read", &serde_json::json!({"file_path": 7})).err().unwrap().to_string();
+        assert!(problem.contains("at /file_path") && problem.contains("not of type \"string\""), "{problem}");
+        assert!(problem.contains("expected input (JSON schema): {"), "{problem}");
+        let problem = registry.check("Read", &serde_json::json!({"file_path": "a", "offset": 0})).err().unwrap().to_string();
+        assert!(problem.contains("offset"), "{problem}");
+    }
+}
