@@ -313,3 +313,48 @@ fn an_interrupt_cancels_the_turn_and_exits_130() {
     assert_eq!(text.lines().count(), 3, "header, prompt, partial answer:\n{text}");
     assert!(text.ends_with('\n'));
 }
+
+/// Runs `tack` under a pseudo-terminal (util-linux `script`), typing `keys`.
+#[cfg(target_os = "linux")]
+fn run_in_terminal(cli: &Cli, args: &[&str], keys: &str) -> (Option<i32>, String) {
+    let quoted: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_tack"))
+        .chain(args.iter().copied())
+        .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
+        .collect();
+    let mut child = Command::new("script")
+        .args(["-q", "-e", "-c", &quoted.join(" "), "/dev/null"])
+        .current_dir(cli.workspace.path())
+        .env("HOME", cli.home.path())
+        .env("XDG_CONFIG_HOME", cli.home.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux `script` runs tack under a terminal");
+    child.stdin.take().unwrap().write_all(keys.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    (output.status.code(), String::from_utf8_lossy(&output.stdout).replace('\r', ""))
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn on_a_terminal_approvals_are_asked_and_always_is_remembered() {
+    let cli = Cli::new();
+    let first = call("Edit", serde_json::json!({"file_path": "greet.py", "old_string": "Helo", "new_string": "Hello"}));
+    let second = call("Edit", serde_json::json!({"file_path": "greet.py", "old_string": "world", "new_string": "tack"}));
+    let script = cli.script(serde_json::json!([first, second, "Both edits made."]));
+    let (status, screen) =
+        run_in_terminal(&cli, &["run", "--backend", "scripted", "--script", script.to_str().unwrap(), "fix"], "a\n");
+    assert_eq!(status, Some(0), "{screen}");
+    assert_eq!(screen.matches("? Allow Edit(greet.py)? Edit changes the workspace.").count(), 1, "{screen}");
+    let text = std::fs::read_to_string(cli.path("greet.py")).unwrap();
+    assert!(text.contains("\"Hello, \"") && text.contains("greet(\"tack\")"), "{text}");
+
+    let cli = Cli::new();
+    let script = cli.script(serde_json::json!([first, "Not allowed, then."]));
+    let (status, screen) =
+        run_in_terminal(&cli, &["run", "--backend", "scripted", "--script", script.to_str().unwrap(), "fix"], "n\n");
+    assert_eq!(status, Some(0), "{screen}");
+    assert!(screen.contains("✗ permission denied: the user denied this call"), "{screen}");
+    assert!(std::fs::read_to_string(cli.path("greet.py")).unwrap().contains("Helo"));
+}
