@@ -15,8 +15,8 @@ use tack::model::scripted::ScriptedBackend;
 use tack::permissions::Policy;
 use tack::protocol::{ApprovalDecision, Event, PermissionMode, SequencedEvent};
 use tack::tools::ToolRegistry;
-use tack::workspace::edits::{apply_to_disk, EditOutcome, FileChange};
 use tack::workspace::Workspace;
+use tack::workspace::edits::{EditOutcome, FileChange, apply_to_disk};
 use tokio_util::sync::CancellationToken;
 
 const LINES: usize = 10_000;
@@ -54,7 +54,8 @@ fn script() -> Vec<String> {
     let mut completions: Vec<String> = (0..ITERATIONS)
         .map(|i| {
             let line = i * 200 + 7;
-            let read = serde_json::json!({"tool": "Read", "input": {"file_path": "big.rs", "offset": line, "limit": 50}});
+            let read =
+                serde_json::json!({"tool": "Read", "input": {"file_path": "big.rs", "offset": line, "limit": 50}});
             let edit = serde_json::json!({"tool": "Edit", "input": {
                 "file_path": "big.rs",
                 "old_string": format!("let value_{line} = "),

@@ -122,7 +122,7 @@ impl Settings {
         let mut merged = Value::Object(Map::new());
         if let Some(user) = user_config {
             let base = user.parent().map(Path::to_path_buf).unwrap_or_default();
-            if let Some(layer) = read_toml_layer(&user, &base)? {
+            if let Some(layer) = read_toml_layer(user, &base)? {
                 merge(&mut merged, layer);
             }
         }
@@ -143,7 +143,8 @@ impl Settings {
             *rules = Value::Array(Vec::new());
         }
         merge(&mut full, merged);
-        serde_json::from_value(full).map_err(|e| ConfigError::Invalid { origin: "merged settings".into(), message: e.to_string() })
+        serde_json::from_value(full)
+            .map_err(|e| ConfigError::Invalid { origin: "merged settings".into(), message: e.to_string() })
     }
 }
 
@@ -156,8 +157,10 @@ fn read_toml_layer(path: &Path, base: &Path) -> Result<Option<Value>, ConfigErro
         Err(source) => return Err(ConfigError::Read { path: path.display().to_string(), source }),
     };
     let origin = path.display().to_string();
-    let value: Value = toml::from_str(&text)
-        .map_err(|e| ConfigError::Invalid { origin: origin.clone(), message: e.to_string().trim().replace('\n', " ") })?;
+    let value: Value = toml::from_str(&text).map_err(|e| ConfigError::Invalid {
+        origin: origin.clone(),
+        message: e.to_string().trim().replace('\n', " "),
+    })?;
     let mut value = normalize_keys(value);
     check(&value, &origin)?;
     for key in ["/model/path", "/model/script"] {

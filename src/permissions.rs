@@ -90,10 +90,17 @@ impl Source {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
-    Allow { source: Source },
-    Deny { reason: String, source: Source },
+    Allow {
+        source: Source,
+    },
+    Deny {
+        reason: String,
+        source: Source,
+    },
     /// The front end must ask the user; `reason` says why it is asked.
-    Ask { reason: String },
+    Ask {
+        reason: String,
+    },
 }
 
 /// The permission state of one conversation.
@@ -111,9 +118,11 @@ impl Policy {
             pattern
                 .as_ref()
                 .map(|p| {
-                    Glob::new(p)
-                        .map(|g| g.compile_matcher())
-                        .map_err(|source| RuleError { field, pattern: p.clone(), source })
+                    Glob::new(p).map(|g| g.compile_matcher()).map_err(|source| RuleError {
+                        field,
+                        pattern: p.clone(),
+                        source,
+                    })
                 })
                 .transpose()
         };
@@ -234,13 +243,13 @@ pub fn sensitive_reason(rel: &str) -> Option<&'static str> {
     let components: Vec<&str> = rel.split('/').filter(|c| !c.is_empty()).collect();
     let name = components.last().copied().unwrap_or("");
     let dirs = &components[..components.len().saturating_sub(1)];
-    if dirs.iter().any(|d| *d == ".ssh") {
+    if dirs.contains(&".ssh") {
         return Some("SSH keys");
     }
-    if dirs.iter().any(|d| *d == ".aws") {
+    if dirs.contains(&".aws") {
         return Some("cloud credentials");
     }
-    if dirs.iter().any(|d| *d == "secrets") || name == "secrets" {
+    if dirs.contains(&"secrets") || name == "secrets" {
         return Some("a secrets directory");
     }
     if name == ".ssh" || name == ".aws" {
@@ -252,7 +261,10 @@ pub fn sensitive_reason(rel: &str) -> Option<&'static str> {
     if name.ends_with(".pem") || name.ends_with(".key") || name.ends_with(".p12") || name.ends_with(".pfx") {
         return Some("a private key or certificate");
     }
-    if ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"].iter().any(|key| name == *key || name.starts_with(&format!("{key}."))) {
+    if ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"]
+        .iter()
+        .any(|key| name == *key || name.starts_with(&format!("{key}.")))
+    {
         return Some("an SSH private key");
     }
     if name == "credentials" || name.starts_with("credentials.") {
@@ -306,7 +318,16 @@ mod tests {
     #[test]
     fn sensitive_paths_are_denied_even_in_auto_all_and_for_reads() {
         let policy = Policy::new(PermissionMode::AutoAll, &[rule(RuleAction::Allow, None, Some("**"))]).unwrap();
-        for path in [".env", "app/.env.production", "certs/server.pem", "id_rsa", "home/.ssh/config", ".aws/credentials", "config/secrets/db.yml", "credentials.json"] {
+        for path in [
+            ".env",
+            "app/.env.production",
+            "certs/server.pem",
+            "id_rsa",
+            "home/.ssh/config",
+            ".aws/credentials",
+            "config/secrets/db.yml",
+            "credentials.json",
+        ] {
             let p = paths(&[path]);
             let verdict = policy.decide(&facts("Read", ToolKind::ReadOnly, &p));
             assert!(matches!(verdict, Verdict::Deny { source: Source::SensitivePath, .. }), "{path}: {verdict:?}");
@@ -338,7 +359,10 @@ mod tests {
         let p = paths(&["a.rs"]);
         let mut auto = Policy::new(PermissionMode::AutoRead, &[]).unwrap();
         auto.remember("Edit");
-        assert!(matches!(auto.decide(&facts("Edit", ToolKind::Edit, &p)), Verdict::Allow { source: Source::Remembered }));
+        assert!(matches!(
+            auto.decide(&facts("Edit", ToolKind::Edit, &p)),
+            Verdict::Allow { source: Source::Remembered }
+        ));
         assert!(matches!(auto.decide(&facts("Write", ToolKind::Edit, &p)), Verdict::Ask { .. }));
         let mut strict = Policy::new(PermissionMode::Ask, &[rule(RuleAction::Allow, Some("Edit"), None)]).unwrap();
         strict.remember("Edit");

@@ -118,9 +118,10 @@ impl PermissionMode {
 impl std::str::FromStr for PermissionMode {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        PermissionMode::ALL.into_iter().find(|mode| mode.as_str() == s).ok_or_else(|| {
-            format!("unknown permission mode `{s}`: expected one of plan, ask, auto_read, auto_all")
-        })
+        PermissionMode::ALL
+            .into_iter()
+            .find(|mode| mode.as_str() == s)
+            .ok_or_else(|| format!("unknown permission mode `{s}`: expected one of plan, ask, auto_read, auto_all"))
     }
 }
 

@@ -125,7 +125,7 @@ fn stream_events_puts_json_on_stderr_and_keeps_the_answer_on_stdout() {
     let script = cli.script(serde_json::json!(["All good."]));
     let output = cli.run_script(&script, &["--stream-events", "hi"]);
     assert_eq!(stdout(&output), "All good.\n");
-    let last = stderr(&output).lines().filter(|l| l.starts_with('{')).last().unwrap().to_string();
+    let last = stderr(&output).lines().rfind(|l| l.starts_with('{')).unwrap().to_string();
     assert!(last.contains("\"kind\":\"turn_finished\""), "{last}");
 }
 
@@ -153,7 +153,11 @@ fn without_a_terminal_a_call_that_needs_approval_is_denied_with_a_hint() {
 fn config_rules_allow_what_would_otherwise_be_asked() {
     let cli = Cli::new();
     std::fs::create_dir_all(cli.path(".tack")).unwrap();
-    std::fs::write(cli.path(".tack/config.toml"), "[[permissions.rules]]\naction = \"allow\"\ntool = \"Edit\"\npath = \"*.py\"\n").unwrap();
+    std::fs::write(
+        cli.path(".tack/config.toml"),
+        "[[permissions.rules]]\naction = \"allow\"\ntool = \"Edit\"\npath = \"*.py\"\n",
+    )
+    .unwrap();
     let edit = call("Edit", serde_json::json!({"file_path": "greet.py", "old_string": "Helo", "new_string": "Hello"}));
     let script = cli.script(serde_json::json!([edit, "done"]));
     let output = cli.run_script(&script, &["fix"]);
@@ -186,7 +190,11 @@ fn bad_flags_and_bad_config_get_one_clear_line() {
 
     let output = cli.run(&["run", "--backend", "scripted", "--script", "nope.json", "x"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("cannot read script") && stderr(&output).contains("nope.json"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("cannot read script") && stderr(&output).contains("nope.json"),
+        "{}",
+        stderr(&output)
+    );
 
     let output = cli.run(&["run", "--backend", "scripted", "x"]);
     assert!(stderr(&output).contains("the scripted backend needs a script"), "{}", stderr(&output));
@@ -272,7 +280,8 @@ fn sessions_are_listed_resumed_and_survive_a_torn_line() {
         serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("broken line {line}: {e}"));
     }
 
-    let output = cli.run(&["run", "--backend", "scripted", "--script", script.to_str().unwrap(), "--resume", "no-such", "x"]);
+    let output =
+        cli.run(&["run", "--backend", "scripted", "--script", script.to_str().unwrap(), "--resume", "no-such", "x"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("no session `no-such`"), "{}", stderr(&output));
 }
@@ -341,7 +350,8 @@ fn run_in_terminal(cli: &Cli, args: &[&str], keys: &str) -> (Option<i32>, String
 fn on_a_terminal_approvals_are_asked_and_always_is_remembered() {
     let cli = Cli::new();
     let first = call("Edit", serde_json::json!({"file_path": "greet.py", "old_string": "Helo", "new_string": "Hello"}));
-    let second = call("Edit", serde_json::json!({"file_path": "greet.py", "old_string": "world", "new_string": "tack"}));
+    let second =
+        call("Edit", serde_json::json!({"file_path": "greet.py", "old_string": "world", "new_string": "tack"}));
     let script = cli.script(serde_json::json!([first, second, "Both edits made."]));
     let (status, screen) =
         run_in_terminal(&cli, &["run", "--backend", "scripted", "--script", script.to_str().unwrap(), "fix"], "a\n");

@@ -36,7 +36,8 @@ fn every_event_example_round_trips_through_the_wire_types() {
     assert!(!examples.is_empty());
     for example in &examples {
         let written: Value = serde_json::from_str(example).unwrap_or_else(|e| panic!("{example}: {e}"));
-        let event: SequencedEvent = serde_json::from_value(written.clone()).unwrap_or_else(|e| panic!("{example}: {e}"));
+        let event: SequencedEvent =
+            serde_json::from_value(written.clone()).unwrap_or_else(|e| panic!("{example}: {e}"));
         let reserialized = serde_json::to_value(&event).unwrap();
         assert_eq!(reserialized, written, "the example has fields the type does not (or misses some)");
     }

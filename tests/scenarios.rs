@@ -325,7 +325,13 @@ async fn plan_mode_hides_write_tools_and_refuses_them_at_run_time() {
     let run = Scenario::new()
         .file("a.txt", "one\n")
         .mode(PermissionMode::Plan)
-        .run(&[&format!("{}\n{}", call("Read", serde_json::json!({"file_path": "a.txt"})), edit_call()), "plan: change one to two"], "plan it")
+        .run(
+            &[
+                &format!("{}\n{}", call("Read", serde_json::json!({"file_path": "a.txt"})), edit_call()),
+                "plan: change one to two",
+            ],
+            "plan it",
+        )
         .await;
     assert_eq!(run.read("a.txt"), "one\n");
     let request = run.backend.last_request().unwrap();
@@ -395,7 +401,11 @@ async fn auto_all_never_asks_but_deny_rules_still_refuse() {
         .rules(vec![deny_lock])
         .run(
             &[
-                &format!("{}\n{}", edit_call(), call("Write", serde_json::json!({"file_path": "Cargo.lock", "content": "x"}))),
+                &format!(
+                    "{}\n{}",
+                    edit_call(),
+                    call("Write", serde_json::json!({"file_path": "Cargo.lock", "content": "x"}))
+                ),
                 "done",
             ],
             "edit",
@@ -441,7 +451,8 @@ async fn the_workspace_boundary_holds_for_every_escape() {
     }
     assert!(!outside.path().join("new.txt").exists());
     assert!(results[9].2.contains("fine"));
-    let refusals: String = results.iter().take(9).map(|r| format!("{}\n", r.2.replace(&absolute, "<outside>/secret.txt"))).collect();
+    let refusals: String =
+        results.iter().take(9).map(|r| format!("{}\n", r.2.replace(&absolute, "<outside>/secret.txt"))).collect();
     let refusals = refusals.replace(&outside.path().canonicalize().unwrap().display().to_string(), "<outside>");
     assert_snapshot!(refusals);
 }
@@ -592,7 +603,7 @@ async fn a_panicking_tool_becomes_an_error_result() {
     let tools: Vec<Arc<dyn Tool>> = vec![Arc::new(Boom)];
     let run = Scenario::new().tools(tools).run(&[&call("Boom", serde_json::json!({})), "survived"], "boom").await;
     assert_eq!(run.outcome.text, "survived");
-    assert_eq!(run.results()[0].1, true);
+    assert!(run.results()[0].1);
     assert!(run.result_output(0).contains("index out of bounds"));
 }
 
@@ -651,7 +662,10 @@ async fn the_history_pairs_every_call_with_its_result() {
         .file("a.txt", "a\n")
         .run(
             &[
-                &format!("{}\nbad: <tool_call>{{\"name\": </tool_call>", call("Read", serde_json::json!({"file_path": "a.txt"}))),
+                &format!(
+                    "{}\nbad: <tool_call>{{\"name\": </tool_call>",
+                    call("Read", serde_json::json!({"file_path": "a.txt"}))
+                ),
                 "done",
             ],
             "pairs",

@@ -38,12 +38,8 @@ fn every_rust_file_starts_with_a_module_doc_comment() {
 }
 
 /// (crate path as written in code, the only directory allowed to use it)
-const LAYERS: [(&str, &str); 4] = [
-    ("lsp_types", "src/lsp/"),
-    ("ls_types", "src/lsp/"),
-    ("tower_lsp", "src/lsp/"),
-    ("llama_cpp_2", "src/model/"),
-];
+const LAYERS: [(&str, &str); 4] =
+    [("lsp_types", "src/lsp/"), ("ls_types", "src/lsp/"), ("tower_lsp", "src/lsp/"), ("llama_cpp_2", "src/model/")];
 
 #[test]
 fn outside_crates_stay_in_their_layer() {

@@ -20,8 +20,8 @@ use crate::model::ModelBackend;
 use crate::permissions::Policy;
 use crate::protocol::{ApprovalDecision, Event, Message, SequencedEvent, StopReason, Usage};
 use crate::tools::ToolRegistry;
-use crate::workspace::edits::{EditOutcome, FileChange};
 use crate::workspace::Workspace;
+use crate::workspace::edits::{EditOutcome, FileChange};
 
 pub use hooks::{HookCall, ToolHook};
 pub use session::{SessionStore, SessionWriter};

@@ -38,12 +38,18 @@ pub fn load_rules(root: &Path) -> Option<(String, String)> {
 
 fn mode_text(mode: PermissionMode) -> &'static str {
     match mode {
-        PermissionMode::Plan => "Mode: plan. You may only read and search; you cannot change files or run commands, \
-and tools that would are not available. Investigate, then answer with a concrete plan the user can approve.",
-        PermissionMode::Ask => "Mode: ask. Every change you make is shown to the user for approval first; \
-a denied call comes back as an error: do not retry it unchanged.",
-        PermissionMode::AutoRead => "Mode: auto_read. Reading is free; changes are shown to the user for approval \
-unless already allowed. A denied call comes back as an error: do not retry it unchanged.",
+        PermissionMode::Plan => {
+            "Mode: plan. You may only read and search; you cannot change files or run commands, \
+and tools that would are not available. Investigate, then answer with a concrete plan the user can approve."
+        }
+        PermissionMode::Ask => {
+            "Mode: ask. Every change you make is shown to the user for approval first; \
+a denied call comes back as an error: do not retry it unchanged."
+        }
+        PermissionMode::AutoRead => {
+            "Mode: auto_read. Reading is free; changes are shown to the user for approval \
+unless already allowed. A denied call comes back as an error: do not retry it unchanged."
+        }
         PermissionMode::AutoAll => "Mode: auto_all. Your changes apply without asking; be careful and verify them.",
     }
 }

@@ -170,7 +170,9 @@ impl SessionStore {
                     updated_at,
                     message_count: loaded.messages.len(),
                 },
-                Err(e) => SessionSummary { session_id: id, title: format!("(unreadable: {e})"), updated_at, message_count: 0 },
+                Err(e) => {
+                    SessionSummary { session_id: id, title: format!("(unreadable: {e})"), updated_at, message_count: 0 }
+                }
             };
             summaries.push(summary);
         }

@@ -18,12 +18,12 @@ use tokio_util::sync::CancellationToken;
 use super::prompt;
 use super::{ApprovalRequest, Conversation, EventSink, HookCall, TurnOutcome};
 use crate::model::toolcall::{ParseEvent, ToolCallParser};
-use crate::model::{transcript, BackendError, CompletionRequest, ModelChunk};
-use crate::permissions::{visible_in_mode, CallFacts, Verdict};
+use crate::model::{BackendError, CompletionRequest, ModelChunk, transcript};
+use crate::permissions::{CallFacts, Verdict, visible_in_mode};
 use crate::protocol::{AgentStatus, ApprovalDecision, Block, Event, Message, Role, StopReason, Usage};
 use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
-use crate::workspace::edits::{EditOutcome, FileChange};
 use crate::workspace::Workspace;
+use crate::workspace::edits::{EditOutcome, FileChange};
 
 /// The tool name recorded for a call whose text could not be parsed at all.
 const UNPARSED_CALL: &str = "invalid_tool_call";
@@ -66,11 +66,8 @@ impl Generation {
     /// The message to record. Calls are dropped when the generation was cut
     /// short: a call without its result would break the history's pairing.
     fn into_message(self, keep_calls: bool) -> Message {
-        let blocks = self
-            .blocks
-            .into_iter()
-            .filter(|block| keep_calls || !matches!(block, Block::ToolUse { .. }))
-            .collect();
+        let blocks =
+            self.blocks.into_iter().filter(|block| keep_calls || !matches!(block, Block::ToolUse { .. })).collect();
         Message { role: Role::Assistant, blocks }
     }
 }
@@ -250,7 +247,14 @@ impl Conversation {
         }
     }
 
-    fn add_call(&mut self, generation: &mut Generation, id: String, name: String, input: Value, problem: Option<String>) {
+    fn add_call(
+        &mut self,
+        generation: &mut Generation,
+        id: String,
+        name: String,
+        input: Value,
+        problem: Option<String>,
+    ) {
         self.events.emit(Event::ToolCall { tool_call_id: id.clone(), name: name.clone(), input: input.clone() });
         let (tool, problem) = match problem {
             Some(problem) => (None, Some(problem)),
@@ -405,9 +409,9 @@ impl Conversation {
                     ApprovalDecision::Allow => {}
                     ApprovalDecision::AllowAlways => self.policy.remember(&call.name),
                     ApprovalDecision::Deny => {
-                        let message = approval.note.unwrap_or_else(|| {
-                            "the user denied this call; do not retry it unchanged".to_string()
-                        });
+                        let message = approval
+                            .note
+                            .unwrap_or_else(|| "the user denied this call; do not retry it unchanged".to_string());
                         return Gate::Done(ToolOutput::error(format!("permission denied: {message}")));
                     }
                 }

@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::agent::{Approval, ApprovalRequest, Host};
 use crate::protocol::{ApprovalDecision, Event, SequencedEvent};
-use crate::workspace::edits::{apply_to_disk, EditOutcome, FileChange};
 use crate::workspace::Workspace;
+use crate::workspace::edits::{EditOutcome, FileChange, apply_to_disk};
 
 /// Where events go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,17 +6,17 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::{Context, bail};
 use clap::Args;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::exit;
 use super::host::{EventOutput, TerminalHost};
 use crate::agent::{Conversation, ConversationParts, LoopSettings, SessionStore};
-use crate::config::{user_config_path, BackendKind, Settings};
-use crate::model::scripted::ScriptedBackend;
+use crate::config::{BackendKind, Settings, user_config_path};
 use crate::model::ModelBackend;
+use crate::model::scripted::ScriptedBackend;
 use crate::permissions::Policy;
 use crate::protocol::{PermissionMode, StopReason};
 use crate::tools::ToolRegistry;
@@ -91,7 +91,9 @@ fn backend_for(settings: &Settings) -> anyhow::Result<Arc<dyn ModelBackend>> {
     match settings.model.backend {
         BackendKind::Scripted => {
             let Some(script) = &settings.model.script else {
-                bail!("the scripted backend needs a script: pass --script FILE or set model.script in .tack/config.toml");
+                bail!(
+                    "the scripted backend needs a script: pass --script FILE or set model.script in .tack/config.toml"
+                );
             };
             Ok(Arc::new(ScriptedBackend::from_file(script)?))
         }
@@ -160,12 +162,16 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let outcome = conversation.run_turn(&prompt, cancel).await;
     // In a terminal the answer has just streamed past on stderr; print it
     // again only where stdout goes somewhere else (a pipe, a file).
-    let answer_already_seen = output == EventOutput::Human && std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+    let answer_already_seen =
+        output == EventOutput::Human && std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     if output != EventOutput::JsonStdout && !answer_already_seen && !outcome.text.trim().is_empty() {
         println!("{}", outcome.text.trim_end());
     }
     if output == EventOutput::Human {
-        eprintln!("tack: session {session_id} ({}); continue with --resume {session_id}", describe(outcome.stop_reason));
+        eprintln!(
+            "tack: session {session_id} ({}); continue with --resume {session_id}",
+            describe(outcome.stop_reason)
+        );
     }
     Ok(match outcome.stop_reason {
         StopReason::EndTurn | StopReason::MaxIterations => ExitCode::SUCCESS,

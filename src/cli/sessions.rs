@@ -33,7 +33,10 @@ pub(super) fn list(args: SessionsArgs) -> anyhow::Result<ExitCode> {
     }
     println!("{:<22}  {:<20}  {:>8}  TITLE", "ID", "UPDATED", "MESSAGES");
     for session in sessions {
-        println!("{:<22}  {:<20}  {:>8}  {}", session.session_id, session.updated_at, session.message_count, session.title);
+        println!(
+            "{:<22}  {:<20}  {:>8}  {}",
+            session.session_id, session.updated_at, session.message_count, session.title
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

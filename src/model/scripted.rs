@@ -13,7 +13,7 @@ use std::time::Duration;
 use futures::stream::{self, BoxStream, StreamExt};
 use serde::Deserialize;
 
-use super::{transcript, BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol};
+use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, transcript};
 use crate::protocol::Usage;
 
 /// Chunk sizes in characters, cycled: uneven on purpose, so calls and tags
@@ -60,7 +60,9 @@ pub enum ScriptError {
         #[source]
         source: std::io::Error,
     },
-    #[error("invalid script {path}: {message}; expected a JSON array of strings or {{\"error\": \"transient\"|\"fatal\"}} objects")]
+    #[error(
+        "invalid script {path}: {message}; expected a JSON array of strings or {{\"error\": \"transient\"|\"fatal\"}} objects"
+    )]
     Parse { path: String, message: String },
 }
 
@@ -106,9 +108,10 @@ impl ScriptedBackend {
 
     fn take(&self) -> Result<ScriptEntry, BackendError> {
         let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = self.entries.get(*next).cloned().ok_or_else(|| {
-            BackendError::Fatal(format!("script exhausted after {} completions", self.entries.len()))
-        })?;
+        let entry =
+            self.entries.get(*next).cloned().ok_or_else(|| {
+                BackendError::Fatal(format!("script exhausted after {} completions", self.entries.len()))
+            })?;
         *next += 1;
         Ok(entry)
     }
@@ -134,7 +137,9 @@ impl ModelBackend for ScriptedBackend {
             Err(error) => return stream::once(async move { Err(error) }).boxed(),
             Ok(ScriptEntry::Fault { error, message }) => {
                 let error = match error {
-                    FaultKind::Transient => BackendError::Transient(message.unwrap_or_else(|| "scripted transient fault".into())),
+                    FaultKind::Transient => {
+                        BackendError::Transient(message.unwrap_or_else(|| "scripted transient fault".into()))
+                    }
                     FaultKind::Fatal => BackendError::Fatal(message.unwrap_or_else(|| "scripted fatal fault".into())),
                 };
                 return stream::once(async move { Err(error) }).boxed();
@@ -142,11 +147,7 @@ impl ModelBackend for ScriptedBackend {
             Ok(ScriptEntry::Text(text)) => (text, 0),
             Ok(ScriptEntry::Paced { text, chunk_delay_ms }) => (text, chunk_delay_ms),
         };
-        let usage = Usage {
-            prompt_tokens,
-            completion_tokens: self.count_tokens(&text) as u64,
-            ..Usage::default()
-        };
+        let usage = Usage { prompt_tokens, completion_tokens: self.count_tokens(&text) as u64, ..Usage::default() };
         let pieces = stream::iter(chunks(&text)).then(move |piece| async move {
             if delay > 0 {
                 tokio::time::sleep(Duration::from_millis(delay)).await;

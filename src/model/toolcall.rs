@@ -106,12 +106,7 @@ struct JsonScan {
 
 impl JsonScan {
     fn new(start: usize, fenced: bool) -> Self {
-        JsonScan {
-            start,
-            pos: start,
-            fenced,
-            ..Default::default()
-        }
+        JsonScan { start, pos: start, fenced, ..Default::default() }
     }
 
     /// Returns the end offset of the object once its braces balance. A raw newline inside a
@@ -160,11 +155,7 @@ const CALL_KEYS: [&str; 5] = ["tool", "name", "input", "arguments", "parameters"
 fn classify_head(object: &str) -> Head {
     let after = object.get(1..).unwrap_or_default().trim_start();
     let Some(key) = after.strip_prefix('"') else {
-        return if after.is_empty() {
-            Head::Undecided
-        } else {
-            Head::NotCall
-        };
+        return if after.is_empty() { Head::Undecided } else { Head::NotCall };
     };
     match key.find('"') {
         Some(end) if CALL_KEYS.contains(&&key[..end]) => Head::Call,
@@ -185,10 +176,7 @@ impl Default for ToolCallParser {
 
 impl ToolCallParser {
     pub fn new() -> Self {
-        ToolCallParser {
-            buf: String::new(),
-            mode: LINE_START,
-        }
+        ToolCallParser { buf: String::new(), mode: LINE_START }
     }
 
     /// Feed the next chunk of model text; returns what became certain.
@@ -214,10 +202,7 @@ impl ToolCallParser {
                     raw,
                 ));
             }
-            Mode::Tagged {
-                kind: TagKind::Think,
-                ..
-            } => {
+            Mode::Tagged { kind: TagKind::Think, .. } => {
                 let thought = rest.get(TagKind::Think.open().len()..).unwrap_or_default();
                 out.push(ParseEvent::Thought(thought.to_string()));
             }
@@ -226,10 +211,7 @@ impl ToolCallParser {
                     TagKind::ToolUse => xml_name(&rest),
                     _ => sniff_json_name(&rest),
                 };
-                let problem = format!(
-                    "unterminated tool call: the completion ended inside {}",
-                    kind.open()
-                );
+                let problem = format!("unterminated tool call: the completion ended inside {}", kind.open());
                 out.push(malformed(name, problem, &rest));
             }
             _ => push_text(&mut out, &rest),
@@ -279,17 +261,11 @@ impl ToolCallParser {
         self.emit_text(out, i);
         for kind in TagKind::ALL {
             if self.buf.starts_with(kind.open()) {
-                self.mode = Mode::Tagged {
-                    kind,
-                    searched: kind.open().len(),
-                };
+                self.mode = Mode::Tagged { kind, searched: kind.open().len() };
                 return true;
             }
         }
-        if TagKind::ALL
-            .iter()
-            .any(|kind| kind.open().starts_with(self.buf.as_str()))
-        {
+        if TagKind::ALL.iter().any(|kind| kind.open().starts_with(self.buf.as_str())) {
             return i > 0;
         }
         self.emit_text(out, 1);
@@ -321,9 +297,7 @@ impl ToolCallParser {
         }
         let after = &rest[FENCE.len()..];
         let newline = after.find('\n');
-        let info = after[..newline.unwrap_or(after.len())]
-            .trim()
-            .to_ascii_lowercase();
+        let info = after[..newline.unwrap_or(after.len())].trim().to_ascii_lowercase();
         let info_ok = match newline {
             Some(_) => info.is_empty() || info == "json",
             None => "json".starts_with(&info),
@@ -398,11 +372,7 @@ impl ToolCallParser {
                 Head::Call => scan.is_call = true,
                 Head::NotCall => {
                     self.emit_text(out, scan.start);
-                    self.mode = if scan.fenced {
-                        Mode::TextFence { line_start: false }
-                    } else {
-                        MID_LINE
-                    };
+                    self.mode = if scan.fenced { Mode::TextFence { line_start: false } } else { MID_LINE };
                     return true;
                 }
             }
@@ -414,11 +384,7 @@ impl ToolCallParser {
         let raw = &self.buf[scan.start..end];
         out.push(call_from_json(raw, raw, "tool call has no \"tool\" name"));
         self.buf.drain(..end);
-        self.mode = if scan.fenced {
-            Mode::FenceAfterCall
-        } else {
-            Mode::AfterLineCall
-        };
+        self.mode = if scan.fenced { Mode::FenceAfterCall } else { Mode::AfterLineCall };
         true
     }
 
@@ -439,11 +405,7 @@ impl ToolCallParser {
         });
         self.buf.drain(..end);
         // A think block is block-level: what follows it may start a line-start call.
-        self.mode = if kind == TagKind::Think {
-            LINE_START
-        } else {
-            MID_LINE
-        };
+        self.mode = if kind == TagKind::Think { LINE_START } else { MID_LINE };
         true
     }
 
@@ -484,27 +446,17 @@ fn count_leading(s: &str, set: &[u8]) -> usize {
 /// Byte offset of `needle` in `hay` at or after `from`; `from` need not be a char boundary.
 fn find_from(hay: &str, needle: &str, from: usize) -> Option<usize> {
     let tail = hay.as_bytes().get(from..)?;
-    tail.windows(needle.len())
-        .position(|w| w == needle.as_bytes())
-        .map(|i| from + i)
+    tail.windows(needle.len()).position(|w| w == needle.as_bytes()).map(|i| from + i)
 }
 
 fn malformed(name: Option<String>, problem: impl Into<String>, raw: &str) -> ParseEvent {
     let problem = problem.into();
-    ParseEvent::Malformed(MalformedCall {
-        name,
-        problem,
-        raw: raw.to_string(),
-    })
+    ParseEvent::Malformed(MalformedCall { name, problem, raw: raw.to_string() })
 }
 
 fn call_or_malformed(name: String, input: Result<Value, String>, raw: &str) -> ParseEvent {
     match input {
-        Ok(input) => ParseEvent::Call(ParsedCall {
-            name,
-            input,
-            raw: raw.to_string(),
-        }),
+        Ok(input) => ParseEvent::Call(ParsedCall { name, input, raw: raw.to_string() }),
         Err(problem) => malformed(Some(name), problem, raw),
     }
 }
@@ -530,9 +482,7 @@ fn call_from_json(json: &str, raw: &str, missing_name: &str) -> ParseEvent {
         Some(Value::String(name)) if !name.trim().is_empty() => name.trim().to_string(),
         _ => return malformed(None, missing_name, raw),
     };
-    let args = ["input", "arguments", "parameters"]
-        .into_iter()
-        .find_map(|key| Some((key, object.remove(key)?)));
+    let args = ["input", "arguments", "parameters"].into_iter().find_map(|key| Some((key, object.remove(key)?)));
     let input = match args {
         None | Some((_, Value::Null)) => Ok(empty_object()),
         Some((_, object @ Value::Object(_))) => Ok(object),
@@ -540,10 +490,7 @@ fn call_from_json(json: &str, raw: &str, missing_name: &str) -> ParseEvent {
         Some((key, Value::String(s))) if s.trim().is_empty() || s.trim_start().starts_with('{') => {
             parse_object(&s, &format!("\"{key}\" string"))
         }
-        Some((key, other)) => Err(format!(
-            "tool call \"{key}\" must be a JSON object, not {}",
-            describe(&other)
-        )),
+        Some((key, other)) => Err(format!("tool call \"{key}\" must be a JSON object, not {}", describe(&other))),
     };
     call_or_malformed(name, input, raw)
 }
@@ -555,10 +502,7 @@ fn parse_object(json: &str, what: &str) -> Result<Value, String> {
     }
     match serde_json::from_str::<Value>(json) {
         Ok(object @ Value::Object(_)) => Ok(object),
-        Ok(other) => Err(format!(
-            "tool call {what} must be a JSON object, not {}",
-            describe(&other)
-        )),
+        Ok(other) => Err(format!("tool call {what} must be a JSON object, not {}", describe(&other))),
         Err(e) => Err(format!("malformed JSON in tool call {what}: {e}")),
     }
 }
@@ -656,11 +600,7 @@ mod tests {
         let whole = parse_complete(input);
         let patterns: [&[usize]; 5] = [&[1], &[2], &[3, 1, 4, 1, 5, 9, 2, 6], &[7, 13, 5], &[64]];
         for sizes in patterns {
-            assert_eq!(
-                feed(chunked(input, sizes)),
-                whole,
-                "sizes {sizes:?} of {input:?}"
-            );
+            assert_eq!(feed(chunked(input, sizes)), whole, "sizes {sizes:?} of {input:?}");
         }
         whole
     }
@@ -670,11 +610,7 @@ mod tests {
     }
 
     fn call(name: &str, input: Value, raw: &str) -> ParseEvent {
-        ParseEvent::Call(ParsedCall {
-            name: name.into(),
-            input,
-            raw: raw.into(),
-        })
+        ParseEvent::Call(ParsedCall { name: name.into(), input, raw: raw.into() })
     }
 
     const READ: &str = r#"{"tool": "Read", "input": {"file_path": "a.rs"}}"#;
@@ -732,18 +668,11 @@ mod tests {
     #[test]
     fn single_line_json_calls() {
         let input = format!("I'll read it.\n{READ}\nDone.\n");
-        assert_eq!(
-            check(&input),
-            [text("I'll read it.\n"), read(), text("Done.\n")]
-        );
+        assert_eq!(check(&input), [text("I'll read it.\n"), read(), text("Done.\n")]);
         // Indentation belongs to the call; a call may end the completion.
         assert_eq!(check(&format!("  \t{READ}")), [read()]);
-        let events =
-            check("{\"tool\": \"Ls\"}\n{\"name\": \"Cat\", \"arguments\": {\"path\": \"b\"}}\n");
-        assert_eq!(
-            calls(&events),
-            [("Ls", json!({})), ("Cat", json!({"path": "b"}))]
-        );
+        let events = check("{\"tool\": \"Ls\"}\n{\"name\": \"Cat\", \"arguments\": {\"path\": \"b\"}}\n");
+        assert_eq!(calls(&events), [("Ls", json!({})), ("Cat", json!({"path": "b"}))]);
         assert_eq!(events.len(), 2);
     }
 
@@ -757,15 +686,9 @@ mod tests {
         );
         let events = check(input);
         let problem = |i| malformed_at(&events, i).problem.as_str();
-        assert_eq!(
-            problem(0),
-            "tool call \"input\" must be a JSON object, not an array"
-        );
+        assert_eq!(problem(0), "tool call \"input\" must be a JSON object, not an array");
         assert_eq!(events[1], text("ok\n"));
-        assert_eq!(
-            problem(2),
-            "tool call \"input\" must be a JSON object, not a string"
-        );
+        assert_eq!(problem(2), "tool call \"input\" must be a JSON object, not a string");
         assert_eq!(problem(3), "tool call has no \"tool\" name");
         assert_eq!(problem(4), "tool call has no \"name\"");
         assert_eq!(malformed_at(&events, 0).name.as_deref(), Some("Read"));
@@ -784,11 +707,7 @@ mod tests {
     #[test]
     fn braces_inside_json_strings_do_not_count() {
         let raw = r#"{"tool": "Write", "input": {"content": "f() { \"}\" }\n}{", "q": "\\"}}"#;
-        let write = call(
-            "Write",
-            json!({"content": "f() { \"}\" }\n}{", "q": "\\"}),
-            raw,
-        );
+        let write = call("Write", json!({"content": "f() { \"}\" }\n}{", "q": "\\"}), raw);
         assert_eq!(check(&format!("{raw}\nafter")), [write, text("after")]);
     }
 
@@ -796,13 +715,7 @@ mod tests {
     fn fenced_json_calls() {
         let ls = r#"{"name": "Ls", "arguments": {}}"#;
         let input = format!("Reading:\n```json\n{READ}\n```\nand\n  ```\n{ls}\n  ```  \nend");
-        let expected = [
-            text("Reading:\n"),
-            read(),
-            text("and\n"),
-            call("Ls", json!({}), ls),
-            text("end"),
-        ];
+        let expected = [text("Reading:\n"), read(), text("and\n"), call("Ls", json!({}), ls), text("end")];
         assert_eq!(check(&input), expected);
         let events = check("```JSON\n{\"tool\": \"A\"}\n\n{\"tool\": \"B\"}\n```\n");
         assert_eq!(calls(&events), [("A", json!({})), ("B", json!({}))]);
@@ -819,10 +732,7 @@ mod tests {
         );
         assert_eq!(check(input), [text(input)]);
         // A text block's closing fence is not taken for the opening of a call fence.
-        assert_eq!(
-            check(&format!("```\nplain\n```\n{READ}\n")),
-            [text("```\nplain\n```\n"), read()]
-        );
+        assert_eq!(check(&format!("```\nplain\n```\n{READ}\n")), [text("```\nplain\n```\n"), read()]);
     }
 
     #[test]
@@ -837,15 +747,7 @@ mod tests {
         let ls = "<tool_use><name> Ls </name></tool_use>";
         let events = check(&format!("Let me look: {raw} ok\n{ls}"));
         let read = call("Read", json!({"file_path": "a.rs"}), raw);
-        assert_eq!(
-            events,
-            [
-                text("Let me look: "),
-                read,
-                text(" ok\n"),
-                call("Ls", json!({}), ls)
-            ]
-        );
+        assert_eq!(events, [text("Let me look: "), read, text(" ok\n"), call("Ls", json!({}), ls)]);
 
         let events = check(concat!(
             "<tool_use><input>{}</input></tool_use>",
@@ -853,10 +755,7 @@ mod tests {
         ));
         assert_eq!(malformed_at(&events, 0).problem, "tool call has no <name>");
         let m = malformed_at(&events, 1);
-        assert!(
-            m.problem
-                .starts_with("malformed JSON in tool call <input>: expected value")
-        );
+        assert!(m.problem.starts_with("malformed JSON in tool call <input>: expected value"));
         assert_eq!(m.name.as_deref(), Some("R"));
     }
 
@@ -889,10 +788,7 @@ mod tests {
         let thought = ParseEvent::Thought("\nuse {\"tool\": \"X\"}?\n".into());
         assert_eq!(events, [thought, text("\n\nAnswer.")]);
         let events = check("<think>still going <tool_use>");
-        assert_eq!(
-            events,
-            [ParseEvent::Thought("still going <tool_use>".into())]
-        );
+        assert_eq!(events, [ParseEvent::Thought("still going <tool_use>".into())]);
         let events = check(&format!("<think>hm</think>{READ}"));
         assert_eq!(events, [ParseEvent::Thought("hm".into()), read()]);
     }
@@ -906,16 +802,8 @@ mod tests {
         let events = check(&input);
         let names: Vec<&str> = calls(&events).into_iter().map(|(name, _)| name).collect();
         assert_eq!(names, ["Read", "B", "C", "D", "E"]);
-        let shown: String = events
-            .iter()
-            .filter_map(|e| {
-                if let ParseEvent::Text(t) = e {
-                    Some(t.as_str())
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let shown: String =
+            events.iter().filter_map(|e| if let ParseEvent::Text(t) = e { Some(t.as_str()) } else { None }).collect();
         assert_eq!(shown, "Plan.\n\nmid  and \nbye");
     }
 
@@ -926,12 +814,7 @@ mod tests {
         assert_eq!(events.len(), 2);
         let m = malformed_at(&events, 0);
         assert_eq!((m.name.as_deref(), m.raw.as_str()), (Some("Read"), bad));
-        assert!(
-            m.problem
-                .starts_with("malformed JSON in tool call: trailing comma"),
-            "{}",
-            m.problem
-        );
+        assert!(m.problem.starts_with("malformed JSON in tool call: trailing comma"), "{}", m.problem);
         assert_eq!(events[1], read());
     }
 
@@ -939,11 +822,7 @@ mod tests {
     fn broken_quote_does_not_swallow_following_lines() {
         let bad = r#"{"tool": "Read, "input": {"file_path": "a.rs"}}"#;
         let events = check(&format!("{bad}\nmore text\n{READ}"));
-        assert!(
-            malformed_at(&events, 0)
-                .problem
-                .starts_with("malformed JSON in tool call")
-        );
+        assert!(malformed_at(&events, 0).problem.starts_with("malformed JSON in tool call"));
         assert_eq!(events[1..], [text("more text\n"), read()]);
     }
 
@@ -952,10 +831,7 @@ mod tests {
         let events = check("ok <tool_use><name>Read</name><input>{\"a\": 1}");
         assert_eq!(events[0], text("ok "));
         let m = malformed_at(&events, 1);
-        assert_eq!(
-            m.problem,
-            "unterminated tool call: the completion ended inside <tool_use>"
-        );
+        assert_eq!(m.problem, "unterminated tool call: the completion ended inside <tool_use>");
         assert_eq!(m.name.as_deref(), Some("Read"));
         assert_eq!(m.raw, "<tool_use><name>Read</name><input>{\"a\": 1}");
 
@@ -971,24 +847,12 @@ mod tests {
         assert_eq!(m.name.as_deref(), Some("Read"));
 
         let events = check("```json\n{\"tool\": \"A\"");
-        assert!(
-            malformed_at(&events, 0)
-                .problem
-                .starts_with("unterminated JSON tool call")
-        );
+        assert!(malformed_at(&events, 0).problem.starts_with("unterminated JSON tool call"));
     }
 
     #[test]
     fn partial_markers_at_finish_are_text() {
-        for input in [
-            "a <tool_",
-            "x\n{\"to",
-            "```js",
-            "``",
-            "   ",
-            "<thi",
-            "```json\n  ",
-        ] {
+        for input in ["a <tool_", "x\n{\"to", "```js", "``", "   ", "<thi", "```json\n  "] {
             assert_eq!(check(input), [text(input)], "{input:?}");
         }
     }

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{describe_outcome, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome};
 use crate::workspace::edits::FileChange;
 
 pub struct DeleteFile;
@@ -31,7 +31,10 @@ impl TypedTool for DeleteFile {
     async fn call(&self, input: DeleteFileInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let path = ctx.workspace.resolve(&input.file_path)?;
         if path.abs.is_dir() {
-            return Err(ToolError::Invalid(format!("{} is a directory; DeleteFile deletes files only", path.display())));
+            return Err(ToolError::Invalid(format!(
+                "{} is a directory; DeleteFile deletes files only",
+                path.display()
+            )));
         }
         let before = match ctx.workspace.read_text(&path) {
             Ok(text) => text,

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{describe_outcome, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome};
 use crate::workspace::edits::FileChange;
 
 pub struct Edit;
@@ -33,7 +33,9 @@ pub(super) fn replace(text: &str, edit: &EditInput, file: &str) -> Result<String
     }
     let old = edit.old_string.as_str();
     let Some(first) = text.find(old) else {
-        return Err(format!("old_string was not found in {file}; read the file and copy the text exactly, including whitespace"));
+        return Err(format!(
+            "old_string was not found in {file}; read the file and copy the text exactly, including whitespace"
+        ));
     };
     if edit.replace_all {
         return Ok(text.replace(old, &edit.new_string));

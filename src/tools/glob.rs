@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{plural, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, plural};
 
 /// More matches than this are cut: the model should narrow the pattern.
 const MAX_RESULTS: usize = 500;

@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::glob::walk;
-use super::{plural, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, plural};
 use crate::permissions::sensitive_reason;
 
 /// Output lines past this are cut: the model should narrow the search.
@@ -74,10 +74,7 @@ impl TypedTool for Grep {
             ),
             None => None,
         };
-        let mut searcher = SearcherBuilder::new()
-            .line_number(true)
-            .binary_detection(BinaryDetection::quit(0))
-            .build();
+        let mut searcher = SearcherBuilder::new().line_number(true).binary_detection(BinaryDetection::quit(0)).build();
 
         let mut files: Vec<PathBuf> = if base.abs.is_file() {
             vec![base.abs.clone()]
@@ -168,4 +165,3 @@ fn clip(line: &str) -> String {
         None => line.to_string(),
     }
 }
-

@@ -22,7 +22,8 @@ pub struct ListDirInput {
 impl TypedTool for ListDir {
     type Input = ListDirInput;
     const NAME: &'static str = "ListDir";
-    const DESCRIPTION: &'static str = "List a directory's entries, directories first (with a trailing /), then files with their sizes.";
+    const DESCRIPTION: &'static str =
+        "List a directory's entries, directories first (with a trailing /), then files with their sizes.";
     const KIND: ToolKind = ToolKind::ReadOnly;
     const SET: ToolSet = ToolSet::Read;
 

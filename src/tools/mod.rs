@@ -292,7 +292,9 @@ pub(crate) fn describe_outcome(outcome: &EditOutcome, done: &str, path: &str) ->
             );
             Ok(ToolOutput { summary: format!("partially applied to {path}"), output: message, is_error: false })
         }
-        EditOutcome::Rejected { reason } => Err(ToolError::Invalid(format!("the change to {path} was rejected: {reason}"))),
+        EditOutcome::Rejected { reason } => {
+            Err(ToolError::Invalid(format!("the change to {path} was rejected: {reason}")))
+        }
     }
 }
 
@@ -321,7 +323,8 @@ mod tests {
         let problem = registry.check("Read", &serde_json::json!({"file_path": 7})).err().unwrap().to_string();
         assert!(problem.contains("at /file_path") && problem.contains("not of type \"string\""), "{problem}");
         assert!(problem.contains("expected input (JSON schema): {"), "{problem}");
-        let problem = registry.check("Read", &serde_json::json!({"file_path": "a", "offset": 0})).err().unwrap().to_string();
+        let problem =
+            registry.check("Read", &serde_json::json!({"file_path": "a", "offset": 0})).err().unwrap().to_string();
         assert!(problem.contains("offset"), "{problem}");
     }
 }

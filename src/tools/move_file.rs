@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{describe_outcome, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome};
 use crate::workspace::edits::FileChange;
 
 pub struct Move;
@@ -37,7 +37,10 @@ impl TypedTool for Move {
             return Err(ToolError::Invalid(format!("{} is not a file", from.display())));
         }
         if to.abs.exists() {
-            return Err(ToolError::Invalid(format!("{} already exists; delete it first or pick another name", to.display())));
+            return Err(ToolError::Invalid(format!(
+                "{} already exists; delete it first or pick another name",
+                to.display()
+            )));
         }
         let description = format!("{} to {}", from.display(), to.display());
         let outcome = ctx.edits.propose(FileChange::Move { from, to }).await;

@@ -4,8 +4,8 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::edit::{replace, EditInput};
-use super::{describe_outcome, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+use super::edit::{EditInput, replace};
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome};
 use crate::workspace::edits::FileChange;
 
 pub struct MultiEdit;
@@ -33,7 +33,8 @@ pub struct OneEdit {
 impl TypedTool for MultiEdit {
     type Input = MultiEditInput;
     const NAME: &'static str = "MultiEdit";
-    const DESCRIPTION: &'static str = "Apply several exact-string replacements to one file, in order. If any one fails, none is applied.";
+    const DESCRIPTION: &'static str =
+        "Apply several exact-string replacements to one file, in order. If any one fails, none is applied.";
     const KIND: ToolKind = ToolKind::Edit;
     const SET: ToolSet = ToolSet::Edit;
 

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{number_lines, plural, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, number_lines, plural};
 
 /// Lines returned when the model gives no limit.
 const DEFAULT_LIMIT: usize = 2000;
@@ -32,7 +32,8 @@ pub struct ReadInput {
 impl TypedTool for Read {
     type Input = ReadInput;
     const NAME: &'static str = "Read";
-    const DESCRIPTION: &'static str = "Read a text file. Returns numbered lines (`cat -n` style). Use offset and limit to page through long files.";
+    const DESCRIPTION: &'static str =
+        "Read a text file. Returns numbered lines (`cat -n` style). Use offset and limit to page through long files.";
     const KIND: ToolKind = ToolKind::ReadOnly;
     const SET: ToolSet = ToolSet::Read;
 
@@ -43,7 +44,10 @@ impl TypedTool for Read {
     async fn call(&self, input: ReadInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let path = ctx.workspace.resolve(&input.file_path)?;
         if path.abs.is_dir() {
-            return Err(ToolError::Invalid(format!("{} is a directory; use ListDir to see what it holds", path.display())));
+            return Err(ToolError::Invalid(format!(
+                "{} is a directory; use ListDir to see what it holds",
+                path.display()
+            )));
         }
         let bytes = ctx.workspace.read_bytes(&path)?;
         if bytes.len() > MAX_FILE_BYTES {
@@ -55,13 +59,24 @@ impl TypedTool for Read {
         }
         let sniff = &bytes[..bytes.len().min(8192)];
         if sniff.contains(&0) {
-            return Err(ToolError::Invalid(format!("{} is a binary file ({} bytes); not shown", path.display(), bytes.len())));
+            return Err(ToolError::Invalid(format!(
+                "{} is a binary file ({} bytes); not shown",
+                path.display(),
+                bytes.len()
+            )));
         }
         let Ok(text) = std::str::from_utf8(&bytes) else {
-            return Err(ToolError::Invalid(format!("{} is not UTF-8 text ({} bytes); not shown", path.display(), bytes.len())));
+            return Err(ToolError::Invalid(format!(
+                "{} is not UTF-8 text ({} bytes); not shown",
+                path.display(),
+                bytes.len()
+            )));
         };
         if text.is_empty() {
-            return Ok(ToolOutput::ok(format!("{} is empty", path.display()), format!("read {} (empty)", path.display())));
+            return Ok(ToolOutput::ok(
+                format!("{} is empty", path.display()),
+                format!("read {} (empty)", path.display()),
+            ));
         }
         // Counting newline bytes vectorizes; iterating lines does not.
         let total = text.bytes().filter(|&b| b == b'\n').count() + usize::from(!text.ends_with('\n'));
@@ -87,10 +102,8 @@ impl TypedTool for Read {
         let last = (offset - 1 + limit).min(total);
         let partial = offset > 1 || last < total;
         if last < total {
-            output.push_str(&format!(
-                "\n(showing lines {offset}-{last} of {total}; read on with offset {})\n",
-                last + 1
-            ));
+            output
+                .push_str(&format!("\n(showing lines {offset}-{last} of {total}; read on with offset {})\n", last + 1));
         }
         if cut_lines > 0 {
             output.push_str(&format!("({cut_lines} lines longer than {MAX_LINE_CHARS} characters were cut)\n"));

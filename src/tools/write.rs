@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{describe_outcome, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome};
 use crate::workspace::edits::FileChange;
 
 pub struct Write;
@@ -22,7 +22,8 @@ pub struct WriteInput {
 impl TypedTool for Write {
     type Input = WriteInput;
     const NAME: &'static str = "Write";
-    const DESCRIPTION: &'static str = "Create a file, or replace all of an existing file's contents. Prefer Edit for changes to existing files.";
+    const DESCRIPTION: &'static str =
+        "Create a file, or replace all of an existing file's contents. Prefer Edit for changes to existing files.";
     const KIND: ToolKind = ToolKind::Edit;
     const SET: ToolSet = ToolSet::Edit;
 

@@ -12,9 +12,19 @@ use super::WorkspacePath;
 #[derive(Debug, Clone, PartialEq)]
 pub enum FileChange {
     /// Create or overwrite. `before` is `None` for a new file.
-    Write { path: WorkspacePath, before: Option<String>, after: String },
-    Delete { path: WorkspacePath, before: String },
-    Move { from: WorkspacePath, to: WorkspacePath },
+    Write {
+        path: WorkspacePath,
+        before: Option<String>,
+        after: String,
+    },
+    Delete {
+        path: WorkspacePath,
+        before: String,
+    },
+    Move {
+        from: WorkspacePath,
+        to: WorkspacePath,
+    },
 }
 
 impl FileChange {
@@ -172,8 +182,13 @@ fn header_range(range: &Range<usize>) -> String {
 pub enum EditOutcome {
     Applied,
     /// Only some hunks landed: the model is told exactly which.
-    Partial { applied_hunks: Vec<usize>, total_hunks: usize },
-    Rejected { reason: String },
+    Partial {
+        applied_hunks: Vec<usize>,
+        total_hunks: usize,
+    },
+    Rejected {
+        reason: String,
+    },
 }
 
 /// Writes a change straight to disk: what a front end without an editor does
@@ -192,7 +207,11 @@ mod tests {
 
     /// The reference: the same diff computed by `similar` over the whole texts.
     fn reference(before: &str, after: &str) -> String {
-        similar::TextDiff::from_lines(before, after).unified_diff().context_radius(CONTEXT_LINES).header("a", "b").to_string()
+        similar::TextDiff::from_lines(before, after)
+            .unified_diff()
+            .context_radius(CONTEXT_LINES)
+            .header("a", "b")
+            .to_string()
     }
 
     #[test]
@@ -215,7 +234,11 @@ mod tests {
             (base.repeat(3), base.repeat(3).replacen("line 33\n", "changed\n", 2)),
         ];
         for (before, after) in cases {
-            assert_eq!(format_unified("a", "b", &before, &after), reference(&before, &after), "{before:?} -> {after:?}");
+            assert_eq!(
+                format_unified("a", "b", &before, &after),
+                reference(&before, &after),
+                "{before:?} -> {after:?}"
+            );
         }
     }
 }

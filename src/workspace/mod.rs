@@ -128,8 +128,7 @@ impl Workspace {
         }
         let outside = || WorkspaceError::OutsideRoot { path: input.to_string(), root: self.root_display() };
         let requested = Path::new(input);
-        let joined =
-            if requested.is_absolute() { requested.to_path_buf() } else { self.root.join(requested) };
+        let joined = if requested.is_absolute() { requested.to_path_buf() } else { self.root.join(requested) };
         let cleaned = clean_lexically(&joined).ok_or_else(outside)?;
         let rel_path = cleaned
             .strip_prefix(&self.root)
@@ -148,9 +147,8 @@ impl Workspace {
                 break;
             };
             if meta.file_type().is_symlink() {
-                let target = real.canonicalize().map_err(|_| WorkspaceError::DanglingSymlink {
-                    path: input.to_string(),
-                })?;
+                let target =
+                    real.canonicalize().map_err(|_| WorkspaceError::DanglingSymlink { path: input.to_string() })?;
                 if !target.starts_with(&self.root) {
                     return Err(WorkspaceError::SymlinkEscape {
                         path: input.to_string(),

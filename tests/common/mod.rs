@@ -8,14 +8,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use tack::agent::TurnOutcome;
 use tack::agent::{Approval, ApprovalRequest, Conversation, ConversationParts, Host, LoopSettings, ToolHook};
 use tack::model::scripted::{ScriptEntry, ScriptedBackend};
 use tack::permissions::{Policy, Rule};
 use tack::protocol::{ApprovalDecision, Event, PermissionMode, SequencedEvent};
 use tack::tools::{Tool, ToolRegistry};
-use tack::workspace::edits::{apply_to_disk, EditOutcome, FileChange};
+use tack::workspace::edits::{EditOutcome, FileChange, apply_to_disk};
 use tack::workspace::{BufferOverlay, Workspace};
-use tack::agent::TurnOutcome;
 use tokio_util::sync::CancellationToken;
 
 /// What the host does with proposed edits.
@@ -233,7 +233,9 @@ impl Run {
         self.events
             .iter()
             .filter_map(|e| match &e.event {
-                Event::ToolResult { name, is_error, output, .. } => Some((name.clone(), *is_error, self.redact(output))),
+                Event::ToolResult { name, is_error, output, .. } => {
+                    Some((name.clone(), *is_error, self.redact(output)))
+                }
                 _ => None,
             })
             .collect()
@@ -299,7 +301,7 @@ impl Run {
                 Event::Retry { attempt, error, .. } => format!("retry {attempt}: {error}"),
                 Event::Error { message } => format!("error {message}"),
                 Event::TurnFinished { stop_reason, text, .. } => format!("turn_finished {stop_reason:?} {text:?}"),
-                other => format!("{}", other.kind()),
+                other => other.kind().to_string(),
             };
             flush(&mut out, &mut pending_text);
             out.push_str(&line);
