@@ -691,3 +691,13 @@ async fn the_history_pairs_every_call_with_its_result() {
     assert_eq!(events_calls, events_results);
     assert_eq!(events_calls.len(), 2);
 }
+
+#[tokio::test]
+async fn huge_files_are_refused_without_being_loaded() {
+    let scenario = Scenario::new();
+    // Sparse: 65 MiB on paper, nothing on disk.
+    let file = std::fs::File::create(scenario.root().join("huge.log")).unwrap();
+    file.set_len(65 * 1024 * 1024).unwrap();
+    let run = scenario.run(&[&call("Read", serde_json::json!({"file_path": "huge.log"})), "ok"], "read").await;
+    assert_eq!(run.result_output(0), "huge.log is 65 MiB, too large to read; use Grep to find the part you need");
+}

@@ -11,7 +11,7 @@ const DEFAULT_LIMIT: usize = 2000;
 /// Longer lines are cut: minified files would otherwise flood the context.
 const MAX_LINE_CHARS: usize = 2000;
 /// Files past this size are refused outright: nothing useful fits in a prompt.
-const MAX_FILE_BYTES: usize = 64 * 1024 * 1024;
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 pub struct Read;
 
@@ -49,14 +49,16 @@ impl TypedTool for Read {
                 path.display()
             )));
         }
-        let bytes = ctx.workspace.read_bytes(&path)?;
-        if bytes.len() > MAX_FILE_BYTES {
+        // Sized before reading, so a huge file is refused without loading it.
+        let size = ctx.workspace.size(&path)?;
+        if size > MAX_FILE_BYTES {
             return Err(ToolError::Invalid(format!(
                 "{} is {} MiB, too large to read; use Grep to find the part you need",
                 path.display(),
-                bytes.len() / (1024 * 1024)
+                size / (1024 * 1024)
             )));
         }
+        let bytes = ctx.workspace.read_bytes(&path)?;
         let sniff = &bytes[..bytes.len().min(8192)];
         if sniff.contains(&0) {
             return Err(ToolError::Invalid(format!(

@@ -11,6 +11,11 @@ use std::sync::RwLock;
 pub trait BufferOverlay: Send + Sync {
     /// The document's current text, when it is open.
     fn read(&self, abs: &Path) -> Option<String>;
+    /// The document's length in bytes, when it is open. Overlays that can
+    /// answer without copying the text (ropes) should.
+    fn len(&self, abs: &Path) -> Option<u64> {
+        self.read(abs).map(|text| text.len() as u64)
+    }
     /// Every open document, so that tree walks can search them in place of their files.
     fn open_paths(&self) -> Vec<PathBuf>;
 }

@@ -177,6 +177,14 @@ impl Workspace {
         std::fs::read(&path.abs).map(Cow::Owned).map_err(|e| WorkspaceError::io(path, e))
     }
 
+    /// Bytes in the open buffer, else on disk.
+    pub fn size(&self, path: &WorkspacePath) -> Result<u64, WorkspaceError> {
+        match self.overlay.len(&path.abs) {
+            Some(len) => Ok(len),
+            None => std::fs::metadata(&path.abs).map(|m| m.len()).map_err(|e| WorkspaceError::io(path, e)),
+        }
+    }
+
     pub fn read_text(&self, path: &WorkspacePath) -> Result<String, WorkspaceError> {
         if let Some(text) = self.overlay.read(&path.abs) {
             return Ok(text);
