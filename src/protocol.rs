@@ -81,6 +81,8 @@ pub enum StopReason {
     MaxIterations,
     Cancelled,
     Error,
+    /// The model kept repeating itself after being warned.
+    LoopDetected,
 }
 
 /// How much the agent may do without asking.

@@ -701,3 +701,79 @@ async fn huge_files_are_refused_without_being_loaded() {
     let run = scenario.run(&[&call("Read", serde_json::json!({"file_path": "huge.log"})), "ok"], "read").await;
     assert_eq!(run.result_output(0), "huge.log is 65 MiB, too large to read; use Grep to find the part you need");
 }
+
+// ---------------------------------------------------------------- guards
+
+#[tokio::test]
+async fn a_repeated_failing_call_gets_an_intervention_and_the_turn_goes_on() {
+    let bad = call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "nope", "new_string": "x"}));
+    let run = Scenario::new().file("a.txt", "one\n").run(&[&bad, &bad, "I cannot find that text."], "edit").await;
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.kinds().iter().filter(|k| **k == "loop_detected").count(), 1);
+    let request = run.backend.last_request().unwrap();
+    let last = request.messages.last().unwrap();
+    let advice = last.text();
+    assert!(advice.starts_with("[tack] Loop detected: the same call failed twice: Edit"), "{advice}");
+    assert!(advice.contains("try a different approach"), "{advice}");
+    assert_snapshot!(run.render());
+}
+
+#[tokio::test]
+async fn loops_that_go_on_escalate_and_end_the_turn() {
+    let read = call("Read", serde_json::json!({"file_path": "a.txt"}));
+    let script: Vec<&str> = std::iter::repeat_n(read.as_str(), 12).collect();
+    let run = Scenario::new().file("a.txt", "one\n").run(&script, "read").await;
+    assert_eq!(run.outcome.stop_reason, StopReason::LoopDetected);
+    // Three calls to the first detection, three more to each of the next two.
+    assert_eq!(run.backend.used(), 9);
+    let descriptions: Vec<String> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::LoopDetected { description } => Some(description.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(descriptions.len(), 3);
+    assert!(descriptions[0].contains("3 times in a row"));
+}
+
+#[tokio::test]
+async fn a_cycle_is_detected_but_varied_work_is_not() {
+    let (a, b) = (
+        call("Read", serde_json::json!({"file_path": "a.txt"})),
+        call("Grep", serde_json::json!({"pattern": "one"})),
+    );
+    let run = Scenario::new().file("a.txt", "one\n").run(&[&a, &b, &a, &b, "stopping"], "look").await;
+    assert_eq!(run.kinds().iter().filter(|k| **k == "loop_detected").count(), 1);
+    assert!(run.render().contains("the same 2 calls keep repeating in a cycle"));
+
+    let script: Vec<String> = (0..6).map(|i| call("Read", serde_json::json!({"file_path": format!("{i}.txt")}))).collect();
+    let mut scenario = Scenario::new();
+    for i in 0..6 {
+        scenario = scenario.file(&format!("{i}.txt"), "x\n");
+    }
+    let mut texts: Vec<&str> = script.iter().map(String::as_str).collect();
+    texts.push("read them all");
+    let run = scenario.run(&texts, "read all").await;
+    assert!(!run.kinds().contains(&"loop_detected"));
+}
+
+#[tokio::test]
+async fn empty_and_thought_only_replies_are_nudged() {
+    let run = Scenario::new().run(&["", "<think>I should greet.</think>", "Hello!"], "hi").await;
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.outcome.text, "Hello!");
+    assert_snapshot!(run.render());
+    // The thought is kept in the history but not fed back to the model.
+    let request = run.backend.last_request().unwrap();
+    let thought_kept = request.messages.iter().any(|m| m.blocks.iter().any(|b| matches!(b, tack::protocol::Block::Thought { .. })));
+    assert!(thought_kept);
+    let prompt = tack::model::transcript(&request.system, &request.messages);
+    assert!(!prompt.contains("I should greet."), "{prompt}");
+    assert!(prompt.contains("Your last reply held only internal thoughts"));
+
+    let run = Scenario::new().run(&["", " \n", ""], "hi").await;
+    assert_eq!(run.outcome.stop_reason, StopReason::Error);
+    assert!(run.render().contains("the model gave no answer and called no tool, 3 times in a row"));
+}

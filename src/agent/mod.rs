@@ -5,6 +5,7 @@
 //! for the model, [`Tool`](crate::tools::Tool) for tools, and [`Host`] for the
 //! front end (events out, approvals and edits in).
 
+pub mod guard;
 pub mod hooks;
 pub mod prompt;
 pub mod session;

@@ -15,6 +15,7 @@ use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::guard::{self, CallRecord, Intervention};
 use super::prompt;
 use super::{ApprovalRequest, Conversation, EventSink, HookCall, TurnOutcome};
 use crate::model::toolcall::{ParseEvent, ToolCallParser};
@@ -24,6 +25,21 @@ use crate::protocol::{AgentStatus, ApprovalDecision, Block, Event, Message, Role
 use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
 use crate::workspace::Workspace;
 use crate::workspace::edits::{EditOutcome, FileChange};
+
+/// Silent replies nudged in a row before the turn gives up.
+const MAX_NUDGES: usize = 2;
+
+/// (notice shown to the user, nudge told to the model) for an empty reply.
+const EMPTY_RESPONSE: (&str, &str) = (
+    "[model returned an empty response — retrying…]",
+    "[tack] Your last reply was empty. Continue with the task: call a tool, or answer the user in plain text.",
+);
+
+/// The same for a reply that held only `<think>` blocks.
+const THOUGHTS_ONLY: (&str, &str) = (
+    "[model produced only internal thoughts — nudging…]",
+    "[tack] Your last reply held only internal thoughts, which the user cannot see. Act on them now: call a tool, or answer the user in plain text.",
+);
 
 /// The tool name recorded for a call whose text could not be parsed at all.
 const UNPARSED_CALL: &str = "invalid_tool_call";
@@ -112,6 +128,11 @@ impl Conversation {
         let mut usage = Usage::default();
         let mut text = String::new();
         let finish = |stop_reason, text: &str, usage| TurnOutcome { stop_reason, text: text.to_string(), usage };
+        // Guard state, per turn: the calls since the last detection, how many
+        // loops were seen, and how many silent replies in a row were nudged.
+        let mut recent_calls: Vec<CallRecord> = Vec::new();
+        let mut detections = 0;
+        let mut nudges = 0;
 
         for _ in 0..self.settings.max_iterations {
             if cancel.is_cancelled() {
@@ -139,15 +160,51 @@ impl Conversation {
             usage += generation_usage;
             let message = Message { role: Role::Assistant, blocks };
             text = message.text();
+            let silent = calls.is_empty() && text.trim().is_empty();
+            let thoughts_only = silent && message.blocks.iter().any(|b| matches!(b, Block::Thought { .. }));
             self.record(message);
+            if silent {
+                nudges += 1;
+                if nudges > MAX_NUDGES {
+                    self.events.emit(Event::Error {
+                        message: format!("the model gave no answer and called no tool, {nudges} times in a row"),
+                    });
+                    return finish(StopReason::Error, &text, usage);
+                }
+                let (notice, nudge) = if thoughts_only { THOUGHTS_ONLY } else { EMPTY_RESPONSE };
+                self.events.emit(Event::Text { text: format!("{notice}\n") });
+                self.record(Message::user_text(nudge));
+                continue;
+            }
+            nudges = 0;
             if calls.is_empty() {
                 return finish(StopReason::EndTurn, &text, usage);
             }
-            let (results, cancelled) = self.run_calls(calls, cancel).await;
-            self.record(Message { role: Role::User, blocks: results });
+            let (mut results, cancelled) = self.run_calls(&calls, cancel).await;
             if cancelled {
+                self.record(Message { role: Role::User, blocks: results });
                 return finish(StopReason::Cancelled, &text, usage);
             }
+            for (call, result) in calls.iter().zip(&results) {
+                let is_error = matches!(result, Block::ToolResult { is_error: true, .. });
+                recent_calls.push(CallRecord { name: call.name.clone(), input: call.input.clone(), is_error });
+            }
+            if let Some(detection) = guard::detect(&recent_calls) {
+                recent_calls.clear();
+                detections += 1;
+                self.events.emit(Event::LoopDetected { description: detection.description.clone() });
+                match guard::intervention(&detection, detections) {
+                    Intervention::Nudge(advice) => results.push(Block::Text { text: advice }),
+                    Intervention::Stop => {
+                        self.record(Message { role: Role::User, blocks: results });
+                        self.events.emit(Event::Error {
+                            message: format!("stopped: the model kept looping ({})", detection.description),
+                        });
+                        return finish(StopReason::LoopDetected, &text, usage);
+                    }
+                }
+            }
+            self.record(Message { role: Role::User, blocks: results });
         }
         finish(StopReason::MaxIterations, &text, usage)
     }
@@ -269,7 +326,7 @@ impl Conversation {
 
     /// Runs the calls of one assistant message and returns their results in
     /// the model's order, plus whether the turn was cancelled meanwhile.
-    async fn run_calls(&mut self, calls: Vec<PendingCall>, cancel: &CancellationToken) -> (Vec<Block>, bool) {
+    async fn run_calls(&mut self, calls: &[PendingCall], cancel: &CancellationToken) -> (Vec<Block>, bool) {
         let mut outputs: Vec<Option<ToolOutput>> = calls.iter().map(|_| None).collect();
         let mut cancelled = false;
         let mut start = 0;

@@ -175,7 +175,7 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     Ok(match outcome.stop_reason {
         StopReason::EndTurn | StopReason::MaxIterations => ExitCode::SUCCESS,
-        StopReason::Error => ExitCode::from(exit::ERROR),
+        StopReason::Error | StopReason::LoopDetected => ExitCode::from(exit::ERROR),
         StopReason::Cancelled => ExitCode::from(exit::INTERRUPTED),
     })
 }
@@ -186,5 +186,6 @@ fn describe(stop: StopReason) -> &'static str {
         StopReason::MaxIterations => "stopped at the iteration limit",
         StopReason::Cancelled => "interrupted",
         StopReason::Error => "failed",
+        StopReason::LoopDetected => "stopped: the model was going in circles",
     }
 }

@@ -97,11 +97,9 @@ pub fn render_block(block: &Block, out: &mut String) {
             out.push_str(text);
             out.push('\n');
         }
-        Block::Thought { text } => {
-            out.push_str("<think>");
-            out.push_str(text);
-            out.push_str("</think>\n");
-        }
+        // Thoughts are the model's scratch space: shown to the user, not fed
+        // back, unless a chat template asks for them.
+        Block::Thought { .. } => {}
         Block::ToolUse { name, input, .. } => {
             out.push_str(&serde_json::json!({ "tool": name, "input": input }).to_string());
             out.push('\n');

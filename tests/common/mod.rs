@@ -298,6 +298,10 @@ impl Run {
                 Event::EditRejected { tool_call_id, path, reason } => {
                     format!("edit_rejected {tool_call_id} {path}: {reason}")
                 }
+                Event::LoopDetected { description } => format!("loop_detected {description}"),
+                Event::Compaction { tokens_before, tokens_after } => {
+                    format!("compaction {tokens_before} -> {tokens_after} tokens")
+                }
                 Event::Retry { attempt, error, .. } => format!("retry {attempt}: {error}"),
                 Event::Error { message } => format!("error {message}"),
                 Event::TurnFinished { stop_reason, text, .. } => format!("turn_finished {stop_reason:?} {text:?}"),
