@@ -64,6 +64,24 @@ pub struct ToolSettings {
     pub disabled: BTreeSet<ToolSet>,
 }
 
+/// How the prompt is kept inside the context window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct ContextSettings {
+    /// Share of the context window the prompt may fill before compaction.
+    pub compact_threshold: f64,
+    /// Messages at the end of the history kept whole.
+    pub keep_recent: usize,
+    /// Tool outputs longer than this many characters are cut when compacting.
+    pub max_tool_output_chars: usize,
+}
+
+impl Default for ContextSettings {
+    fn default() -> Self {
+        ContextSettings { compact_threshold: 0.8, keep_recent: 2, max_tool_output_chars: 20_000 }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Settings {
@@ -74,6 +92,7 @@ pub struct Settings {
     pub retry_delay_ms: u64,
     pub permissions: PermissionSettings,
     pub tools: ToolSettings,
+    pub context: ContextSettings,
 }
 
 impl Default for Settings {
@@ -85,6 +104,7 @@ impl Default for Settings {
             retry_delay_ms: 500,
             permissions: PermissionSettings::default(),
             tools: ToolSettings::default(),
+            context: ContextSettings::default(),
         }
     }
 }

@@ -368,3 +368,23 @@ fn on_a_terminal_approvals_are_asked_and_always_is_remembered() {
     assert!(screen.contains("✗ permission denied: the user denied this call"), "{screen}");
     assert!(std::fs::read_to_string(cli.path("greet.py")).unwrap().contains("Helo"));
 }
+
+#[test]
+fn a_tiny_context_window_compacts_the_prompt_but_the_session_keeps_everything() {
+    let cli = Cli::new();
+    let reads: Vec<String> = (0..6)
+        .map(|i| call("Read", serde_json::json!({"file_path": if i % 2 == 0 { "greet.py" } else { "test_greet.py" }, "offset": 1 + i / 2})))
+        .collect();
+    let mut script: Vec<Value> = reads.iter().map(|r| Value::String(r.clone())).collect();
+    script.push(Value::String("Done reading.".into()));
+    let script = cli.script(Value::Array(script));
+    let output = cli.run_script(&script, &["--permission-mode", "auto_all", "--context-window", "2200", "--json-events", "read"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let events = events(&output);
+    assert!(events.iter().any(|e| e["kind"] == "compaction"), "no compaction");
+    assert_eq!(events.last().unwrap()["stopReason"], "end_turn");
+    let sessions = std::fs::read_dir(cli.path(".tack/sessions")).unwrap().next().unwrap().unwrap().path();
+    let text = std::fs::read_to_string(sessions).unwrap();
+    assert_eq!(text.lines().count(), 1 + 1 + 6 * 2 + 1);
+    assert!(!text.contains("[compacted"), "the session file holds the full outputs");
+}

@@ -777,3 +777,57 @@ async fn empty_and_thought_only_replies_are_nudged() {
     assert_eq!(run.outcome.stop_reason, StopReason::Error);
     assert!(run.render().contains("the model gave no answer and called no tool, 3 times in a row"));
 }
+
+// ---------------------------------------------------------------- context
+
+#[tokio::test]
+async fn a_long_session_is_compacted_and_goes_on_with_calls_paired() {
+    let mut scenario = Scenario::new().context_window(3_000);
+    let mut script = Vec::new();
+    for i in 0..8 {
+        let body: String = (0..40).map(|line| format!("file {i} line {line} {}\n", "lorem ipsum ".repeat(2))).collect();
+        scenario = scenario.file(&format!("part{i}.txt"), &body);
+        script.push(call("Read", serde_json::json!({"file_path": format!("part{i}.txt")})));
+    }
+    script.push("Read all eight parts.".to_string());
+    let texts: Vec<&str> = script.iter().map(String::as_str).collect();
+    let run = scenario.run(&texts, "read every part").await;
+
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.outcome.text, "Read all eight parts.");
+    assert_eq!(run.history_len, 18, "the history keeps everything");
+    let compactions: Vec<(u64, u64)> = run
+        .events
+        .iter()
+        .filter_map(|e| match e.event {
+            Event::Compaction { tokens_before, tokens_after } => Some((tokens_before, tokens_after)),
+            _ => None,
+        })
+        .collect();
+    assert!(!compactions.is_empty());
+    assert!(compactions.iter().all(|(before, after)| after < before));
+    for event in &run.events {
+        if let Event::ContextUsage { used_tokens, context_window } = event.event {
+            assert!(used_tokens <= context_window * 8 / 10, "{used_tokens} of {context_window}");
+        }
+    }
+    // The last prompt: the task and the newest results whole, older results summarized, every call answered.
+    let request = run.backend.last_request().unwrap();
+    let prompt = tack::model::transcript("", &request.messages);
+    assert!(prompt.contains("read every part"));
+    assert!(prompt.contains("[compacted: full output left out; summary: read part0.txt (40 lines)]"), "{prompt}");
+    assert!(prompt.contains("file 7 line 39"));
+    let mut open_calls = Vec::new();
+    for message in &request.messages {
+        for block in &message.blocks {
+            match block {
+                tack::protocol::Block::ToolUse { id, .. } => open_calls.push(id.clone()),
+                tack::protocol::Block::ToolResult { tool_use_id, .. } => {
+                    assert_eq!(open_calls.pop().as_ref(), Some(tool_use_id), "a result without its call");
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(open_calls.is_empty());
+}

@@ -5,6 +5,7 @@
 //! for the model, [`Tool`](crate::tools::Tool) for tools, and [`Host`] for the
 //! front end (events out, approvals and edits in).
 
+pub mod context;
 pub mod guard;
 pub mod hooks;
 pub mod prompt;
@@ -99,6 +100,7 @@ pub struct LoopSettings {
     pub retry_base_delay: Duration,
     /// Overrides the backend's context window (e.g. to test compaction).
     pub context_window: Option<usize>,
+    pub context: context::ContextSettings,
 }
 
 impl Default for LoopSettings {
@@ -108,6 +110,7 @@ impl Default for LoopSettings {
             max_retries: 3,
             retry_base_delay: Duration::from_millis(500),
             context_window: None,
+            context: context::ContextSettings::default(),
         }
     }
 }
@@ -150,6 +153,12 @@ pub struct Conversation {
     next_call: u64,
     /// Set once a persistence failure has been reported, to report it once.
     session_failed: bool,
+    /// Token count of each history message, filled as messages arrive:
+    /// a long history is not tokenized again every iteration.
+    token_counts: Vec<usize>,
+    /// (summarized, omitted) of the last compaction reported, so an
+    /// unchanged compaction is not reported again every iteration.
+    last_compaction: Option<(usize, usize)>,
 }
 
 impl Conversation {
@@ -167,6 +176,8 @@ impl Conversation {
             session: parts.session,
             next_call,
             session_failed: false,
+            token_counts: Vec::new(),
+            last_compaction: None,
         }
     }
 

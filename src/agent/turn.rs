@@ -15,11 +15,12 @@ use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::context;
 use super::guard::{self, CallRecord, Intervention};
 use super::prompt;
 use super::{ApprovalRequest, Conversation, EventSink, HookCall, TurnOutcome};
 use crate::model::toolcall::{ParseEvent, ToolCallParser};
-use crate::model::{BackendError, CompletionRequest, ModelChunk, transcript};
+use crate::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk, render_message};
 use crate::permissions::{CallFacts, Verdict, visible_in_mode};
 use crate::protocol::{AgentStatus, ApprovalDecision, Block, Event, Message, Role, StopReason, Usage};
 use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
@@ -125,6 +126,7 @@ impl Conversation {
         let specs = self.tools.specs(|kind| visible_in_mode(mode, kind));
         let rules = prompt::load_rules(self.workspace.root());
         let system = prompt::system_prompt(mode, &specs, self.backend.tool_protocol(), rules.as_ref());
+        let system_tokens = self.backend.count_tokens(&system);
         let mut usage = Usage::default();
         let mut text = String::new();
         let finish = |stop_reason, text: &str, usage| TurnOutcome { stop_reason, text: text.to_string(), usage };
@@ -138,9 +140,9 @@ impl Conversation {
             if cancel.is_cancelled() {
                 return finish(StopReason::Cancelled, &text, usage);
             }
-            self.report_context(&system);
+            let messages = self.prompt_messages(system_tokens);
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
-            let generation = match self.generate(&system, &specs, cancel).await {
+            let generation = match self.generate(&system, &specs, messages, cancel).await {
                 StreamEnd::Complete(generation) => generation,
                 StreamEnd::Cancelled(partial) => {
                     usage += partial.usage;
@@ -209,17 +211,48 @@ impl Conversation {
         finish(StopReason::MaxIterations, &text, usage)
     }
 
-    fn report_context(&self, system: &str) {
-        let used = self.backend.count_tokens(&transcript(system, &self.history)) as u64;
-        let window = self.settings.context_window.unwrap_or_else(|| self.backend.context_window()) as u64;
-        self.events.emit(Event::ContextUsage { used_tokens: used, context_window: window });
+    /// The messages of the next prompt: the history, compacted when it would
+    /// pass the budget. Reports the context gauge and any new compaction.
+    fn prompt_messages(&mut self, system_tokens: usize) -> Vec<Message> {
+        while self.token_counts.len() < self.history.len() {
+            let tokens = message_tokens(&*self.backend, &self.history[self.token_counts.len()]);
+            self.token_counts.push(tokens);
+        }
+        let window = self.settings.context_window.unwrap_or_else(|| self.backend.context_window());
+        let budget = context::budget(window, &self.settings.context);
+        let backend = self.backend.clone();
+        let count = move |message: &Message| message_tokens(&*backend, message);
+        let compacted =
+            context::compact(&self.history, &self.token_counts, system_tokens, budget, &self.settings.context, &count);
+        let (messages, used) = match compacted {
+            None => (self.history.clone(), system_tokens + self.token_counts.iter().sum::<usize>()),
+            Some(compacted) => {
+                let shape = (compacted.summarized, compacted.omitted);
+                if self.last_compaction != Some(shape) {
+                    self.last_compaction = Some(shape);
+                    self.events.emit(Event::Compaction {
+                        tokens_before: compacted.tokens_before as u64,
+                        tokens_after: compacted.tokens_after as u64,
+                    });
+                }
+                (compacted.messages, compacted.tokens_after)
+            }
+        };
+        self.events.emit(Event::ContextUsage { used_tokens: used as u64, context_window: window as u64 });
+        messages
     }
 
     /// One generation, retrying transient backend errors with backoff.
-    async fn generate(&mut self, system: &str, specs: &[ToolSpec], cancel: &CancellationToken) -> StreamEnd {
+    async fn generate(
+        &mut self,
+        system: &str,
+        specs: &[ToolSpec],
+        messages: Vec<Message>,
+        cancel: &CancellationToken,
+    ) -> StreamEnd {
         let mut attempt = 0;
         loop {
-            match self.stream_once(system, specs, cancel).await {
+            match self.stream_once(system, specs, messages.clone(), cancel).await {
                 StreamEnd::Failed(BackendError::Transient(error)) if attempt < self.settings.max_retries => {
                     attempt += 1;
                     let delay = self.settings.retry_base_delay * 2u32.saturating_pow(attempt - 1);
@@ -234,9 +267,14 @@ impl Conversation {
         }
     }
 
-    async fn stream_once(&mut self, system: &str, specs: &[ToolSpec], cancel: &CancellationToken) -> StreamEnd {
-        let request =
-            CompletionRequest { system: system.to_string(), messages: self.history.clone(), tools: specs.to_vec() };
+    async fn stream_once(
+        &mut self,
+        system: &str,
+        specs: &[ToolSpec],
+        messages: Vec<Message>,
+        cancel: &CancellationToken,
+    ) -> StreamEnd {
+        let request = CompletionRequest { system: system.to_string(), messages, tools: specs.to_vec() };
         let mut stream = self.backend.stream(request);
         let mut parser = ToolCallParser::new();
         let mut generation = Generation::default();
@@ -501,6 +539,12 @@ impl Conversation {
             }
         }
     }
+}
+
+fn message_tokens(backend: &dyn ModelBackend, message: &Message) -> usize {
+    let mut text = String::new();
+    render_message(message, &mut text);
+    backend.count_tokens(&text)
 }
 
 /// The edit path of one call: events around the front end's decision.

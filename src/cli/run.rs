@@ -144,6 +144,7 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             max_iterations: settings.max_iterations,
             retry_base_delay: Duration::from_millis(settings.retry_delay_ms),
             context_window: settings.model.context_window,
+            context: settings.context.clone(),
             ..LoopSettings::default()
         },
         session: Some(session),

@@ -77,16 +77,21 @@ pub fn transcript(system: &str, messages: &[Message]) -> String {
         out.push_str("\n\n");
     }
     for message in messages {
-        out.push_str(match message.role {
-            Role::User => "User:\n",
-            Role::Assistant => "Assistant:\n",
-        });
-        for block in &message.blocks {
-            render_block(block, &mut out);
-        }
-        out.push('\n');
+        render_message(message, &mut out);
     }
     out
+}
+
+/// One message of a [`transcript`].
+pub fn render_message(message: &Message, out: &mut String) {
+    out.push_str(match message.role {
+        Role::User => "User:\n",
+        Role::Assistant => "Assistant:\n",
+    });
+    for block in &message.blocks {
+        render_block(block, out);
+    }
+    out.push('\n');
 }
 
 /// A block as a text-protocol model reads it: tool calls in the format the

@@ -84,6 +84,7 @@ pub struct Scenario {
     answers: Vec<ApprovalDecision>,
     edits: Edits,
     max_iterations: u32,
+    context_window: Option<usize>,
     tools: Option<Vec<Arc<dyn Tool>>>,
     hooks: Vec<Arc<dyn ToolHook>>,
     overlay: Option<Arc<dyn BufferOverlay>>,
@@ -107,6 +108,7 @@ impl Scenario {
             answers: Vec::new(),
             edits: Edits::Apply,
             max_iterations: 40,
+            context_window: None,
             tools: None,
             hooks: Vec::new(),
             overlay: None,
@@ -146,6 +148,11 @@ impl Scenario {
 
     pub fn max_iterations(mut self, max: u32) -> Scenario {
         self.max_iterations = max;
+        self
+    }
+
+    pub fn context_window(mut self, tokens: usize) -> Scenario {
+        self.context_window = Some(tokens);
         self
     }
 
@@ -196,6 +203,7 @@ impl Scenario {
             settings: LoopSettings {
                 max_iterations: self.max_iterations,
                 retry_base_delay: Duration::from_millis(1),
+                context_window: self.context_window,
                 ..LoopSettings::default()
             },
             session: None,
