@@ -49,6 +49,31 @@ pub struct ModelSettings {
     pub script: Option<PathBuf>,
     /// Overrides the model's context window, in tokens.
     pub context_window: Option<usize>,
+    /// Prices of a remote model, for the cost in usage reports.
+    pub pricing: Option<Pricing>,
+}
+
+/// US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Pricing {
+    pub input_per_million: f64,
+    /// Prompt tokens served from the provider's cache; the input price when absent.
+    #[serde(default)]
+    pub cached_input_per_million: Option<f64>,
+    pub output_per_million: f64,
+}
+
+impl Pricing {
+    pub fn cost(&self, usage: &crate::protocol::Usage) -> f64 {
+        let cached = usage.cached_prompt_tokens.min(usage.prompt_tokens);
+        let fresh = usage.prompt_tokens - cached;
+        let cached_price = self.cached_input_per_million.unwrap_or(self.input_per_million);
+        (fresh as f64 * self.input_per_million
+            + cached as f64 * cached_price
+            + usage.completion_tokens as f64 * self.output_per_million)
+            / 1_000_000.0
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -90,6 +115,8 @@ pub struct Settings {
     pub max_iterations: u32,
     /// Delay before the first retry of a transient model error, doubled after.
     pub retry_delay_ms: u64,
+    /// Retries of a transient model error before the turn fails.
+    pub max_retries: u32,
     pub permissions: PermissionSettings,
     pub tools: ToolSettings,
     pub context: ContextSettings,
@@ -102,6 +129,7 @@ impl Default for Settings {
             permission_mode: PermissionMode::default(),
             max_iterations: 40,
             retry_delay_ms: 500,
+            max_retries: 3,
             permissions: PermissionSettings::default(),
             tools: ToolSettings::default(),
             context: ContextSettings::default(),
@@ -287,6 +315,18 @@ mod tests {
         assert_eq!(settings.model.script, Some(root.path().join("s.json")));
         let actions: Vec<RuleAction> = settings.permissions.rules.iter().map(|r| r.action).collect();
         assert_eq!(actions, [RuleAction::Deny, RuleAction::Allow]);
+    }
+
+    #[test]
+    fn pricing_counts_cached_tokens_at_their_own_price() {
+        let pricing = Pricing { input_per_million: 3.0, cached_input_per_million: Some(0.3), output_per_million: 15.0 };
+        let usage = crate::protocol::Usage {
+            prompt_tokens: 1_000_000,
+            cached_prompt_tokens: 500_000,
+            completion_tokens: 100_000,
+            ..Default::default()
+        };
+        assert!((pricing.cost(&usage) - (1.5 + 0.15 + 1.5)).abs() < 1e-9);
     }
 
     #[test]

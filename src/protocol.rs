@@ -134,7 +134,7 @@ impl std::fmt::Display for PermissionMode {
 }
 
 /// Token and time accounting, per generation or summed over a turn.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     pub prompt_tokens: u64,
@@ -143,6 +143,9 @@ pub struct Usage {
     pub completion_tokens: u64,
     pub prompt_eval_ms: u64,
     pub decode_ms: u64,
+    /// What the tokens cost, in US dollars, when a price table is configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
 }
 
 impl std::ops::AddAssign for Usage {
@@ -152,6 +155,10 @@ impl std::ops::AddAssign for Usage {
         self.completion_tokens += other.completion_tokens;
         self.prompt_eval_ms += other.prompt_eval_ms;
         self.decode_ms += other.decode_ms;
+        self.cost_usd = match (self.cost_usd, other.cost_usd) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
     }
 }
 

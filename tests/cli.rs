@@ -388,3 +388,36 @@ fn a_tiny_context_window_compacts_the_prompt_but_the_session_keeps_everything() 
     assert_eq!(text.lines().count(), 1 + 1 + 6 * 2 + 1);
     assert!(!text.contains("[compacted"), "the session file holds the full outputs");
 }
+
+#[test]
+fn usage_and_cost_add_up_per_turn_and_per_session_and_transient_errors_are_retried() {
+    let cli = Cli::new();
+    std::fs::create_dir_all(cli.path(".tack")).unwrap();
+    std::fs::write(
+        cli.path(".tack/config.toml"),
+        "retry_delay_ms = 1\n[model.pricing]\ninput_per_million = 2.0\noutput_per_million = 10.0\n",
+    )
+    .unwrap();
+    let read = call("Read", serde_json::json!({"file_path": "greet.py"}));
+    let script = cli.script(serde_json::json!([{"error": "transient", "message": "429 too many requests"}, read, "It greets."]));
+    let output = cli.run_script(&script, &["--json-events", "what does greet do?"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let events = events(&output);
+    let retry = events.iter().find(|e| e["kind"] == "retry").unwrap();
+    assert_eq!(retry["attempt"], 1);
+    assert!(retry["error"].as_str().unwrap().contains("429 too many requests"));
+    let generations: Vec<&Value> = events.iter().filter(|e| e["kind"] == "usage").map(|e| &e["usage"]).collect();
+    assert_eq!(generations.len(), 2);
+    let sum = |key: &str| generations.iter().map(|u| u[key].as_u64().unwrap()).sum::<u64>();
+    let total = &events.last().unwrap()["usage"];
+    assert_eq!(total["promptTokens"].as_u64().unwrap(), sum("promptTokens"));
+    assert_eq!(total["completionTokens"].as_u64().unwrap(), sum("completionTokens"));
+    let expected_cost = (sum("promptTokens") as f64 * 2.0 + sum("completionTokens") as f64 * 10.0) / 1e6;
+    assert!((total["costUsd"].as_f64().unwrap() - expected_cost).abs() < 1e-12, "{total}");
+
+    let listed: Value = serde_json::from_str(&stdout(&cli.run(&["sessions", "--json"]))).unwrap();
+    assert_eq!(listed[0]["usage"]["promptTokens"], total["promptTokens"]);
+    assert!((listed[0]["usage"]["costUsd"].as_f64().unwrap() - expected_cost).abs() < 1e-12);
+    let table = stdout(&cli.run(&["sessions"]));
+    assert!(table.contains("TOKENS") && table.contains("$0.0"), "{table}");
+}

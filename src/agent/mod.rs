@@ -101,6 +101,8 @@ pub struct LoopSettings {
     /// Overrides the backend's context window (e.g. to test compaction).
     pub context_window: Option<usize>,
     pub context: context::ContextSettings,
+    /// Prices for the cost in usage reports; `None` reports no cost.
+    pub pricing: Option<crate::config::Pricing>,
 }
 
 impl Default for LoopSettings {
@@ -111,6 +113,7 @@ impl Default for LoopSettings {
             retry_base_delay: Duration::from_millis(500),
             context_window: None,
             context: context::ContextSettings::default(),
+            pricing: None,
         }
     }
 }
@@ -199,8 +202,13 @@ impl Conversation {
 
     /// Appends a message to the history and the session file.
     fn record(&mut self, message: Message) {
+        self.record_with_usage(message, None);
+    }
+
+    /// Appends an assistant message with the usage of the generation that wrote it.
+    fn record_with_usage(&mut self, message: Message, usage: Option<Usage>) {
         if let Some(session) = &mut self.session {
-            if let Err(error) = session.append(&message) {
+            if let Err(error) = session.append(&message, usage.as_ref()) {
                 tracing::error!(%error, "cannot persist message");
                 if !self.session_failed {
                     self.session_failed = true;

@@ -13,7 +13,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::{Message, Role};
+use crate::protocol::{Message, Role, Usage};
 
 pub const FORMAT: &str = "tack-session";
 pub const VERSION: u32 = 1;
@@ -32,6 +32,9 @@ pub struct Header {
 struct Entry {
     at: String,
     message: Message,
+    /// Usage of the generation that wrote an assistant message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    usage: Option<Usage>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +58,8 @@ pub enum SessionError {
 pub struct LoadedSession {
     pub header: Header,
     pub messages: Vec<Message>,
+    /// Usage summed over every generation of the session.
+    pub usage: Usage,
     /// Problems found and skipped (a torn last line), for the user to see.
     pub warnings: Vec<String>,
     /// Bytes of the file that hold complete lines: appending starts here.
@@ -71,6 +76,7 @@ pub struct SessionSummary {
     pub title: String,
     pub updated_at: String,
     pub message_count: usize,
+    pub usage: Usage,
 }
 
 /// The sessions of one workspace: `<workspace>/.tack/sessions/`.
@@ -169,10 +175,15 @@ impl SessionStore {
                     title: title_of(&loaded.messages),
                     updated_at,
                     message_count: loaded.messages.len(),
+                    usage: loaded.usage,
                 },
-                Err(e) => {
-                    SessionSummary { session_id: id, title: format!("(unreadable: {e})"), updated_at, message_count: 0 }
-                }
+                Err(e) => SessionSummary {
+                    session_id: id,
+                    title: format!("(unreadable: {e})"),
+                    updated_at,
+                    message_count: 0,
+                    usage: Usage::default(),
+                },
             };
             summaries.push(summary);
         }
@@ -206,6 +217,7 @@ fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
     }
 
     let mut messages = Vec::new();
+    let mut usage = Usage::default();
     let mut warnings = Vec::new();
     let mut number = 1;
     loop {
@@ -218,6 +230,9 @@ fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
         let complete = line.ends_with('\n');
         match serde_json::from_str::<Entry>(line.trim_end()) {
             Ok(entry) if complete => {
+                if let Some(generation) = entry.usage {
+                    usage += generation;
+                }
                 messages.push(entry.message);
                 valid_len += read as u64;
             }
@@ -248,7 +263,7 @@ fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
     for warning in &warnings {
         tracing::warn!(session = %header.id, "{warning}");
     }
-    Ok(LoadedSession { header, messages, warnings, valid_len, path: path.to_path_buf() })
+    Ok(LoadedSession { header, messages, usage, warnings, valid_len, path: path.to_path_buf() })
 }
 
 impl SessionWriter {
@@ -260,9 +275,10 @@ impl SessionWriter {
         &self.path
     }
 
-    /// Writes one message as one line and flushes it.
-    pub fn append(&mut self, message: &Message) -> Result<(), SessionError> {
-        let entry = Entry { at: now_rfc3339(), message: message.clone() };
+    /// Writes one message (with the usage of its generation, for assistant
+    /// messages) as one line and flushes it.
+    pub fn append(&mut self, message: &Message, usage: Option<&Usage>) -> Result<(), SessionError> {
+        let entry = Entry { at: now_rfc3339(), message: message.clone(), usage: usage.copied() };
         let mut line = serde_json::to_string(&entry).unwrap_or_default();
         line.push('\n');
         self.file.write_all(line.as_bytes()).and_then(|_| self.file.flush()).map_err(io_error(&self.path))
@@ -280,9 +296,9 @@ mod tests {
         let store = SessionStore::for_workspace(dir.path());
         assert!(store.list().unwrap().is_empty());
         let mut writer = store.create().unwrap();
-        writer.append(&Message::user_text("fix the\nparser please")).unwrap();
+        writer.append(&Message::user_text("fix the\nparser please"), None).unwrap();
         let reply = Message { role: Role::Assistant, blocks: vec![Block::Text { text: "done".into() }] };
-        writer.append(&reply).unwrap();
+        writer.append(&reply, Some(&Usage { prompt_tokens: 10, completion_tokens: 2, ..Usage::default() })).unwrap();
         let loaded = store.load(writer.id()).unwrap();
         assert_eq!(loaded.messages.len(), 2);
         assert_eq!(loaded.messages[1], reply);
@@ -291,6 +307,7 @@ mod tests {
         assert_eq!(list.len(), 1);
         assert_eq!(list[0].title, "fix the parser please");
         assert_eq!(list[0].message_count, 2);
+        assert_eq!((list[0].usage.prompt_tokens, list[0].usage.completion_tokens), (10, 2));
     }
 
     #[test]
@@ -298,8 +315,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = SessionStore::for_workspace(dir.path());
         let mut writer = store.create().unwrap();
-        writer.append(&Message::user_text("one")).unwrap();
-        writer.append(&Message::user_text("two")).unwrap();
+        writer.append(&Message::user_text("one"), None).unwrap();
+        writer.append(&Message::user_text("two"), None).unwrap();
         let path = writer.path().to_path_buf();
         drop(writer);
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
@@ -312,7 +329,7 @@ mod tests {
         assert!(loaded.warnings[0].contains("torn last line"));
 
         let mut resumed = store.resume(&loaded).unwrap();
-        resumed.append(&Message::user_text("three")).unwrap();
+        resumed.append(&Message::user_text("three"), None).unwrap();
         let reloaded = store.load(&id).unwrap();
         let texts: Vec<String> = reloaded.messages.iter().map(Message::text).collect();
         assert_eq!(texts, ["one", "two", "three"]);

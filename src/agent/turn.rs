@@ -146,10 +146,11 @@ impl Conversation {
                 StreamEnd::Complete(generation) => generation,
                 StreamEnd::Cancelled(partial) => {
                     usage += partial.usage;
+                    let generation_usage = partial.usage;
                     let message = partial.into_message(false);
                     if !message.blocks.is_empty() {
                         text = message.text();
-                        self.record(message);
+                        self.record_with_usage(message, Some(generation_usage));
                     }
                     return finish(StopReason::Cancelled, &text, usage);
                 }
@@ -164,7 +165,7 @@ impl Conversation {
             text = message.text();
             let silent = calls.is_empty() && text.trim().is_empty();
             let thoughts_only = silent && message.blocks.iter().any(|b| matches!(b, Block::Thought { .. }));
-            self.record(message);
+            self.record_with_usage(message, Some(generation_usage));
             if silent {
                 nudges += 1;
                 if nudges > MAX_NUDGES {
@@ -255,7 +256,9 @@ impl Conversation {
             match self.stream_once(system, specs, messages.clone(), cancel).await {
                 StreamEnd::Failed(BackendError::Transient(error)) if attempt < self.settings.max_retries => {
                     attempt += 1;
-                    let delay = self.settings.retry_base_delay * 2u32.saturating_pow(attempt - 1);
+                    // Jitter spreads the retries of many clients hitting one overloaded server.
+                    let backoff = self.settings.retry_base_delay * 2u32.saturating_pow(attempt - 1);
+                    let delay = backoff.mul_f64(0.5 + fastrand::f64());
                     self.events.emit(Event::Retry { attempt, delay_ms: delay.as_millis() as u64, error });
                     tokio::select! {
                         _ = cancel.cancelled() => return StreamEnd::Cancelled(Generation::default()),
@@ -295,7 +298,10 @@ impl Conversation {
                     let id = id.unwrap_or_else(|| self.next_call_id());
                     self.add_call(&mut generation, id, name, input, None);
                 }
-                Some(Ok(ModelChunk::Usage(usage))) => {
+                Some(Ok(ModelChunk::Usage(mut usage))) => {
+                    if let Some(pricing) = &self.settings.pricing {
+                        usage.cost_usd = Some(pricing.cost(&usage));
+                    }
                     generation.usage = usage;
                     self.events.emit(Event::Usage { usage });
                 }

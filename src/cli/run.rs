@@ -145,7 +145,8 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             retry_base_delay: Duration::from_millis(settings.retry_delay_ms),
             context_window: settings.model.context_window,
             context: settings.context.clone(),
-            ..LoopSettings::default()
+            max_retries: settings.max_retries,
+            pricing: settings.model.pricing,
         },
         session: Some(session),
         history,

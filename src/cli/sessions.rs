@@ -31,11 +31,13 @@ pub(super) fn list(args: SessionsArgs) -> anyhow::Result<ExitCode> {
         eprintln!("no sessions in {}", store.dir().display());
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{:<22}  {:<20}  {:>8}  TITLE", "ID", "UPDATED", "MESSAGES");
+    println!("{:<22}  {:<20}  {:>8}  {:>9}  {:>8}  TITLE", "ID", "UPDATED", "MESSAGES", "TOKENS", "COST");
     for session in sessions {
+        let tokens = session.usage.prompt_tokens + session.usage.completion_tokens;
+        let cost = session.usage.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "-".into());
         println!(
-            "{:<22}  {:<20}  {:>8}  {}",
-            session.session_id, session.updated_at, session.message_count, session.title
+            "{:<22}  {:<20}  {:>8}  {:>9}  {:>8}  {}",
+            session.session_id, session.updated_at, session.message_count, tokens, cost, session.title
         );
     }
     Ok(ExitCode::SUCCESS)
