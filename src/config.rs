@@ -47,6 +47,9 @@ pub struct ModelSettings {
     pub path: Option<PathBuf>,
     /// Script file for the scripted backend.
     pub script: Option<PathBuf>,
+    /// A Hugging Face `tokenizer.json` for exact token counts where the
+    /// backend has no tokenizer of its own.
+    pub tokenizer: Option<PathBuf>,
     /// Overrides the model's context window, in tokens.
     pub context_window: Option<usize>,
     /// Prices of a remote model, for the cost in usage reports.
@@ -211,7 +214,7 @@ fn read_toml_layer(path: &Path, base: &Path) -> Result<Option<Value>, ConfigErro
     })?;
     let mut value = normalize_keys(value);
     check(&value, &origin)?;
-    for key in ["/model/path", "/model/script"] {
+    for key in ["/model/path", "/model/script", "/model/tokenizer"] {
         if let Some(Value::String(p)) = value.pointer_mut(key) {
             if Path::new(p.as_str()).is_relative() {
                 *p = base.join(&*p).display().to_string();

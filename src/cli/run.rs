@@ -17,6 +17,7 @@ use crate::agent::{Conversation, ConversationParts, LoopSettings, SessionStore};
 use crate::config::{BackendKind, Settings, user_config_path};
 use crate::model::ModelBackend;
 use crate::model::scripted::ScriptedBackend;
+use crate::model::tokenizer::HfTokenizer;
 use crate::permissions::Policy;
 use crate::protocol::{PermissionMode, StopReason};
 use crate::tools::ToolRegistry;
@@ -95,7 +96,11 @@ fn backend_for(settings: &Settings) -> anyhow::Result<Arc<dyn ModelBackend>> {
                     "the scripted backend needs a script: pass --script FILE or set model.script in .tack/config.toml"
                 );
             };
-            Ok(Arc::new(ScriptedBackend::from_file(script)?))
+            let mut backend = ScriptedBackend::from_file(script)?;
+            if let Some(path) = &settings.model.tokenizer {
+                backend = backend.with_tokenizer(Arc::new(HfTokenizer::from_file(path)?));
+            }
+            Ok(Arc::new(backend))
         }
         other => bail!(
             "the {} backend is not built into this version of tack yet; use --backend scripted --script FILE",

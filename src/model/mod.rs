@@ -6,6 +6,7 @@
 //! function calling emit [`ModelChunk::ToolCall`] directly.
 
 pub mod scripted;
+pub mod tokenizer;
 pub mod toolcall;
 
 use futures::stream::BoxStream;

@@ -7,12 +7,13 @@
 //! paces the text (`{"text": "...", "chunkDelayMs": 20}`).
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::stream::{self, BoxStream, StreamExt};
 use serde::Deserialize;
 
+use super::tokenizer::{HfTokenizer, estimate_tokens};
 use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, transcript};
 use crate::protocol::Usage;
 
@@ -50,6 +51,8 @@ pub struct ScriptedBackend {
     context_window: usize,
     /// The last request served, so tests can check what the model was shown.
     last_request: Mutex<Option<CompletionRequest>>,
+    /// Exact counts when a tokenizer is configured; an estimate otherwise.
+    tokenizer: Option<Arc<HfTokenizer>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +78,7 @@ impl ScriptedBackend {
             next: Mutex::new(0),
             context_window: Self::DEFAULT_CONTEXT_WINDOW,
             last_request: Mutex::new(None),
+            tokenizer: None,
         }
     }
 
@@ -89,6 +93,11 @@ impl ScriptedBackend {
     /// Texts only: the common case in tests.
     pub fn from_texts<S: Into<String>>(texts: impl IntoIterator<Item = S>) -> Self {
         Self::new(texts.into_iter().map(|t| ScriptEntry::Text(t.into())).collect())
+    }
+
+    pub fn with_tokenizer(mut self, tokenizer: Arc<HfTokenizer>) -> Self {
+        self.tokenizer = Some(tokenizer);
+        self
     }
 
     pub fn with_context_window(mut self, tokens: usize) -> Self {
@@ -157,9 +166,11 @@ impl ModelBackend for ScriptedBackend {
         pieces.chain(stream::once(async move { Ok(ModelChunk::Usage(usage)) })).boxed()
     }
 
-    /// About four bytes a token, as BPE tokenizers average on English and code.
     fn count_tokens(&self, text: &str) -> usize {
-        text.len().div_ceil(4)
+        match &self.tokenizer {
+            Some(tokenizer) => tokenizer.count(text),
+            None => estimate_tokens(text),
+        }
     }
 
     fn context_window(&self) -> usize {
