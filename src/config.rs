@@ -54,6 +54,22 @@ pub struct ModelSettings {
     pub context_window: Option<usize>,
     /// Prices of a remote model, for the cost in usage reports.
     pub pricing: Option<Pricing>,
+    /// Local models: tokens of context (default: the model's, up to 32k).
+    pub context_size: Option<u32>,
+    /// Local models: CPU threads (default: one per core).
+    pub threads: Option<u32>,
+    /// Local models: prompt tokens evaluated per batch.
+    pub batch_size: Option<u32>,
+    /// Local models: layers offloaded to the GPU (builds with the `cuda` feature).
+    pub gpu_layers: Option<u32>,
+    /// Sampling temperature; 0 decodes greedily.
+    pub temperature: Option<f32>,
+    pub top_p: Option<f32>,
+    pub top_k: Option<i32>,
+    pub min_p: Option<f32>,
+    pub seed: Option<u32>,
+    /// Tokens one generation may produce.
+    pub max_tokens: Option<u32>,
 }
 
 /// US dollars per million tokens.

@@ -22,7 +22,10 @@ impl Cli {
         let workspace = tempfile::tempdir().unwrap();
         for entry in std::fs::read_dir(repo("fixtures/demo")).unwrap() {
             let entry = entry.unwrap();
-            std::fs::copy(entry.path(), workspace.path().join(entry.file_name())).unwrap();
+            // Files only: the fixture's .tack/ settings are for the real model.
+            if entry.file_type().unwrap().is_file() {
+                std::fs::copy(entry.path(), workspace.path().join(entry.file_name())).unwrap();
+            }
         }
         Cli { workspace, home: tempfile::tempdir().unwrap() }
     }
@@ -207,12 +210,10 @@ fn bad_flags_and_bad_config_get_one_clear_line() {
 #[test]
 fn backends_not_built_yet_say_so() {
     let cli = Cli::new();
-    for backend in ["llama", "openai"] {
-        let output = cli.run(&["run", "--backend", backend, "hi"]);
-        assert_eq!(output.status.code(), Some(1));
-        let err = stderr(&output);
-        assert!(err.contains(&format!("the {backend} backend is not built into this version of tack yet")), "{err}");
-    }
+    let output = cli.run(&["run", "--backend", "openai", "hi"]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains("the openai backend is not built into this version of tack yet"), "{err}");
 }
 
 #[test]
@@ -378,7 +379,8 @@ fn a_tiny_context_window_compacts_the_prompt_but_the_session_keeps_everything() 
     let mut script: Vec<Value> = reads.iter().map(|r| Value::String(r.clone())).collect();
     script.push(Value::String("Done reading.".into()));
     let script = cli.script(Value::Array(script));
-    let output = cli.run_script(&script, &["--permission-mode", "auto_all", "--context-window", "2200", "--json-events", "read"]);
+    let output = cli
+        .run_script(&script, &["--permission-mode", "auto_all", "--context-window", "2200", "--json-events", "read"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let events = events(&output);
     assert!(events.iter().any(|e| e["kind"] == "compaction"), "no compaction");
@@ -399,7 +401,8 @@ fn usage_and_cost_add_up_per_turn_and_per_session_and_transient_errors_are_retri
     )
     .unwrap();
     let read = call("Read", serde_json::json!({"file_path": "greet.py"}));
-    let script = cli.script(serde_json::json!([{"error": "transient", "message": "429 too many requests"}, read, "It greets."]));
+    let script =
+        cli.script(serde_json::json!([{"error": "transient", "message": "429 too many requests"}, read, "It greets."]));
     let output = cli.run_script(&script, &["--json-events", "what does greet do?"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let events = events(&output);

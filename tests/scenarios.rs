@@ -740,15 +740,14 @@ async fn loops_that_go_on_escalate_and_end_the_turn() {
 
 #[tokio::test]
 async fn a_cycle_is_detected_but_varied_work_is_not() {
-    let (a, b) = (
-        call("Read", serde_json::json!({"file_path": "a.txt"})),
-        call("Grep", serde_json::json!({"pattern": "one"})),
-    );
+    let (a, b) =
+        (call("Read", serde_json::json!({"file_path": "a.txt"})), call("Grep", serde_json::json!({"pattern": "one"})));
     let run = Scenario::new().file("a.txt", "one\n").run(&[&a, &b, &a, &b, "stopping"], "look").await;
     assert_eq!(run.kinds().iter().filter(|k| **k == "loop_detected").count(), 1);
     assert!(run.render().contains("the same 2 calls keep repeating in a cycle"));
 
-    let script: Vec<String> = (0..6).map(|i| call("Read", serde_json::json!({"file_path": format!("{i}.txt")}))).collect();
+    let script: Vec<String> =
+        (0..6).map(|i| call("Read", serde_json::json!({"file_path": format!("{i}.txt")}))).collect();
     let mut scenario = Scenario::new();
     for i in 0..6 {
         scenario = scenario.file(&format!("{i}.txt"), "x\n");
@@ -767,7 +766,8 @@ async fn empty_and_thought_only_replies_are_nudged() {
     assert_snapshot!(run.render());
     // The thought is kept in the history but not fed back to the model.
     let request = run.backend.last_request().unwrap();
-    let thought_kept = request.messages.iter().any(|m| m.blocks.iter().any(|b| matches!(b, tack::protocol::Block::Thought { .. })));
+    let thought_kept =
+        request.messages.iter().any(|m| m.blocks.iter().any(|b| matches!(b, tack::protocol::Block::Thought { .. })));
     assert!(thought_kept);
     let prompt = tack::model::transcript(&request.system, &request.messages);
     assert!(!prompt.contains("I should greet."), "{prompt}");

@@ -205,11 +205,17 @@ mod tests {
             for block in &message.blocks {
                 if let Block::ToolUse { id, .. } = block {
                     let next = messages.get(i + 1).expect("a call at the end has no result");
-                    assert!(next.blocks.iter().any(|b| matches!(b, Block::ToolResult { tool_use_id, .. } if tool_use_id == id)));
+                    assert!(
+                        next.blocks
+                            .iter()
+                            .any(|b| matches!(b, Block::ToolResult { tool_use_id, .. } if tool_use_id == id))
+                    );
                 }
                 if let Block::ToolResult { tool_use_id, .. } = block {
                     let previous = &messages[i - 1];
-                    assert!(previous.blocks.iter().any(|b| matches!(b, Block::ToolUse { id, .. } if id == tool_use_id)));
+                    assert!(
+                        previous.blocks.iter().any(|b| matches!(b, Block::ToolUse { id, .. } if id == tool_use_id))
+                    );
                 }
             }
         }

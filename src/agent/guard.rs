@@ -163,7 +163,10 @@ mod tests {
     fn the_same_call_three_times_in_a_row_is_a_loop() {
         assert_eq!(kind(&[read("a"), read("a")]), None);
         assert_eq!(kind(&[read("a"), read("a"), read("a")]), Some(LoopKind::RepeatedCall { times: 3 }));
-        assert_eq!(kind(&[read("b"), read("a"), read("a"), read("a"), read("a")]), Some(LoopKind::RepeatedCall { times: 4 }));
+        assert_eq!(
+            kind(&[read("b"), read("a"), read("a"), read("a"), read("a")]),
+            Some(LoopKind::RepeatedCall { times: 4 })
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! loop feeds it to [`toolcall::ToolCallParser`]. Backends with native
 //! function calling emit [`ModelChunk::ToolCall`] directly.
 
+pub mod llama;
 pub mod scripted;
 pub mod tokenizer;
 pub mod toolcall;

@@ -1,0 +1,509 @@
+//! The llama.cpp backend: a GGUF model run in-process, with KV-cache reuse.
+//!
+//! One worker thread owns the llama.cpp context and runs generations one at
+//! a time; conversations queue for it. The model itself is shared (read-only)
+//! so that tokenizing for token counts never waits for a generation.
+//!
+//! KV reuse: the worker remembers the tokens whose keys and values are in the
+//! cache; a new prompt evaluates only what follows the longest common prefix.
+//! Gemma 3 and other sliding-window models drop old cache entries unless the
+//! context keeps the full window (`swa_full`), after which cutting the cache
+//! back past the window would give wrong logits; the context is created with
+//! the full window kept, so any common prefix can be reused.
+
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, mpsc};
+use std::time::Instant;
+
+use futures::stream::{self, BoxStream, StreamExt};
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend as Runtime;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+
+use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_block};
+use crate::protocol::{Role, Usage};
+
+/// How to load and run a model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LlamaSettings {
+    pub path: PathBuf,
+    /// Tokens of context; `None` for the model's training context, capped at 32k.
+    pub context_size: Option<u32>,
+    /// CPU threads; `None` picks one per available core.
+    pub threads: Option<u32>,
+    /// Tokens evaluated per decode call while reading the prompt.
+    pub batch_size: u32,
+    /// Layers offloaded to the GPU (only with the `cuda` feature).
+    pub gpu_layers: u32,
+    pub sampling: Sampling,
+    /// Tokens one generation may produce.
+    pub max_tokens: u32,
+    /// Reuse the KV cache across generations (off only to measure it).
+    pub reuse_prefix: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sampling {
+    /// 0 samples greedily.
+    pub temperature: f32,
+    pub top_p: f32,
+    pub top_k: i32,
+    pub min_p: f32,
+    pub seed: u32,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Sampling { temperature: 0.0, top_p: 0.95, top_k: 40, min_p: 0.05, seed: 0 }
+    }
+}
+
+impl LlamaSettings {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        LlamaSettings {
+            path: path.into(),
+            context_size: None,
+            threads: None,
+            batch_size: 512,
+            gpu_layers: if cfg!(feature = "cuda") { 999 } else { 0 },
+            sampling: Sampling::default(),
+            max_tokens: 2048,
+            reuse_prefix: true,
+        }
+    }
+}
+
+/// What goes wrong with local models, in words a user can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LlamaError {
+    #[error("no model file at {0}")]
+    NotFound(String),
+    #[error("{0} is not a GGUF model file (it does not start with the GGUF magic bytes)")]
+    NotGguf(String),
+    #[error("llama.cpp could not load {0}: unsupported model architecture, or a damaged file")]
+    LoadFailed(String),
+    #[error("cannot create a {context} token context for {path}: not enough memory? try a smaller context size")]
+    ContextFailed { path: String, context: u32 },
+    #[error("cannot start llama.cpp: {0}")]
+    Runtime(String),
+}
+
+/// llama.cpp's global state may be set up once per process.
+fn runtime() -> Result<&'static Runtime, LlamaError> {
+    static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            let mut runtime = Runtime::init().map_err(|e| e.to_string())?;
+            // llama.cpp logs thousands of lines to stderr otherwise.
+            runtime.void_logs();
+            Ok(runtime)
+        })
+        .as_ref()
+        .map_err(|e| LlamaError::Runtime(e.clone()))
+}
+
+/// One generation handed to the worker.
+struct Job {
+    prompt: String,
+    out: UnboundedSender<Result<ModelChunk, BackendError>>,
+}
+
+pub struct LlamaBackend {
+    model: Arc<LlamaModel>,
+    jobs: mpsc::Sender<Job>,
+    template: ChatTemplate,
+    context_size: u32,
+    /// Set when the backend is dropped, so the worker stops.
+    shutdown: Arc<AtomicBool>,
+    /// Tokens generated over the backend's life, for benchmarks and tests.
+    generated: Arc<AtomicU64>,
+}
+
+/// How conversations become prompt text.
+#[derive(Debug, Clone)]
+enum ChatTemplate {
+    /// A template llama.cpp applies itself: the GGUF's own, or the built-in
+    /// one for the model's architecture.
+    LlamaCpp { template: String },
+}
+
+impl LlamaBackend {
+    /// Loads the model and creates its context. Blocking: call it off the
+    /// async runtime (`spawn_blocking`).
+    pub fn load(settings: LlamaSettings) -> Result<LlamaBackend, LlamaError> {
+        let path_text = settings.path.display().to_string();
+        check_gguf(&settings.path)?;
+        let runtime = runtime()?;
+        let params = LlamaModelParams::default().with_n_gpu_layers(settings.gpu_layers);
+        let model = LlamaModel::load_from_file(runtime, &settings.path, &params)
+            .map_err(|_| LlamaError::LoadFailed(path_text.clone()))?;
+        let model = Arc::new(model);
+        let context_size = settings.context_size.unwrap_or_else(|| model.n_ctx_train().clamp(512, 32_768));
+        let template = choose_template(&model);
+
+        let (jobs, receiver) = mpsc::channel::<Job>();
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), LlamaError>>();
+        let shutdown = Arc::new(AtomicBool::new(false));
+        let worker_model = model.clone();
+        let worker_settings = settings.clone();
+        let worker_shutdown = shutdown.clone();
+        let generated = Arc::new(AtomicU64::new(0));
+        let worker_generated = generated.clone();
+        std::thread::Builder::new()
+            .name("tack-llama".into())
+            .spawn(move || {
+                let threads = worker_settings.threads.unwrap_or_else(default_threads) as i32;
+                let params = LlamaContextParams::default()
+                    .with_n_ctx(NonZeroU32::new(context_size))
+                    .with_n_batch(worker_settings.batch_size)
+                    .with_n_threads(threads)
+                    .with_n_threads_batch(threads)
+                    .with_swa_full(true)
+                    .with_no_perf(false);
+                let context = match worker_model.new_context(runtime, params) {
+                    Ok(context) => context,
+                    Err(_) => {
+                        let _ =
+                            ready_tx.send(Err(LlamaError::ContextFailed { path: path_text, context: context_size }));
+                        return;
+                    }
+                };
+                let _ = ready_tx.send(Ok(()));
+                let mut worker = Worker {
+                    model: &worker_model,
+                    context,
+                    evaluated: Vec::new(),
+                    settings: worker_settings,
+                    generated: worker_generated,
+                };
+                while let Ok(job) = receiver.recv() {
+                    if worker_shutdown.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    worker.run(job);
+                }
+            })
+            .map_err(|e| LlamaError::Runtime(e.to_string()))?;
+        ready_rx.recv().map_err(|_| LlamaError::Runtime("the model worker stopped while starting".into()))??;
+        Ok(LlamaBackend { model, jobs, template, context_size, shutdown, generated })
+    }
+
+    /// The prompt text for a request, as the model's chat template lays it out.
+    pub fn render(&self, request: &CompletionRequest) -> Result<String, BackendError> {
+        let mut chat = Vec::new();
+        if !request.system.is_empty() {
+            chat.push(("system", request.system.clone()));
+        }
+        for message in &request.messages {
+            let mut content = String::new();
+            for block in &message.blocks {
+                render_block(block, &mut content);
+            }
+            let role = match message.role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            };
+            chat.push((role, content.trim_end().to_string()));
+        }
+        match &self.template {
+            ChatTemplate::LlamaCpp { template } => {
+                let messages = chat
+                    .into_iter()
+                    .map(|(role, content)| LlamaChatMessage::new(role.to_string(), content))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| BackendError::Fatal(format!("cannot build the chat: {e}")))?;
+                let template = LlamaChatTemplate::new(template)
+                    .map_err(|e| BackendError::Fatal(format!("bad chat template: {e}")))?;
+                self.model
+                    .apply_chat_template(&template, &messages, true)
+                    .map_err(|e| BackendError::Fatal(format!("cannot apply the chat template: {e}")))
+            }
+        }
+    }
+
+    /// Tokens generated since the model was loaded.
+    pub fn tokens_generated(&self) -> u64 {
+        self.generated.load(Ordering::Relaxed)
+    }
+
+    pub fn tokenize(&self, text: &str) -> Vec<LlamaToken> {
+        self.model.vocab().tokenize(text.as_bytes(), false, true)
+    }
+
+    pub fn detokenize(&self, tokens: &[LlamaToken]) -> String {
+        let mut bytes = Vec::new();
+        for token in tokens {
+            bytes.extend(self.model.vocab().token_to_piece(*token, true, None));
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+impl Drop for LlamaBackend {
+    fn drop(&mut self) {
+        self.shutdown.store(true, Ordering::Relaxed);
+    }
+}
+
+/// One thread per core llama.cpp can use, as llama-bench defaults to.
+fn default_threads() -> u32 {
+    std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(4).clamp(1, 16)
+}
+
+fn check_gguf(path: &Path) -> Result<(), LlamaError> {
+    use std::io::Read;
+    let text = path.display().to_string();
+    let mut file = std::fs::File::open(path).map_err(|_| LlamaError::NotFound(text.clone()))?;
+    if !path.is_file() {
+        return Err(LlamaError::NotFound(text));
+    }
+    let mut magic = [0u8; 4];
+    if file.read_exact(&mut magic).is_err() || &magic != b"GGUF" {
+        return Err(LlamaError::NotGguf(text));
+    }
+    Ok(())
+}
+
+/// The GGUF's own template when llama.cpp knows it, else the built-in one for
+/// the architecture.
+fn choose_template(model: &LlamaModel) -> ChatTemplate {
+    if let Ok(template) = model.chat_template(None) {
+        if let Ok(template) = template.to_string() {
+            return ChatTemplate::LlamaCpp { template };
+        }
+    }
+    let architecture = model.meta_val_str("general.architecture").unwrap_or_default();
+    let name = match architecture.as_str() {
+        a if a.starts_with("gemma") => "gemma",
+        a if a.starts_with("llama") => "llama3",
+        a if a.starts_with("phi3") => "phi3",
+        a if a.starts_with("mistral") => "mistral-v7",
+        _ => "chatml",
+    };
+    ChatTemplate::LlamaCpp { template: name.to_string() }
+}
+
+struct Worker<'m> {
+    model: &'m LlamaModel,
+    context: LlamaContext<'m>,
+    /// Tokens whose keys and values are in the cache, in order, from position 0.
+    evaluated: Vec<LlamaToken>,
+    settings: LlamaSettings,
+    generated: Arc<AtomicU64>,
+}
+
+impl Worker<'_> {
+    fn run(&mut self, job: Job) {
+        let out = job.out.clone();
+        if let Err(error) = self.generate(job) {
+            // The cache may hold half a batch: forget it rather than trust it.
+            self.evaluated.clear();
+            self.context.clear_kv_cache();
+            let _ = out.send(Err(error));
+        }
+    }
+
+    fn generate(&mut self, job: Job) -> Result<(), BackendError> {
+        let vocab = self.model.vocab();
+        let prompt = vocab.tokenize(job.prompt.as_bytes(), true, true);
+        let window = self.context.n_ctx() as usize;
+        if prompt.len() + 1 >= window {
+            return Err(BackendError::Fatal(format!(
+                "the prompt is {} tokens, more than the {window}-token context holds; compact the history or raise the context size",
+                prompt.len()
+            )));
+        }
+
+        let started = Instant::now();
+        let mut reused = if self.settings.reuse_prefix {
+            prompt.iter().zip(&self.evaluated).take_while(|(a, b)| a == b).count()
+        } else {
+            0
+        };
+        // The last prompt token is always evaluated again: its logits start the reply.
+        reused = reused.min(prompt.len() - 1);
+        if self.context.kv_cache_seq_rm(0, Some(reused as u32), None).is_err() {
+            self.context.clear_kv_cache();
+            reused = 0;
+        }
+        self.evaluated.truncate(reused);
+
+        let batch_size = self.settings.batch_size.max(1) as usize;
+        let mut batch = LlamaBatch::new(batch_size, 1);
+        let pending = &prompt[reused..];
+        for (chunk_index, chunk) in pending.chunks(batch_size).enumerate() {
+            if job.out.is_closed() {
+                return Ok(());
+            }
+            batch.clear();
+            let start = reused + chunk_index * batch_size;
+            for (offset, token) in chunk.iter().enumerate() {
+                let position = start + offset;
+                let last = position == prompt.len() - 1;
+                batch.add(*token, position as i32, &[0], last).map_err(fatal)?;
+            }
+            self.context.decode(&mut batch).map_err(fatal)?;
+            self.evaluated.extend_from_slice(chunk);
+        }
+        let prompt_eval_ms = started.elapsed().as_millis() as u64;
+
+        let decoding = Instant::now();
+        let mut sampler = self.sampler();
+        let mut utf8 = Utf8Stream::default();
+        let mut produced = 0u64;
+        let mut logits_at = batch.n_tokens() - 1;
+        loop {
+            let token = sampler.sample(&self.context, logits_at);
+            if vocab.is_eog(token) {
+                break;
+            }
+            produced += 1;
+            self.generated.fetch_add(1, Ordering::Relaxed);
+            let piece = vocab.token_to_piece(token, false, None);
+            if let Some(text) = utf8.push(&piece) {
+                if job.out.send(Ok(ModelChunk::Text(text))).is_err() {
+                    // The stream was dropped: the turn was cancelled.
+                    return Ok(());
+                }
+            }
+            let position = self.evaluated.len();
+            if produced >= self.settings.max_tokens as u64 || position + 1 >= window {
+                break;
+            }
+            batch.clear();
+            batch.add(token, position as i32, &[0], true).map_err(fatal)?;
+            self.context.decode(&mut batch).map_err(fatal)?;
+            self.evaluated.push(token);
+            logits_at = 0;
+        }
+        if let Some(rest) = utf8.finish() {
+            let _ = job.out.send(Ok(ModelChunk::Text(rest)));
+        }
+        let usage = Usage {
+            prompt_tokens: prompt.len() as u64,
+            cached_prompt_tokens: reused as u64,
+            completion_tokens: produced,
+            prompt_eval_ms,
+            decode_ms: decoding.elapsed().as_millis() as u64,
+            cost_usd: None,
+        };
+        let _ = job.out.send(Ok(ModelChunk::Usage(usage)));
+        Ok(())
+    }
+
+    fn sampler(&self) -> LlamaSampler {
+        let s = self.settings.sampling;
+        if s.temperature <= 0.0 {
+            return LlamaSampler::greedy();
+        }
+        LlamaSampler::chain_simple([
+            LlamaSampler::top_k(s.top_k),
+            LlamaSampler::top_p(s.top_p, 1),
+            LlamaSampler::min_p(s.min_p, 1),
+            LlamaSampler::temp(s.temperature),
+            LlamaSampler::dist(s.seed),
+        ])
+    }
+}
+
+fn fatal(error: impl std::fmt::Display) -> BackendError {
+    BackendError::Fatal(format!("llama.cpp: {error}"))
+}
+
+/// Turns token pieces into text without splitting a character: a piece may
+/// end inside a multi-byte UTF-8 sequence that the next piece completes.
+#[derive(Default)]
+struct Utf8Stream {
+    pending: Vec<u8>,
+}
+
+impl Utf8Stream {
+    fn push(&mut self, bytes: &[u8]) -> Option<String> {
+        self.pending.extend_from_slice(bytes);
+        let valid = match std::str::from_utf8(&self.pending) {
+            Ok(_) => self.pending.len(),
+            // Invalid bytes (not just an unfinished sequence) are passed on lossily.
+            Err(e) if e.error_len().is_some() => self.pending.len(),
+            Err(e) => e.valid_up_to(),
+        };
+        if valid == 0 {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&self.pending[..valid]).into_owned();
+        self.pending.drain(..valid);
+        Some(text)
+    }
+
+    fn finish(&mut self) -> Option<String> {
+        if self.pending.is_empty() {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&self.pending).into_owned();
+        self.pending.clear();
+        Some(text)
+    }
+}
+
+impl ModelBackend for LlamaBackend {
+    fn stream(&self, request: CompletionRequest) -> BoxStream<'static, Result<ModelChunk, BackendError>> {
+        let prompt = match self.render(&request) {
+            Ok(prompt) => prompt,
+            Err(error) => return stream::once(async move { Err(error) }).boxed(),
+        };
+        let (out, receiver) = unbounded_channel();
+        if self.jobs.send(Job { prompt, out }).is_err() {
+            let error = BackendError::Fatal("the model worker has stopped".into());
+            return stream::once(async move { Err(error) }).boxed();
+        }
+        stream::unfold(receiver, |mut receiver| async move { receiver.recv().await.map(|item| (item, receiver)) })
+            .boxed()
+    }
+
+    fn count_tokens(&self, text: &str) -> usize {
+        self.model.vocab().tokenize(text.as_bytes(), false, true).len()
+    }
+
+    fn context_window(&self) -> usize {
+        self.context_size as usize
+    }
+
+    fn tool_protocol(&self) -> ToolProtocol {
+        ToolProtocol::Text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_split_across_pieces_is_joined() {
+        let mut stream = Utf8Stream::default();
+        let crab = "🦀".as_bytes();
+        assert_eq!(stream.push(b"a"), Some("a".into()));
+        assert_eq!(stream.push(&crab[..2]), None);
+        assert_eq!(stream.push(&crab[2..]), Some("🦀".into()));
+        assert_eq!(stream.push(&[0xff, b'b']), Some("\u{fffd}b".into()));
+        assert_eq!(stream.push(&crab[..1]), None);
+        assert_eq!(stream.finish(), Some("\u{fffd}".into()));
+    }
+
+    #[test]
+    fn files_that_are_not_models_are_refused_before_llama_cpp_sees_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.gguf");
+        assert!(matches!(check_gguf(&missing), Err(LlamaError::NotFound(_))));
+        let text = dir.path().join("notes.gguf");
+        std::fs::write(&text, "hello, not a model").unwrap();
+        assert!(matches!(check_gguf(&text), Err(LlamaError::NotGguf(_))));
+        assert!(matches!(check_gguf(dir.path()), Err(LlamaError::NotFound(_))));
+    }
+}

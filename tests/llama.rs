@@ -1,0 +1,211 @@
+//! The llama.cpp backend against the real Gemma 3 270M GGUF (installed by
+//! scripts/test). Inference tests take one lock, so they never run at the
+//! same time: two inference workloads on two cores starve each other.
+
+// The lock spans each whole test by design; every test has its own runtime.
+#![allow(clippy::await_holding_lock)]
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use futures::StreamExt;
+use tack::model::llama::{LlamaBackend, LlamaError, LlamaSettings};
+use tack::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk};
+use tack::protocol::{Block, Message, Role, Usage};
+
+fn model_path() -> PathBuf {
+    let path = std::env::var_os("TACK_TEST_MODEL")
+        .expect("TACK_TEST_MODEL is not set: run the tests with ./scripts/test, which installs the test model");
+    PathBuf::from(path)
+}
+
+/// Serializes inference across the tests of this binary.
+fn exclusive() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+const MAX_TOKENS: u32 = 48;
+
+fn settings() -> LlamaSettings {
+    let mut settings = LlamaSettings::new(model_path());
+    settings.context_size = Some(4096);
+    settings.max_tokens = MAX_TOKENS;
+    settings
+}
+
+/// The model, loaded once for the tests that share it.
+fn shared() -> Arc<LlamaBackend> {
+    static BACKEND: OnceLock<Arc<LlamaBackend>> = OnceLock::new();
+    BACKEND.get_or_init(|| Arc::new(LlamaBackend::load(settings()).expect("the test model loads"))).clone()
+}
+
+fn request(messages: Vec<Message>) -> CompletionRequest {
+    CompletionRequest { system: "You are a helpful assistant.".into(), messages, tools: Vec::new() }
+}
+
+/// Runs a generation to its end: (text, usage, number of text chunks).
+async fn generate(backend: &LlamaBackend, request: CompletionRequest) -> (String, Usage, usize) {
+    let mut stream = backend.stream(request);
+    let (mut text, mut usage, mut chunks) = (String::new(), None, 0);
+    while let Some(item) = stream.next().await {
+        match item.expect("generation succeeds") {
+            ModelChunk::Text(piece) => {
+                text.push_str(&piece);
+                chunks += 1;
+            }
+            ModelChunk::Usage(u) => usage = Some(u),
+            other => panic!("unexpected chunk {other:?}"),
+        }
+    }
+    (text, usage.expect("a usage chunk ends every generation"), chunks)
+}
+
+#[test]
+fn tokenizing_round_trips_exactly() {
+    let _guard = exclusive();
+    let backend = shared();
+    for text in ["fn main() {\n    println!(\"héllo 🦀 世界\");\n}\n", "  leading spaces\tand tabs\n\n", "a"] {
+        let tokens = backend.tokenize(text);
+        assert!(!tokens.is_empty());
+        assert_eq!(backend.detokenize(&tokens), text);
+        assert_eq!(backend.count_tokens(text), tokens.len());
+    }
+    assert_eq!(backend.context_window(), 4096);
+}
+
+#[tokio::test]
+async fn a_generation_streams_text_and_reports_usage() {
+    let _guard = exclusive();
+    let backend = shared();
+    let (text, usage, chunks) =
+        generate(&backend, request(vec![Message::user_text("Write a short poem about the sea.")])).await;
+    assert!(!text.trim().is_empty());
+    assert!(chunks > 1, "text should stream in pieces, got {chunks}");
+    assert!(usage.completion_tokens > 0 && usage.completion_tokens <= MAX_TOKENS as u64, "{usage:?}");
+    assert!(usage.prompt_tokens > 10);
+    let rendered = backend.render(&request(vec![Message::user_text("hi")])).unwrap();
+    assert!(rendered.contains("<start_of_turn>user") && rendered.ends_with("<start_of_turn>model\n"), "{rendered}");
+    assert!(rendered.contains("You are a helpful assistant."), "the system prompt folds into the first turn");
+}
+
+#[tokio::test]
+async fn the_next_generation_reuses_the_common_prefix() {
+    let _guard = exclusive();
+    let backend = shared();
+    let first = vec![Message::user_text("List three colours.")];
+    let (reply, first_usage, _) = generate(&backend, request(first.clone())).await;
+    let mut second = first;
+    second.push(Message { role: Role::Assistant, blocks: vec![Block::Text { text: reply }] });
+    second.push(Message::user_text("Now list three animals."));
+    let (_, usage, _) = generate(&backend, request(second.clone())).await;
+    assert!(
+        usage.cached_prompt_tokens + 2 >= first_usage.prompt_tokens,
+        "the first prompt should be reused: {usage:?} after {first_usage:?}"
+    );
+    assert!(usage.prompt_tokens > usage.cached_prompt_tokens);
+
+    // The same prompt, evaluated from scratch, starts its answer the same way.
+    // Logits differ slightly between cached and fresh batch shapes, so only
+    // the first tokens are compared, not the whole text.
+    let mut fresh_settings = settings();
+    fresh_settings.reuse_prefix = false;
+    let fresh = LlamaBackend::load(fresh_settings).unwrap();
+    let (fresh_text, fresh_usage, _) = generate(&fresh, request(second.clone())).await;
+    let (cached_text, _, _) = generate(&backend, request(second)).await;
+    assert_eq!(fresh_usage.cached_prompt_tokens, 0);
+    let head = |text: &str| backend.tokenize(text).into_iter().take(3).collect::<Vec<_>>();
+    assert_eq!(head(&cached_text), head(&fresh_text), "{cached_text:?} vs {fresh_text:?}");
+}
+
+#[tokio::test]
+async fn dropping_the_stream_stops_generation_within_a_token() {
+    let _guard = exclusive();
+    let backend = shared();
+    let counting = || request(vec![Message::user_text("Count from 1 to 100: 1, 2, 3, 4, 5, 6, 7, 8,")]);
+    // Uncancelled, this prompt runs to the token limit.
+    let (_, full, _) = generate(&backend, counting()).await;
+    assert_eq!(full.completion_tokens, MAX_TOKENS as u64);
+
+    let before = backend.tokens_generated();
+    let mut stream = backend.stream(counting());
+    let first = stream.next().await.unwrap().unwrap();
+    assert!(matches!(first, ModelChunk::Text(_)));
+    drop(stream);
+    // The worker takes jobs in order: once this one is done, the dropped one
+    // has stopped, and what it generated is what remains of the count.
+    let (_, after, _) = generate(&backend, counting()).await;
+    let cancelled = backend.tokens_generated() - before - after.completion_tokens;
+    assert!(cancelled <= 4, "the dropped generation ran on for {cancelled} tokens");
+}
+
+#[tokio::test]
+async fn a_prompt_larger_than_the_context_is_a_clear_error() {
+    let _guard = exclusive();
+    let backend = shared();
+    let huge = "word ".repeat(6000);
+    let mut stream = backend.stream(request(vec![Message::user_text(huge)]));
+    let error = stream.next().await.unwrap().unwrap_err();
+    let BackendError::Fatal(message) = error else { panic!("{error:?}") };
+    assert!(message.contains("more than the 4096-token context holds"), "{message}");
+    // The backend still works afterwards.
+    let (text, _, _) = generate(&backend, request(vec![Message::user_text("Say hello.")])).await;
+    assert!(!text.is_empty());
+}
+
+#[test]
+fn bad_model_files_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = LlamaBackend::load(LlamaSettings::new(dir.path().join("nope.gguf"))).err().unwrap();
+    assert!(matches!(missing, LlamaError::NotFound(_)), "{missing}");
+    let text_file = dir.path().join("model.gguf");
+    std::fs::write(&text_file, "not a model").unwrap();
+    let error = LlamaBackend::load(LlamaSettings::new(&text_file)).err().unwrap();
+    assert_eq!(
+        error.to_string(),
+        format!("{} is not a GGUF model file (it does not start with the GGUF magic bytes)", text_file.display())
+    );
+    // GGUF magic, then garbage: llama.cpp itself refuses it, and the process lives on.
+    let truncated = dir.path().join("truncated.gguf");
+    let mut bytes = b"GGUF".to_vec();
+    bytes.extend(std::fs::read(model_path()).unwrap().into_iter().skip(4).take(4096));
+    std::fs::write(&truncated, bytes).unwrap();
+    let error = LlamaBackend::load(LlamaSettings::new(&truncated)).err().unwrap();
+    assert!(matches!(error, LlamaError::LoadFailed(_)), "{error}");
+}
+
+#[test]
+fn tack_run_completes_a_turn_with_the_local_model() {
+    let _guard = exclusive();
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("notes.txt"), "remember the milk\n").unwrap();
+    std::fs::create_dir_all(workspace.path().join(".tack")).unwrap();
+    std::fs::write(workspace.path().join(".tack/config.toml"), "[model]\nmax_tokens = 24\ncontext_size = 4096\n")
+        .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["run", "--backend", "llama", "--model", model_path().to_str().unwrap(), "--json-events", "Say hello."])
+        .current_dir(workspace.path())
+        .env("XDG_CONFIG_HOME", workspace.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let events: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let last = events.last().unwrap();
+    assert_eq!(last["kind"], "turn_finished");
+    assert!(["end_turn", "max_iterations"].contains(&last["stopReason"].as_str().unwrap()), "{last}");
+    assert!(last["usage"]["completionTokens"].as_u64().unwrap() > 0);
+    assert!(events.iter().any(|e| e["kind"] == "text"));
+
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["run", "--backend", "llama", "--model", "notes.txt", "hi"])
+        .current_dir(workspace.path())
+        .env("XDG_CONFIG_HOME", workspace.path())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains("notes.txt is not a GGUF model file"), "{message}");
+}
