@@ -70,6 +70,21 @@ pub struct ModelSettings {
     pub seed: Option<u32>,
     /// Tokens one generation may produce.
     pub max_tokens: Option<u32>,
+    /// Local models: grammar-constrained tool calls (`lazy` by default).
+    pub grammar: Option<GrammarMode>,
+}
+
+/// How a local model's decoding is constrained by the enabled tools' schemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrammarMode {
+    Off,
+    /// Free text until the model starts a call (`{"tool"`); from there the
+    /// call must name an enabled tool and match its input schema.
+    #[default]
+    Lazy,
+    /// The whole reply must be one or more well-formed calls.
+    Required,
 }
 
 /// US dollars per million tokens.

@@ -209,3 +209,57 @@ fn tack_run_completes_a_turn_with_the_local_model() {
     assert_eq!(message.lines().count(), 1, "{message}");
     assert!(message.contains("notes.txt is not a GGUF model file"), "{message}");
 }
+
+fn tool_request(prompt: &str) -> CompletionRequest {
+    let tools = tack::tools::ToolRegistry::builtin(&Default::default());
+    CompletionRequest {
+        system: "You are a coding agent. Call tools by writing {\"tool\": NAME, \"input\": {...}} on its own line."
+            .into(),
+        messages: vec![Message::user_text(prompt)],
+        tools: tools.specs(|_| true),
+    }
+}
+
+#[tokio::test]
+async fn with_the_grammar_required_replies_hold_nothing_but_schema_valid_calls() {
+    use tack::model::toolcall::{ParseEvent, parse_complete};
+    let _guard = exclusive();
+    let mut required = settings();
+    required.grammar = tack::model::llama::GrammarMode::Required;
+    required.max_tokens = 240;
+    let backend = LlamaBackend::load(required).unwrap();
+    let registry = tack::tools::ToolRegistry::builtin(&Default::default());
+    let mut complete_calls = 0;
+    for prompt in ["Read the file notes.txt.", "Find every Rust file.", "Search for TODO comments."] {
+        let (text, _, _) = generate(&backend, tool_request(prompt)).await;
+        let events = parse_complete(&text);
+        for (index, event) in events.iter().enumerate() {
+            match event {
+                ParseEvent::Call(call) => {
+                    assert!(registry.check(&call.name, &call.input).is_ok(), "{prompt}: invalid call {call:?}");
+                    complete_calls += 1;
+                }
+                // A small model may repeat itself inside a string until the
+                // token limit cuts the call: only the last call may be cut.
+                ParseEvent::Malformed(bad) => {
+                    assert_eq!(index, events.len() - 1, "{prompt}: {text:?}");
+                    assert!(bad.problem.starts_with("unterminated"), "{prompt}: {bad:?}");
+                }
+                ParseEvent::Text(t) => assert!(t.trim().is_empty(), "{prompt}: text outside calls: {t:?}"),
+                ParseEvent::Thought(t) => panic!("{prompt}: unexpected thought {t:?}"),
+            }
+        }
+    }
+    assert!(complete_calls > 0);
+}
+
+#[tokio::test]
+async fn with_the_lazy_grammar_plain_text_stays_free() {
+    let _guard = exclusive();
+    let backend = shared();
+    let mut request = tool_request("Say hello in French.");
+    request.system = "You are a friendly assistant.".into();
+    let (text, usage, _) = generate(&backend, request).await;
+    assert!(!text.trim().is_empty());
+    assert!(usage.completion_tokens > 0);
+}

@@ -118,6 +118,7 @@ fn llama_settings(settings: &Settings, path: PathBuf) -> LlamaSettings {
     llama.batch_size = model.batch_size.unwrap_or(llama.batch_size);
     llama.gpu_layers = model.gpu_layers.unwrap_or(llama.gpu_layers);
     llama.max_tokens = model.max_tokens.unwrap_or(llama.max_tokens);
+    llama.grammar = model.grammar.unwrap_or(llama.grammar);
     let sampling = &mut llama.sampling;
     sampling.temperature = model.temperature.unwrap_or(sampling.temperature);
     sampling.top_p = model.top_p.unwrap_or(sampling.top_p);

@@ -26,10 +26,14 @@ use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_block};
+pub use crate::config::GrammarMode;
 use crate::protocol::{Role, Usage};
+use crate::tools::ToolSpec;
 
 /// How to load and run a model.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,7 +52,12 @@ pub struct LlamaSettings {
     pub max_tokens: u32,
     /// Reuse the KV cache across generations (off only to measure it).
     pub reuse_prefix: bool,
+    /// Constrain tool calls with a grammar built from the tools' schemas.
+    pub grammar: GrammarMode,
 }
+
+/// The trigger that starts a call in tack's text protocol.
+const CALL_TRIGGER: &str = "{\"tool\"";
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sampling {
@@ -77,6 +86,7 @@ impl LlamaSettings {
             sampling: Sampling::default(),
             max_tokens: 2048,
             reuse_prefix: true,
+            grammar: GrammarMode::default(),
         }
     }
 }
@@ -113,6 +123,11 @@ fn runtime() -> Result<&'static Runtime, LlamaError> {
 /// One generation handed to the worker.
 struct Job {
     prompt: String,
+    /// GBNF for the calls the reply may contain, when constrained.
+    grammar: Option<Arc<String>>,
+    /// Tokens to decode instead of sampling (teacher forcing, for benchmarks
+    /// that must replay the same session through the real model).
+    forced: Option<Vec<LlamaToken>>,
     out: UnboundedSender<Result<ModelChunk, BackendError>>,
 }
 
@@ -125,6 +140,10 @@ pub struct LlamaBackend {
     shutdown: Arc<AtomicBool>,
     /// Tokens generated over the backend's life, for benchmarks and tests.
     generated: Arc<AtomicU64>,
+    grammar_mode: GrammarMode,
+    /// The grammar of the last tool list seen: tools rarely change between
+    /// generations, and building a grammar takes milliseconds.
+    grammar_cache: std::sync::Mutex<Option<(String, Arc<String>)>>,
 }
 
 /// How conversations become prompt text.
@@ -193,7 +212,16 @@ impl LlamaBackend {
             })
             .map_err(|e| LlamaError::Runtime(e.to_string()))?;
         ready_rx.recv().map_err(|_| LlamaError::Runtime("the model worker stopped while starting".into()))??;
-        Ok(LlamaBackend { model, jobs, template, context_size, shutdown, generated })
+        Ok(LlamaBackend {
+            model,
+            jobs,
+            template,
+            context_size,
+            shutdown,
+            generated,
+            grammar_mode: settings.grammar,
+            grammar_cache: std::sync::Mutex::new(None),
+        })
     }
 
     /// The prompt text for a request, as the model's chat template lays it out.
@@ -229,6 +257,57 @@ impl LlamaBackend {
         }
     }
 
+    /// The grammar constraining calls to `tools`, built once per tool list.
+    fn grammar_for(&self, tools: &[ToolSpec]) -> Result<Option<Arc<String>>, BackendError> {
+        if self.grammar_mode == GrammarMode::Off || tools.is_empty() {
+            return Ok(None);
+        }
+        let key = serde_json::to_string(&tools.iter().map(|t| (&t.name, &t.input_schema)).collect::<Vec<_>>())
+            .unwrap_or_default();
+        let mut cache = self.grammar_cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((cached_key, grammar)) = cache.as_ref() {
+            if *cached_key == key {
+                return Ok(Some(grammar.clone()));
+            }
+        }
+        let grammar = Arc::new(call_grammar(tools)?);
+        *cache = Some((key, grammar.clone()));
+        Ok(Some(grammar))
+    }
+
+    /// A generation whose reply is `completion`, decoded token by token as if
+    /// sampled: the model's real cost with a reply fixed in advance.
+    pub fn stream_forced(
+        &self,
+        request: CompletionRequest,
+        completion: &str,
+    ) -> BoxStream<'static, Result<ModelChunk, BackendError>> {
+        self.submit(&request, Some(self.tokenize(completion)))
+    }
+
+    /// Hands a generation to the worker; its chunks arrive on the stream.
+    fn submit(
+        &self,
+        request: &CompletionRequest,
+        forced: Option<Vec<LlamaToken>>,
+    ) -> BoxStream<'static, Result<ModelChunk, BackendError>> {
+        let prepared = self.render(request).and_then(|prompt| {
+            let grammar = if forced.is_some() { None } else { self.grammar_for(&request.tools)? };
+            Ok((prompt, grammar))
+        });
+        let (prompt, grammar) = match prepared {
+            Ok(prepared) => prepared,
+            Err(error) => return stream::once(async move { Err(error) }).boxed(),
+        };
+        let (out, receiver) = unbounded_channel();
+        if self.jobs.send(Job { prompt, grammar, forced, out }).is_err() {
+            let error = BackendError::Fatal("the model worker has stopped".into());
+            return stream::once(async move { Err(error) }).boxed();
+        }
+        stream::unfold(receiver, |mut receiver| async move { receiver.recv().await.map(|item| (item, receiver)) })
+            .boxed()
+    }
+
     /// Tokens generated since the model was loaded.
     pub fn tokens_generated(&self) -> u64 {
         self.generated.load(Ordering::Relaxed)
@@ -251,6 +330,43 @@ impl Drop for LlamaBackend {
     fn drop(&mut self) {
         self.shutdown.store(true, Ordering::Relaxed);
     }
+}
+
+/// GBNF accepting one to three calls, one per line, each naming an enabled
+/// tool with input valid against its schema, in tack's text protocol:
+/// `{"tool": "Read", "input": {...}}`.
+pub fn call_grammar(tools: &[ToolSpec]) -> Result<String, BackendError> {
+    let alternatives: Vec<serde_json::Value> = tools
+        .iter()
+        .map(|tool| {
+            serde_json::json!({
+                "type": "object",
+                "properties": { "tool": { "const": tool.name }, "input": tool.input_schema },
+                "required": ["tool", "input"],
+                "additionalProperties": false,
+            })
+        })
+        .collect();
+    let schema = serde_json::json!({ "anyOf": alternatives });
+    let grammar = llama_cpp_2::json_schema_to_grammar(&schema.to_string())
+        .map_err(|e| BackendError::Fatal(format!("cannot build a grammar from the tool schemas: {e}")))?;
+    // The generated grammar's `root` is one call. Up to three may follow each
+    // other, one per line: unbounded, a small model can repeat a call until
+    // it runs out of tokens and leaves the last one cut off.
+    let mut out = String::from("root ::= call (\"\\n\" call){0,2}\n");
+    for line in grammar.lines() {
+        if let Some(rest) = line.strip_prefix("root ::=") {
+            out.push_str(&format!("call ::={rest}\n"));
+        } else if line.starts_with("space ::=") {
+            // One call per line, as the protocol writes them: no newlines or
+            // indentation inside a call, which also spends fewer tokens.
+            out.push_str("space ::= \" \"?\n");
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Ok(out)
 }
 
 /// One thread per core llama.cpp can use, as llama-bench defaults to.
@@ -357,11 +473,23 @@ impl Worker<'_> {
 
         let decoding = Instant::now();
         let mut sampler = self.sampler();
+        let mut grammar = match &job.grammar {
+            Some(gbnf) => Some(self.grammar_sampler(gbnf)?),
+            None => None,
+        };
         let mut utf8 = Utf8Stream::default();
         let mut produced = 0u64;
         let mut logits_at = batch.n_tokens() - 1;
+        let mut forced = job.forced.map(Vec::into_iter);
         loop {
-            let token = sampler.sample(&self.context, logits_at);
+            let token = match (forced.as_mut(), grammar.as_mut()) {
+                (Some(forced), _) => match forced.next() {
+                    Some(token) => token,
+                    None => break,
+                },
+                (None, Some(grammar)) => self.constrained_sample(&mut sampler, grammar, logits_at),
+                (None, None) => sampler.sample(&self.context, logits_at),
+            };
             if vocab.is_eog(token) {
                 break;
             }
@@ -397,6 +525,41 @@ impl Worker<'_> {
         };
         let _ = job.out.send(Ok(ModelChunk::Usage(usage)));
         Ok(())
+    }
+
+    fn grammar_sampler(&self, gbnf: &str) -> Result<LlamaSampler, BackendError> {
+        let sampler = match self.settings.grammar {
+            GrammarMode::Required => LlamaSampler::grammar(self.model, gbnf, "root"),
+            _ => LlamaSampler::grammar_lazy(self.model, gbnf, "root", [CALL_TRIGGER], &[]),
+        };
+        sampler.map_err(|e| BackendError::Fatal(format!("llama.cpp refused the tool-call grammar: {e}")))
+    }
+
+    /// Samples under the grammar without paying for it on every token: the
+    /// token the unconstrained sampler picks is checked alone first, and the
+    /// whole vocabulary (262k entries for Gemma) only goes through the
+    /// grammar when that token is refused.
+    fn constrained_sample(&self, chain: &mut LlamaSampler, grammar: &mut LlamaSampler, at: i32) -> LlamaToken {
+        let mut candidates = self.context.token_data_array_ith(at);
+        candidates.apply_sampler(chain);
+        let proposed = candidates.selected_token();
+        let allowed = proposed.is_some_and(|token| {
+            let mut single = LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, 0.0, 1.0)], false);
+            single.apply_sampler(grammar);
+            single.data.first().is_some_and(|d| d.logit().is_finite())
+        });
+        let token = match proposed {
+            Some(token) if allowed => token,
+            _ => {
+                let mut candidates = self.context.token_data_array_ith(at);
+                candidates.apply_sampler(grammar);
+                candidates.apply_sampler(chain);
+                candidates.selected_token().unwrap_or_else(|| self.model.vocab().eos())
+            }
+        };
+        grammar.accept(token);
+        chain.accept(token);
+        token
     }
 
     fn sampler(&self) -> LlamaSampler {
@@ -454,17 +617,7 @@ impl Utf8Stream {
 
 impl ModelBackend for LlamaBackend {
     fn stream(&self, request: CompletionRequest) -> BoxStream<'static, Result<ModelChunk, BackendError>> {
-        let prompt = match self.render(&request) {
-            Ok(prompt) => prompt,
-            Err(error) => return stream::once(async move { Err(error) }).boxed(),
-        };
-        let (out, receiver) = unbounded_channel();
-        if self.jobs.send(Job { prompt, out }).is_err() {
-            let error = BackendError::Fatal("the model worker has stopped".into());
-            return stream::once(async move { Err(error) }).boxed();
-        }
-        stream::unfold(receiver, |mut receiver| async move { receiver.recv().await.map(|item| (item, receiver)) })
-            .boxed()
+        self.submit(&request, None)
     }
 
     fn count_tokens(&self, text: &str) -> usize {
@@ -483,6 +636,19 @@ impl ModelBackend for LlamaBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_call_grammar_admits_only_enabled_tools() {
+        let tools = crate::tools::ToolRegistry::builtin(&Default::default()).specs(|_| true);
+        let grammar = call_grammar(&tools).unwrap();
+        assert!(grammar.starts_with("root ::= call (\"\\n\" call){0,2}\n"), "{grammar}");
+        assert_eq!(grammar.matches("\ncall ::=").count(), 1, "{grammar}");
+        for tool in ["Read", "Glob", "Grep", "ListDir", "Write", "Edit", "MultiEdit", "Move", "DeleteFile"] {
+            assert!(grammar.contains(&format!("\\\"{tool}\\\"")), "{tool} missing from {grammar}");
+        }
+        assert!(!grammar.contains("\\\"Bash\\\""));
+        assert!(grammar.contains("\nspace ::= \" \"?\n"), "calls stay on one line: {grammar}");
+    }
 
     #[test]
     fn utf8_split_across_pieces_is_joined() {

