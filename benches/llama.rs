@@ -8,7 +8,8 @@
 //!    without the grammar, over 20 prompts.
 //!
 //! `cargo bench --bench llama` (model: TACK_BENCH_MODEL, else TACK_TEST_MODEL,
-//! else the default model; threads: TACK_BENCH_THREADS, default 2). Run it on
+//! else the default model; threads: TACK_BENCH_THREADS, default 2; sections:
+//! TACK_BENCH_ONLY=throughput,loop,calls, default all). Run it on
 //! a quiet machine: two inference workloads on two cores starve each other.
 
 use std::path::PathBuf;
@@ -91,7 +92,7 @@ async fn tack_throughput() -> (f64, f64) {
     };
     let mut prompt_rates = Vec::new();
     let mut generation_rates = Vec::new();
-    for _ in 0..4 {
+    for _ in 0..6 {
         let (_, usage) = usage_of(backend.stream_forced(request.clone(), &completion)).await;
         prompt_rates.push(usage.prompt_tokens as f64 / (usage.prompt_eval_ms.max(1) as f64 / 1000.0));
         generation_rates.push(usage.completion_tokens as f64 / (usage.decode_ms.max(1) as f64 / 1000.0));
@@ -100,37 +101,32 @@ async fn tack_throughput() -> (f64, f64) {
     (median(prompt_rates[1..].to_vec()), median(generation_rates[1..].to_vec()))
 }
 
-/// llama-bench's (pp512, tg128) tokens/s, when it has been built.
-fn llama_bench() -> Option<(f64, f64)> {
-    let binary = std::env::var_os("LLAMA_BENCH").map(PathBuf::from).or_else(|| {
-        let local = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/llama-bench/llama-bench");
-        local.is_file().then_some(local)
-    })?;
-    let output = std::process::Command::new(binary)
-        .args([
-            "-m",
-            model_path().to_str()?,
-            "-t",
-            &threads().to_string(),
-            "-p",
-            "512",
-            "-n",
-            "128",
-            "-r",
-            "3",
-            "-o",
-            "json",
-        ])
+/// llama-bench's (pp512, tg128 at depth 512) tokens/s, or why there are none.
+fn llama_bench() -> Result<(f64, f64), String> {
+    let binary = std::env::var_os("LLAMA_BENCH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/llama-bench/llama-bench"));
+    if !binary.is_file() {
+        return Err("llama-bench not built: run scripts/build-llama-bench for the reference".into());
+    }
+    let output = std::process::Command::new(&binary)
+        .args(["-m", &model_path().display().to_string(), "-t", &threads().to_string()])
+        .args(["-p", "512", "-n", "128", "-d", "0,512", "-r", "5", "-o", "json"])
         .output()
-        .ok()?;
-    let runs: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
-    let rate = |prompt: u64, generated: u64| {
-        runs.as_array()?
-            .iter()
-            .find(|r| r["n_prompt"] == prompt && r["n_gen"] == generated)
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    let runs: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .map_err(|e| format!("llama-bench printed no JSON ({e}): {}", String::from_utf8_lossy(&output.stderr)))?;
+    let rate = |prompt: u64, generated: u64, depth: u64| {
+        runs.as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["n_prompt"] == prompt && r["n_gen"] == generated && r["n_depth"] == depth)
             .and_then(|r| r["avg_ts"].as_f64())
+            .ok_or_else(|| format!("no pp{prompt}/tg{generated}@d{depth} in llama-bench's output"))
     };
-    Some((rate(512, 0)?, rate(0, 128)?))
+    // tack generates after its 512-token prompt, so its generation compares
+    // with llama-bench's at the same depth.
+    Ok((rate(512, 0, 0)?, rate(0, 128, 512)?))
 }
 
 // ------------------------------------------------------------ 2. agent loop
@@ -267,18 +263,34 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     println!("model: {}  threads: {}", model_path().display(), threads());
 
+    let only = std::env::var("TACK_BENCH_ONLY").unwrap_or_default();
+    let wanted = |section: &str| only.is_empty() || only.split(',').any(|s| s == section);
+    if wanted("throughput") {
+        throughput(&runtime);
+    }
+    if wanted("loop") {
+        agent_loop(&runtime);
+    }
+    if wanted("calls") {
+        valid_calls(&runtime);
+    }
+}
+
+fn throughput(runtime: &tokio::runtime::Runtime) {
     let (prompt_rate, generation_rate) = runtime.block_on(tack_throughput());
     println!("\n1. throughput (tokens/s)");
-    println!("   {:<28} {:>10} {:>10}", "", "pp512", "tg128");
+    println!("   {:<28} {:>10} {:>10}", "", "pp512", "tg128@d512");
     println!("   {:<28} {:>10.1} {:>10.1}", "tack", prompt_rate, generation_rate);
     match llama_bench() {
-        Some((pp, tg)) => {
+        Ok((pp, tg)) => {
             println!("   {:<28} {:>10.1} {:>10.1}", "llama-bench (upstream)", pp, tg);
             println!("   {:<28} {:>9.2}x {:>9.2}x", "tack / llama-bench", prompt_rate / pp, generation_rate / tg);
         }
-        None => println!("   llama-bench not built: run scripts/build-llama-bench for the reference"),
+        Err(why) => println!("   {why}"),
     }
+}
 
+fn agent_loop(runtime: &tokio::runtime::Runtime) {
     println!("\n2. agent loop, 10 iterations replayed through the model (teacher forcing)");
     let on = runtime.block_on(agent_session(true));
     let off = runtime.block_on(agent_session(false));
@@ -303,7 +315,9 @@ fn main() {
             / (last_off.prompt_tokens - last_off.cached_prompt_tokens) as f64,
         last.prompt_eval_ms as f64 / first.prompt_eval_ms.max(1) as f64
     );
+}
 
+fn valid_calls(runtime: &tokio::runtime::Runtime) {
     println!("\n3. valid-call rate over {} prompts", CALL_PROMPTS.len());
     for mode in [GrammarMode::Required, GrammarMode::Lazy, GrammarMode::Off] {
         let (valid, total) = runtime.block_on(valid_call_rate(mode));

@@ -72,6 +72,8 @@ pub struct ModelSettings {
     pub max_tokens: Option<u32>,
     /// Local models: grammar-constrained tool calls (`lazy` by default).
     pub grammar: Option<GrammarMode>,
+    /// Texts that end a generation when the model writes them.
+    pub stop: Vec<String>,
 }
 
 /// How a local model's decoding is constrained by the enabled tools' schemas.

@@ -263,3 +263,18 @@ async fn with_the_lazy_grammar_plain_text_stays_free() {
     assert!(!text.trim().is_empty());
     assert!(usage.completion_tokens > 0);
 }
+
+#[test]
+fn loading_reports_progress_up_to_done() {
+    let _guard = exclusive();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let mut settings = settings();
+    settings.progress = Some(tack::model::llama::LoadProgress(Arc::new(move |share| sink.lock().unwrap().push(share))));
+    let backend = LlamaBackend::load(settings).unwrap();
+    drop(backend);
+    let seen = seen.lock().unwrap();
+    assert!(seen.len() > 2, "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert_eq!(seen.last(), Some(&1.0));
+}

@@ -16,7 +16,7 @@ use super::host::{EventOutput, TerminalHost};
 use crate::agent::{Conversation, ConversationParts, LoopSettings, SessionStore};
 use crate::config::{BackendKind, Settings, user_config_path};
 use crate::model::ModelBackend;
-use crate::model::llama::{LlamaBackend, LlamaSettings};
+use crate::model::llama::{LlamaBackend, LlamaSettings, LoadProgress};
 use crate::model::scripted::ScriptedBackend;
 use crate::model::tokenizer::HfTokenizer;
 use crate::permissions::Policy;
@@ -119,6 +119,7 @@ fn llama_settings(settings: &Settings, path: PathBuf) -> LlamaSettings {
     llama.gpu_layers = model.gpu_layers.unwrap_or(llama.gpu_layers);
     llama.max_tokens = model.max_tokens.unwrap_or(llama.max_tokens);
     llama.grammar = model.grammar.unwrap_or(llama.grammar);
+    llama.stop = model.stop.clone();
     let sampling = &mut llama.sampling;
     sampling.temperature = model.temperature.unwrap_or(sampling.temperature);
     sampling.top_p = model.top_p.unwrap_or(sampling.top_p);
@@ -143,7 +144,13 @@ async fn backend_for(settings: &Settings) -> anyhow::Result<Arc<dyn ModelBackend
             Ok(Arc::new(backend))
         }
         BackendKind::Llama => {
-            let llama = llama_settings(settings, find_model(settings)?);
+            let mut llama = llama_settings(settings, find_model(settings)?);
+            if std::io::stderr().is_terminal() {
+                llama.progress = Some(LoadProgress(Arc::new(|share: f32| {
+                    let done = if share >= 1.0 { "\r\x1b[2K" } else { "" };
+                    eprint!("\rtack: loading the model {:>3.0}%{done}", share * 100.0);
+                })));
+            }
             let backend = tokio::task::spawn_blocking(move || LlamaBackend::load(llama)).await??;
             Ok(Arc::new(backend))
         }

@@ -30,13 +30,24 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
+use super::template::{ChatMessage, JinjaTemplate};
 use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_block};
 pub use crate::config::GrammarMode;
 use crate::protocol::{Role, Usage};
 use crate::tools::ToolSpec;
 
+/// Called with the share of the model loaded, from 0.0 to 1.0.
+#[derive(Clone)]
+pub struct LoadProgress(pub Arc<dyn Fn(f32) + Send + Sync>);
+
+impl std::fmt::Debug for LoadProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LoadProgress")
+    }
+}
+
 /// How to load and run a model.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct LlamaSettings {
     pub path: PathBuf,
     /// Tokens of context; `None` for the model's training context, capped at 32k.
@@ -54,6 +65,10 @@ pub struct LlamaSettings {
     pub reuse_prefix: bool,
     /// Constrain tool calls with a grammar built from the tools' schemas.
     pub grammar: GrammarMode,
+    /// Texts that end a generation when the model writes them (not shown).
+    pub stop: Vec<String>,
+    /// Told how loading goes, for progress bars.
+    pub progress: Option<LoadProgress>,
 }
 
 /// The trigger that starts a call in tack's text protocol.
@@ -87,6 +102,8 @@ impl LlamaSettings {
             max_tokens: 2048,
             reuse_prefix: true,
             grammar: GrammarMode::default(),
+            stop: Vec::new(),
+            progress: None,
         }
     }
 }
@@ -147,10 +164,12 @@ pub struct LlamaBackend {
 }
 
 /// How conversations become prompt text.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 enum ChatTemplate {
-    /// A template llama.cpp applies itself: the GGUF's own, or the built-in
-    /// one for the model's architecture.
+    /// The GGUF's own Jinja template, rendered faithfully.
+    Jinja(JinjaTemplate),
+    /// A template llama.cpp applies itself: the built-in one for the model's
+    /// architecture when the GGUF has none (or one that does not compile).
     LlamaCpp { template: String },
 }
 
@@ -161,7 +180,13 @@ impl LlamaBackend {
         let path_text = settings.path.display().to_string();
         check_gguf(&settings.path)?;
         let runtime = runtime()?;
-        let params = LlamaModelParams::default().with_n_gpu_layers(settings.gpu_layers);
+        let mut params = LlamaModelParams::default().with_n_gpu_layers(settings.gpu_layers);
+        if let Some(LoadProgress(report)) = settings.progress.clone() {
+            params = params.with_progress_callback(move |share| {
+                report(share);
+                true
+            });
+        }
         let model = LlamaModel::load_from_file(runtime, &settings.path, &params)
             .map_err(|_| LlamaError::LoadFailed(path_text.clone()))?;
         let model = Arc::new(model);
@@ -242,6 +267,11 @@ impl LlamaBackend {
             chat.push((role, content.trim_end().to_string()));
         }
         match &self.template {
+            ChatTemplate::Jinja(template) => {
+                let messages: Vec<ChatMessage> =
+                    chat.into_iter().map(|(role, content)| ChatMessage { role: role.to_string(), content }).collect();
+                template.render(&messages, true).map_err(BackendError::Fatal)
+            }
             ChatTemplate::LlamaCpp { template } => {
                 let messages = chat
                     .into_iter()
@@ -388,12 +418,18 @@ fn check_gguf(path: &Path) -> Result<(), LlamaError> {
     Ok(())
 }
 
-/// The GGUF's own template when llama.cpp knows it, else the built-in one for
-/// the architecture.
+/// The GGUF's own template, else llama.cpp's built-in one for the architecture.
 fn choose_template(model: &LlamaModel) -> ChatTemplate {
     if let Ok(template) = model.chat_template(None) {
-        if let Ok(template) = template.to_string() {
-            return ChatTemplate::LlamaCpp { template };
+        if let Ok(source) = template.to_string() {
+            let piece = |token| String::from_utf8_lossy(&model.vocab().token_to_piece(token, true, None)).into_owned();
+            match JinjaTemplate::new(&source, &piece(model.vocab().bos()), &piece(model.vocab().eos())) {
+                Ok(template) => return ChatTemplate::Jinja(template),
+                Err(error) => {
+                    tracing::warn!(%error, "the model's chat template does not compile; llama.cpp will apply it");
+                    return ChatTemplate::LlamaCpp { template: source };
+                }
+            }
         }
     }
     let architecture = model.meta_val_str("general.architecture").unwrap_or_default();
@@ -429,7 +465,10 @@ impl Worker<'_> {
 
     fn generate(&mut self, job: Job) -> Result<(), BackendError> {
         let vocab = self.model.vocab();
-        let prompt = vocab.tokenize(job.prompt.as_bytes(), true, true);
+        // A Jinja template may write the BOS itself; a second one confuses models.
+        let bos = String::from_utf8_lossy(&vocab.token_to_piece(vocab.bos(), true, None)).into_owned();
+        let add_bos = bos.is_empty() || !job.prompt.starts_with(&bos);
+        let prompt = vocab.tokenize(job.prompt.as_bytes(), add_bos, true);
         let window = self.context.n_ctx() as usize;
         if prompt.len() + 1 >= window {
             return Err(BackendError::Fatal(format!(
@@ -478,6 +517,7 @@ impl Worker<'_> {
             None => None,
         };
         let mut utf8 = Utf8Stream::default();
+        let mut stops = StopScanner::new(&self.settings.stop);
         let mut produced = 0u64;
         let mut logits_at = batch.n_tokens() - 1;
         let mut forced = job.forced.map(Vec::into_iter);
@@ -497,9 +537,13 @@ impl Worker<'_> {
             self.generated.fetch_add(1, Ordering::Relaxed);
             let piece = vocab.token_to_piece(token, false, None);
             if let Some(text) = utf8.push(&piece) {
-                if job.out.send(Ok(ModelChunk::Text(text))).is_err() {
+                let (visible, stopped) = stops.push(&text);
+                if !visible.is_empty() && job.out.send(Ok(ModelChunk::Text(visible))).is_err() {
                     // The stream was dropped: the turn was cancelled.
                     return Ok(());
+                }
+                if stopped {
+                    break;
                 }
             }
             let position = self.evaluated.len();
@@ -512,7 +556,8 @@ impl Worker<'_> {
             self.evaluated.push(token);
             logits_at = 0;
         }
-        if let Some(rest) = utf8.finish() {
+        let rest = utf8.finish().map(|rest| stops.push(&rest).0).unwrap_or_default() + &stops.finish();
+        if !rest.is_empty() {
             let _ = job.out.send(Ok(ModelChunk::Text(rest)));
         }
         let usage = Usage {
@@ -579,6 +624,51 @@ impl Worker<'_> {
 
 fn fatal(error: impl std::fmt::Display) -> BackendError {
     BackendError::Fatal(format!("llama.cpp: {error}"))
+}
+
+/// Holds back text that may be the start of a stop string, and ends the
+/// generation at one. `stopped` text is never shown.
+struct StopScanner<'a> {
+    stops: &'a [String],
+    held: String,
+    stopped: bool,
+}
+
+impl<'a> StopScanner<'a> {
+    fn new(stops: &'a [String]) -> Self {
+        StopScanner { stops, held: String::new(), stopped: false }
+    }
+
+    /// The text that is now safe to show, and whether a stop string was hit.
+    fn push(&mut self, text: &str) -> (String, bool) {
+        if self.stopped {
+            return (String::new(), true);
+        }
+        self.held.push_str(text);
+        if let Some(at) = self.stops.iter().filter(|s| !s.is_empty()).filter_map(|s| self.held.find(s.as_str())).min() {
+            self.stopped = true;
+            let visible = self.held[..at].to_string();
+            self.held.clear();
+            return (visible, true);
+        }
+        // Keep the longest tail that a stop string could still grow from.
+        let keep = self
+            .stops
+            .iter()
+            .flat_map(|stop| (1..stop.len()).filter(|n| stop.is_char_boundary(*n)).map(move |n| &stop[..n]))
+            .filter(|prefix| self.held.ends_with(prefix))
+            .map(str::len)
+            .max()
+            .unwrap_or(0);
+        let cut = self.held.len() - keep;
+        let visible = self.held[..cut].to_string();
+        self.held.drain(..cut);
+        (visible, false)
+    }
+
+    fn finish(&mut self) -> String {
+        std::mem::take(&mut self.held)
+    }
 }
 
 /// Turns token pieces into text without splitting a character: a piece may
@@ -648,6 +738,25 @@ mod tests {
         }
         assert!(!grammar.contains("\\\"Bash\\\""));
         assert!(grammar.contains("\nspace ::= \" \"?\n"), "calls stay on one line: {grammar}");
+    }
+
+    #[test]
+    fn stop_strings_end_the_text_and_are_never_shown() {
+        let stops = vec!["\nUser:".to_string(), "<|end|>".to_string()];
+        let mut scanner = StopScanner::new(&stops);
+        assert_eq!(scanner.push("Hello"), ("Hello".into(), false));
+        assert_eq!(scanner.push(" world\nUs"), (" world".into(), false));
+        assert_eq!(scanner.push("e"), (String::new(), false));
+        assert_eq!(scanner.push("r: next"), (String::new(), true));
+        assert_eq!(scanner.finish(), "");
+
+        let mut scanner = StopScanner::new(&stops);
+        assert_eq!(scanner.push("a <|en"), ("a ".into(), false));
+        assert_eq!(scanner.push("joy"), ("<|enjoy".into(), false));
+        assert_eq!(scanner.push("<|"), (String::new(), false));
+        assert_eq!(scanner.finish(), "<|", "held text that never became a stop is shown at the end");
+        let none: Vec<String> = Vec::new();
+        assert_eq!(StopScanner::new(&none).push("x<|"), ("x<|".into(), false));
     }
 
     #[test]

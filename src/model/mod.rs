@@ -7,6 +7,7 @@
 
 pub mod llama;
 pub mod scripted;
+pub mod template;
 pub mod tokenizer;
 pub mod toolcall;
 
