@@ -167,7 +167,7 @@ pub struct LlamaBackend {
 #[derive(Debug)]
 enum ChatTemplate {
     /// The GGUF's own Jinja template, rendered faithfully.
-    Jinja(JinjaTemplate),
+    Jinja(Box<JinjaTemplate>),
     /// A template llama.cpp applies itself: the built-in one for the model's
     /// architecture when the GGUF has none (or one that does not compile).
     LlamaCpp { template: String },
@@ -424,7 +424,7 @@ fn choose_template(model: &LlamaModel) -> ChatTemplate {
         if let Ok(source) = template.to_string() {
             let piece = |token| String::from_utf8_lossy(&model.vocab().token_to_piece(token, true, None)).into_owned();
             match JinjaTemplate::new(&source, &piece(model.vocab().bos()), &piece(model.vocab().eos())) {
-                Ok(template) => return ChatTemplate::Jinja(template),
+                Ok(template) => return ChatTemplate::Jinja(Box::new(template)),
                 Err(error) => {
                     tracing::warn!(%error, "the model's chat template does not compile; llama.cpp will apply it");
                     return ChatTemplate::LlamaCpp { template: source };
