@@ -234,7 +234,8 @@ const CALL_PROMPTS: [&str; 20] = [
     "Find JSON files under config.",
 ];
 
-async fn valid_call_rate(grammar: GrammarMode) -> (usize, usize) {
+/// (valid calls, prompts, generation tokens/s) for one grammar mode.
+async fn valid_call_rate(grammar: GrammarMode) -> (usize, usize, f64) {
     let backend = load(|s| {
         s.grammar = grammar;
         s.max_tokens = 160;
@@ -243,20 +244,23 @@ async fn valid_call_rate(grammar: GrammarMode) -> (usize, usize) {
     let tools = registry.specs(|_| true);
     let system = tack::agent::prompt::system_prompt(PermissionMode::AutoAll, &tools, ToolProtocol::Text, None);
     let mut valid = 0;
+    let (mut tokens, mut decode_ms) = (0, 0);
     for prompt in CALL_PROMPTS {
         let request = CompletionRequest {
             system: system.clone(),
             messages: vec![Message::user_text(prompt)],
             tools: tools.clone(),
         };
-        let (text, _) = usage_of(backend.stream(request)).await;
+        let (text, usage) = usage_of(backend.stream(request)).await;
+        tokens += usage.completion_tokens;
+        decode_ms += usage.decode_ms;
         let good = parse_complete(&text).iter().any(|event| match event {
             ParseEvent::Call(call) => registry.check(&call.name, &call.input).is_ok(),
             _ => false,
         });
         valid += usize::from(good);
     }
-    (valid, CALL_PROMPTS.len())
+    (valid, CALL_PROMPTS.len(), tokens as f64 / (decode_ms.max(1) as f64 / 1000.0))
 }
 
 fn main() {
@@ -320,13 +324,14 @@ fn agent_loop(runtime: &tokio::runtime::Runtime) {
 fn valid_calls(runtime: &tokio::runtime::Runtime) {
     println!("\n3. valid-call rate over {} prompts", CALL_PROMPTS.len());
     for mode in [GrammarMode::Required, GrammarMode::Lazy, GrammarMode::Off] {
-        let (valid, total) = runtime.block_on(valid_call_rate(mode));
+        let (valid, total, rate) = runtime.block_on(valid_call_rate(mode));
         println!(
-            "   grammar {:<9} {:>3}/{} = {:>5.1}%",
+            "   grammar {:<9} {:>3}/{} = {:>5.1}% valid calls, generating at {:.1} tokens/s",
             format!("{mode:?}"),
             valid,
             total,
-            100.0 * valid as f64 / total as f64
+            100.0 * valid as f64 / total as f64,
+            rate
         );
     }
 }

@@ -65,9 +65,14 @@ pub fn system_prompt(
     out.push_str(BASE);
     out.push_str("\n\n");
     out.push_str(mode_text(mode));
-    out.push_str("\n\n# Tools\n");
-    for tool in tools {
-        out.push_str(&format!("\n## {}\n{}\nInput schema: {}\n", tool.name, tool.description, tool.input_schema));
+    out.push('\n');
+    // A template that speaks tools presents them itself, in the format the
+    // model was trained on: listing them here too would only confuse it.
+    if protocol != ToolProtocol::Template {
+        out.push_str("\n# Tools\n");
+        for tool in tools {
+            out.push_str(&format!("\n## {}\n{}\nInput schema: {}\n", tool.name, tool.description, tool.input_schema));
+        }
     }
     if protocol == ToolProtocol::Text {
         out.push_str("\n# How to call a tool\n");
@@ -109,5 +114,7 @@ mod tests {
         assert!(text.contains("# Project rules (from AGENTS.md)\nRun cargo fmt."));
         let native = system_prompt(PermissionMode::AutoAll, &tools, ToolProtocol::Native, None);
         assert!(!native.contains("How to call a tool"));
+        let template = system_prompt(PermissionMode::AutoAll, &tools, ToolProtocol::Template, None);
+        assert!(!template.contains("## Read") && !template.contains("How to call a tool"), "{template}");
     }
 }

@@ -33,7 +33,7 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use super::template::{ChatMessage, JinjaTemplate};
 use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_block};
 pub use crate::config::GrammarMode;
-use crate::protocol::{Role, Usage};
+use crate::protocol::{Block, Role, Usage};
 use crate::tools::ToolSpec;
 
 /// Called with the share of the model loaded, from 0.0 to 1.0.
@@ -251,29 +251,29 @@ impl LlamaBackend {
 
     /// The prompt text for a request, as the model's chat template lays it out.
     pub fn render(&self, request: &CompletionRequest) -> Result<String, BackendError> {
-        let mut chat = Vec::new();
-        if !request.system.is_empty() {
-            chat.push(("system", request.system.clone()));
-        }
-        for message in &request.messages {
-            let mut content = String::new();
-            for block in &message.blocks {
-                render_block(block, &mut content);
-            }
-            let role = match message.role {
-                Role::User => "user",
-                Role::Assistant => "assistant",
-            };
-            chat.push((role, content.trim_end().to_string()));
-        }
         match &self.template {
+            ChatTemplate::Jinja(template) if template.speaks_tools() => {
+                let tools: Vec<serde_json::Value> = request
+                    .tools
+                    .iter()
+                    .map(|tool| {
+                        serde_json::json!({"type": "function", "function": {
+                            "name": tool.name, "description": tool.description, "parameters": tool.input_schema,
+                        }})
+                    })
+                    .collect();
+                let tools = (!tools.is_empty()).then_some(tools);
+                template.render(&template_messages(request), tools.as_deref(), true).map_err(BackendError::Fatal)
+            }
             ChatTemplate::Jinja(template) => {
-                let messages: Vec<ChatMessage> =
-                    chat.into_iter().map(|(role, content)| ChatMessage { role: role.to_string(), content }).collect();
-                template.render(&messages, true).map_err(BackendError::Fatal)
+                let messages: Vec<ChatMessage> = text_protocol_chat(request)
+                    .into_iter()
+                    .map(|(role, content)| ChatMessage::new(role, content))
+                    .collect();
+                template.render(&messages, None, true).map_err(BackendError::Fatal)
             }
             ChatTemplate::LlamaCpp { template } => {
-                let messages = chat
+                let messages = text_protocol_chat(request)
                     .into_iter()
                     .map(|(role, content)| LlamaChatMessage::new(role.to_string(), content))
                     .collect::<Result<Vec<_>, _>>()
@@ -289,7 +289,9 @@ impl LlamaBackend {
 
     /// The grammar constraining calls to `tools`, built once per tool list.
     fn grammar_for(&self, tools: &[ToolSpec]) -> Result<Option<Arc<String>>, BackendError> {
-        if self.grammar_mode == GrammarMode::Off || tools.is_empty() {
+        // The grammar speaks tack's text protocol; a template's own call
+        // format is left to the model.
+        if self.grammar_mode == GrammarMode::Off || tools.is_empty() || self.tool_protocol() != ToolProtocol::Text {
             return Ok(None);
         }
         let key = serde_json::to_string(&tools.iter().map(|t| (&t.name, &t.input_schema)).collect::<Vec<_>>())
@@ -397,6 +399,63 @@ pub fn call_grammar(tools: &[ToolSpec]) -> Result<String, BackendError> {
         }
     }
     Ok(out)
+}
+
+/// The chat with tool calls and results written in tack's text protocol.
+fn text_protocol_chat(request: &CompletionRequest) -> Vec<(&'static str, String)> {
+    let mut chat = Vec::new();
+    if !request.system.is_empty() {
+        chat.push(("system", request.system.clone()));
+    }
+    for message in &request.messages {
+        let mut content = String::new();
+        for block in &message.blocks {
+            render_block(block, &mut content);
+        }
+        let role = match message.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        chat.push((role, content.trim_end().to_string()));
+    }
+    chat
+}
+
+/// The chat in the shape Hugging Face templates expect: calls as
+/// `tool_calls`, each result as a `tool` message.
+fn template_messages(request: &CompletionRequest) -> Vec<ChatMessage> {
+    let mut chat = Vec::new();
+    if !request.system.is_empty() {
+        chat.push(ChatMessage::new("system", request.system.clone()));
+    }
+    for message in &request.messages {
+        let role = match message.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        let mut turn = ChatMessage::new(role, message.text());
+        let mut results = Vec::new();
+        for block in &message.blocks {
+            match block {
+                Block::ToolUse { id, name, input } => turn.tool_calls.push(serde_json::json!({
+                    "id": id, "type": "function", "function": {"name": name, "arguments": input},
+                })),
+                Block::ToolResult { tool_use_id, output, is_error, .. } => {
+                    let content = if *is_error { format!("error: {output}") } else { output.clone() };
+                    let mut result = ChatMessage::new("tool", content);
+                    result.tool_call_id = Some(tool_use_id.clone());
+                    results.push(result);
+                }
+                Block::Text { .. } | Block::Thought { .. } => {}
+            }
+        }
+        // Results come first: they answer the calls of the message before.
+        chat.extend(results);
+        if !turn.content.trim().is_empty() || !turn.tool_calls.is_empty() {
+            chat.push(turn);
+        }
+    }
+    chat
 }
 
 /// One thread per core llama.cpp can use, as llama-bench defaults to.
@@ -535,7 +594,10 @@ impl Worker<'_> {
             }
             produced += 1;
             self.generated.fetch_add(1, Ordering::Relaxed);
-            let piece = vocab.token_to_piece(token, false, None);
+            // Special tokens are shown: some models write a call's tags (Qwen's
+            // `<tool_call>`) as single special tokens. End-of-turn tokens
+            // never get here.
+            let piece = vocab.token_to_piece(token, true, None);
             if let Some(text) = utf8.push(&piece) {
                 let (visible, stopped) = stops.push(&text);
                 if !visible.is_empty() && job.out.send(Ok(ModelChunk::Text(visible))).is_err() {
@@ -719,7 +781,10 @@ impl ModelBackend for LlamaBackend {
     }
 
     fn tool_protocol(&self) -> ToolProtocol {
-        ToolProtocol::Text
+        match &self.template {
+            ChatTemplate::Jinja(template) if template.speaks_tools() => ToolProtocol::Template,
+            _ => ToolProtocol::Text,
+        }
     }
 }
 
@@ -738,6 +803,46 @@ mod tests {
         }
         assert!(!grammar.contains("\\\"Bash\\\""));
         assert!(grammar.contains("\nspace ::= \" \"?\n"), "calls stay on one line: {grammar}");
+    }
+
+    #[test]
+    fn template_messages_carry_calls_and_results_in_the_hugging_face_shape() {
+        use crate::protocol::Message;
+        let request = CompletionRequest {
+            system: "sys".into(),
+            messages: vec![
+                Message::user_text("read a.rs"),
+                Message {
+                    role: Role::Assistant,
+                    blocks: vec![
+                        Block::Thought { text: "hidden".into() },
+                        Block::Text { text: "Looking.".into() },
+                        Block::ToolUse {
+                            id: "call_1".into(),
+                            name: "Read".into(),
+                            input: serde_json::json!({"file_path": "a.rs"}),
+                        },
+                    ],
+                },
+                Message {
+                    role: Role::User,
+                    blocks: vec![Block::ToolResult {
+                        tool_use_id: "call_1".into(),
+                        output: "no such file".into(),
+                        is_error: true,
+                        summary: "x".into(),
+                    }],
+                },
+            ],
+            tools: vec![],
+        };
+        let chat = template_messages(&request);
+        let roles: Vec<&str> = chat.iter().map(|m| m.role.as_str()).collect();
+        assert_eq!(roles, ["system", "user", "assistant", "tool"]);
+        assert_eq!(chat[2].content, "Looking.", "thoughts are not fed back");
+        assert_eq!(chat[2].tool_calls[0]["function"]["arguments"]["file_path"], "a.rs");
+        assert_eq!(chat[3].content, "error: no such file");
+        assert_eq!(chat[3].tool_call_id.as_deref(), Some("call_1"));
     }
 
     #[test]

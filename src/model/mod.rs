@@ -43,6 +43,9 @@ pub enum ToolProtocol {
     Text,
     /// The backend's API carries calls natively.
     Native,
+    /// The model's chat template lays out the tools and their results in the
+    /// model's own format; calls come back as text the parser reads.
+    Template,
 }
 
 /// Failures of a backend, and how the turn loop reacts to each.

@@ -8,6 +8,8 @@ pub struct JinjaTemplate {
     env: Environment<'static>,
     bos_token: String,
     eos_token: String,
+    /// The template lays out tool definitions, calls and results itself.
+    speaks_tools: bool,
 }
 
 impl std::fmt::Debug for JinjaTemplate {
@@ -16,11 +18,31 @@ impl std::fmt::Debug for JinjaTemplate {
     }
 }
 
-/// One message as templates see it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+/// One message as Hugging Face templates see it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ChatMessage {
     pub role: String,
     pub content: String,
+    /// Calls an assistant message makes, in the OpenAI shape templates expect.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<serde_json::Value>,
+    /// For `tool` messages: the call this result answers, and its tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl ChatMessage {
+    pub fn new(role: &str, content: impl Into<String>) -> ChatMessage {
+        ChatMessage {
+            role: role.to_string(),
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            name: None,
+        }
+    }
 }
 
 impl JinjaTemplate {
@@ -40,16 +62,30 @@ impl JinjaTemplate {
             if format.contains("%Y") { date.to_string() } else { now }
         });
         env.add_template_owned("chat", source.to_string()).map_err(|e| format!("invalid chat template: {e}"))?;
-        Ok(JinjaTemplate { env, bos_token: bos_token.to_string(), eos_token: eos_token.to_string() })
+        let speaks_tools = source.contains("tools") && source.contains("tool_call");
+        Ok(JinjaTemplate { env, bos_token: bos_token.to_string(), eos_token: eos_token.to_string(), speaks_tools })
+    }
+
+    /// Whether the template renders tool definitions, calls and results in
+    /// the model's own format (Hermes, Qwen, Llama 3.1 and similar).
+    pub fn speaks_tools(&self) -> bool {
+        self.speaks_tools
     }
 
     /// The prompt for `messages`, ending with the assistant's opening when
-    /// `add_generation_prompt` is set.
-    pub fn render(&self, messages: &[ChatMessage], add_generation_prompt: bool) -> Result<String, String> {
+    /// `add_generation_prompt` is set. `tools` are OpenAI-style function
+    /// definitions, for templates that lay them out.
+    pub fn render(
+        &self,
+        messages: &[ChatMessage],
+        tools: Option<&[serde_json::Value]>,
+        add_generation_prompt: bool,
+    ) -> Result<String, String> {
         let template = self.env.get_template("chat").map_err(|e| e.to_string())?;
         template
             .render(context! {
                 messages => Value::from(minijinja::value::Serde(messages)),
+                tools => tools.map(|tools| Value::from(minijinja::value::Serde(tools))),
                 add_generation_prompt => add_generation_prompt,
                 bos_token => self.bos_token.as_str(),
                 eos_token => self.eos_token.as_str(),
@@ -63,10 +99,7 @@ mod tests {
     use super::*;
 
     fn chat(pairs: &[(&str, &str)]) -> Vec<ChatMessage> {
-        pairs
-            .iter()
-            .map(|(role, content)| ChatMessage { role: role.to_string(), content: content.to_string() })
-            .collect()
+        pairs.iter().map(|(role, content)| ChatMessage::new(role, *content)).collect()
     }
 
     const CHATML: &str = "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
@@ -80,24 +113,24 @@ mod tests {
     #[test]
     fn chatml_renders_each_turn_and_the_generation_prompt() {
         let template = JinjaTemplate::new(CHATML, "", "<|im_end|>").unwrap();
-        let prompt = template.render(&chat(&[("system", "Be brief."), ("user", "Hi")]), true).unwrap();
+        let prompt = template.render(&chat(&[("system", "Be brief."), ("user", "Hi")]), None, true).unwrap();
         assert_eq!(
             prompt,
             "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
         );
-        let without = template.render(&chat(&[("user", "Hi")]), false).unwrap();
+        let without = template.render(&chat(&[("user", "Hi")]), None, false).unwrap();
         assert!(!without.ends_with("assistant\n"));
     }
 
     #[test]
     fn bos_filters_and_raise_exception_work_as_in_python_jinja() {
         let template = JinjaTemplate::new(LLAMA3, "<|begin_of_text|>", "<|eot_id|>").unwrap();
-        let prompt = template.render(&chat(&[("user", "  Hi there \n")]), true).unwrap();
+        let prompt = template.render(&chat(&[("user", "  Hi there \n")]), None, true).unwrap();
         assert_eq!(
             prompt,
             "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
         );
-        let error = template.render(&chat(&[("tool", "x")]), true).unwrap_err();
+        let error = template.render(&chat(&[("tool", "x")]), None, true).unwrap_err();
         assert!(error.contains("Unknown role: tool"), "{error}");
     }
 
@@ -105,7 +138,11 @@ mod tests {
     fn python_string_methods_and_slices_work() {
         let template = JinjaTemplate::new(GEMMA, "<bos>", "<eos>").unwrap();
         let prompt = template
-            .render(&chat(&[("system", "Rules."), ("user", " Hello "), ("assistant", "Hi!"), ("user", "Bye")]), true)
+            .render(
+                &chat(&[("system", "Rules."), ("user", " Hello "), ("assistant", "Hi!"), ("user", "Bye")]),
+                None,
+                true,
+            )
             .unwrap();
         assert_eq!(
             prompt,
@@ -113,10 +150,64 @@ mod tests {
         );
     }
 
+    /// The tool parts of a Hermes/Qwen 2.5 style template.
+    const HERMES: &str = r#"{%- if tools %}<|im_start|>system
+{{ messages[0]['content'] if messages[0]['role'] == 'system' else 'You are helpful.' }}
+
+# Tools
+<tools>
+{%- for tool in tools %}
+{{ tool | tojson }}
+{%- endfor %}
+</tools>
+For each call, return <tool_call>{"name": <function-name>, "arguments": <args-json-object>}</tool_call><|im_end|>
+{% endif %}
+{%- for message in messages %}
+{%- if message.role == "user" or (message.role == "system" and not tools) %}<|im_start|>{{ message.role }}
+{{ message.content }}<|im_end|>
+{% elif message.role == "assistant" %}<|im_start|>assistant
+{{ message.content }}
+{%- for tool_call in message.tool_calls %}
+{%- if tool_call.function is defined %}{%- set tool_call = tool_call.function %}{%- endif %}
+<tool_call>
+{"name": "{{ tool_call.name }}", "arguments": {{ tool_call.arguments | tojson }}}
+</tool_call>
+{%- endfor %}<|im_end|>
+{% elif message.role == "tool" %}<|im_start|>user
+<tool_response>
+{{ message.content }}
+</tool_response><|im_end|>
+{% endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}<|im_start|>assistant
+{% endif %}"#;
+
+    #[test]
+    fn tool_definitions_calls_and_results_render_in_the_template_s_own_format() {
+        let template = JinjaTemplate::new(HERMES, "", "<|im_end|>").unwrap();
+        assert!(template.speaks_tools());
+        assert!(!JinjaTemplate::new(CHATML, "", "").unwrap().speaks_tools());
+        let tools = vec![
+            serde_json::json!({"type": "function", "function": {"name": "Read", "description": "Read a file.", "parameters": {"type": "object"}}}),
+        ];
+        let mut call = ChatMessage::new("assistant", "Let me look.");
+        call.tool_calls.push(serde_json::json!({"id": "call_1", "type": "function", "function": {"name": "Read", "arguments": {"file_path": "a.rs"}}}));
+        let mut result = ChatMessage::new("tool", "fn a() {}");
+        result.tool_call_id = Some("call_1".into());
+        let messages =
+            vec![ChatMessage::new("system", "Be careful."), ChatMessage::new("user", "Read a.rs"), call, result];
+        let prompt = template.render(&messages, Some(&tools), true).unwrap();
+        // `tojson` writes JSON as Python's Jinja does: sorted keys, ", " and ": ".
+        assert!(prompt.starts_with("<|im_start|>system\nBe careful.\n\n# Tools\n<tools>\n{\"function\": {\"description\": \"Read a file.\", \"name\": \"Read\""), "{prompt}");
+        assert!(prompt.contains("<|im_start|>assistant\nLet me look.\n<tool_call>\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"a.rs\"}}\n</tool_call><|im_end|>"), "{prompt}");
+        assert!(prompt.contains("<tool_response>\nfn a() {}\n</tool_response>"), "{prompt}");
+        assert!(prompt.ends_with("<|im_start|>assistant\n"), "{prompt}");
+    }
+
     #[test]
     fn broken_templates_are_reported_not_panicked_on() {
         assert!(JinjaTemplate::new("{% for x in %}", "", "").unwrap_err().starts_with("invalid chat template"));
         let template = JinjaTemplate::new("{{ messages[5]['content'].nope() }}", "", "").unwrap();
-        assert!(template.render(&chat(&[("user", "a")]), true).is_err());
+        assert!(template.render(&chat(&[("user", "a")]), None, true).is_err());
     }
 }
