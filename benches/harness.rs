@@ -39,10 +39,7 @@ impl Host for Stopwatch {
         Approval::by_user(ApprovalDecision::Allow)
     }
     async fn apply_edit(&self, workspace: &Workspace, change: &FileChange) -> EditOutcome {
-        match apply_to_disk(workspace, change) {
-            Ok(()) => EditOutcome::Applied,
-            Err(e) => EditOutcome::Rejected { reason: e.to_string() },
-        }
+        apply_to_disk(workspace, change)
     }
 }
 

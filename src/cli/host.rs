@@ -143,9 +143,6 @@ impl Host for TerminalHost {
     }
 
     async fn apply_edit(&self, workspace: &Workspace, change: &FileChange) -> EditOutcome {
-        match apply_to_disk(workspace, change) {
-            Ok(()) => EditOutcome::Applied,
-            Err(error) => EditOutcome::Rejected { reason: error.to_string() },
-        }
+        apply_to_disk(workspace, change)
     }
 }

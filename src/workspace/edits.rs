@@ -192,12 +192,16 @@ pub enum EditOutcome {
 }
 
 /// Writes a change straight to disk: what a front end without an editor does
-/// once the change is approved.
-pub fn apply_to_disk(workspace: &super::Workspace, change: &FileChange) -> Result<(), super::WorkspaceError> {
-    match change {
+/// once the change is approved. A failure is a rejection the model is told of.
+pub fn apply_to_disk(workspace: &super::Workspace, change: &FileChange) -> EditOutcome {
+    let written = match change {
         FileChange::Write { path, after, .. } => workspace.write_atomic(path, after.as_bytes()),
         FileChange::Delete { path, .. } => workspace.remove_file(path),
         FileChange::Move { from, to } => workspace.rename(from, to),
+    };
+    match written {
+        Ok(()) => EditOutcome::Applied,
+        Err(error) => EditOutcome::Rejected { reason: error.to_string() },
     }
 }
 

@@ -68,10 +68,7 @@ impl Host for RecordingHost {
 
     async fn apply_edit(&self, workspace: &Workspace, change: &FileChange) -> EditOutcome {
         match self.edits {
-            Edits::Apply => match apply_to_disk(workspace, change) {
-                Ok(()) => EditOutcome::Applied,
-                Err(e) => EditOutcome::Rejected { reason: e.to_string() },
-            },
+            Edits::Apply => apply_to_disk(workspace, change),
             Edits::Reject => EditOutcome::Rejected { reason: "the user rejected the diff".into() },
         }
     }
