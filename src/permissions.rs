@@ -161,6 +161,18 @@ impl Policy {
                 };
             }
         }
+        // A line of several commands is as allowed as its least allowed part.
+        if let Some(parts) = call.command.and_then(split_command).filter(|parts| parts.len() > 1) {
+            let verdicts: Vec<Verdict> =
+                parts.iter().map(|part| self.decide(&CallFacts { command: Some(part), ..call.clone() })).collect();
+            let deny = verdicts.iter().find(|v| matches!(v, Verdict::Deny { .. }));
+            let ask = verdicts.iter().find(|v| matches!(v, Verdict::Ask { .. }));
+            return deny
+                .or(ask)
+                .or(verdicts.first())
+                .cloned()
+                .unwrap_or(Verdict::Ask { reason: "empty command".into() });
+        }
         for action in [RuleAction::Deny, RuleAction::Ask, RuleAction::Allow] {
             let Some(rule) = self.rules.iter().find(|r| r.action == action && r.matches(call)) else {
                 continue;
@@ -209,13 +221,97 @@ impl CompiledRule {
             }
         }
         if let Some(glob) = &self.command {
-            match call.command {
-                Some(command) if glob.is_match(command) => {}
-                _ => return false,
+            let Some(command) = call.command else { return false };
+            // Rules see each simple command of a line: `a && rm -rf x` is two.
+            // A line that cannot be taken apart is never allowed by a rule.
+            let ok = match (split_command(command), self.action) {
+                (Some(parts), RuleAction::Allow) => !parts.is_empty() && parts.iter().all(|p| glob.is_match(p)),
+                (Some(parts), _) => parts.iter().any(|p| glob.is_match(p)),
+                (None, RuleAction::Allow) => false,
+                (None, _) => glob.is_match(command.trim()),
+            };
+            if !ok {
+                return false;
             }
         }
         true
     }
+}
+
+/// Splits a shell command line into its simple commands, at `&&`, `||`,
+/// `;`, `|`, `&` and newlines outside quotes, with leading variable
+/// assignments and wrappers (`sudo`, `env`, `nohup`, ...) taken off each.
+/// `None` when the line holds constructs that can hide other commands
+/// (command substitution, subshells, process substitution, here-documents)
+/// or has unbalanced quotes: rules cannot judge it.
+pub fn split_command(line: &str) -> Option<Vec<String>> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let (mut single, mut double, mut escaped) = (false, false, false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if escaped {
+            escaped = false;
+            current.push(c);
+            continue;
+        }
+        match c {
+            '\\' if !single => {
+                escaped = true;
+                current.push(c);
+            }
+            '\'' if !double => {
+                single = !single;
+                current.push(c);
+            }
+            '"' if !single => {
+                double = !double;
+                current.push(c);
+            }
+            '`' if !single => return None,
+            '$' if !single && chars.peek() == Some(&'(') => return None,
+            _ if single || double => current.push(c),
+            '(' | ')' => return None,
+            '<' | '>' if chars.peek() == Some(&'(') => return None,
+            '<' if chars.peek() == Some(&'<') => return None,
+            ';' | '\n' => parts.push(std::mem::take(&mut current)),
+            '&' | '|' => {
+                if chars.peek() == Some(&c) {
+                    chars.next();
+                }
+                // `2>&1` and `&>` redirect; they do not separate commands.
+                if c == '&' && (current.ends_with('>') || chars.peek() == Some(&'>')) {
+                    current.push(c);
+                } else {
+                    parts.push(std::mem::take(&mut current));
+                }
+            }
+            _ => current.push(c),
+        }
+    }
+    if single || double || escaped {
+        return None;
+    }
+    parts.push(current);
+    Some(parts.iter().filter_map(|part| strip_prefixes(part)).collect())
+}
+
+/// A simple command without leading `VAR=value` words and wrappers.
+fn strip_prefixes(part: &str) -> Option<String> {
+    const WRAPPERS: [&str; 7] = ["sudo", "env", "command", "exec", "nohup", "time", "nice"];
+    let mut words = part.split_whitespace().peekable();
+    while let Some(word) = words.peek() {
+        let assignment = word
+            .split_once('=')
+            .is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        if assignment || WRAPPERS.contains(word) {
+            words.next();
+        } else {
+            break;
+        }
+    }
+    let rest: Vec<&str> = words.collect();
+    (!rest.is_empty()).then(|| rest.join(" "))
 }
 
 fn describe_rule(rule: &Rule) -> String {
@@ -367,6 +463,43 @@ mod tests {
         let mut strict = Policy::new(PermissionMode::Ask, &[rule(RuleAction::Allow, Some("Edit"), None)]).unwrap();
         strict.remember("Edit");
         assert!(matches!(strict.decide(&facts("Edit", ToolKind::Edit, &p)), Verdict::Ask { .. }));
+    }
+
+    #[test]
+    fn command_lines_split_into_simple_commands() {
+        let split = |line: &str| split_command(line);
+        assert_eq!(split("cargo test && rm -rf /"), Some(vec!["cargo test".into(), "rm -rf /".into()]));
+        assert_eq!(split("a; b || c | d & e\nf"), Some(["a", "b", "c", "d", "e", "f"].map(String::from).to_vec()));
+        assert_eq!(split("echo 'a && b' \"c; d\""), Some(vec!["echo 'a && b' \"c; d\"".into()]));
+        assert_eq!(split("make 2>&1 | tee log"), Some(vec!["make 2>&1".into(), "tee log".into()]));
+        assert_eq!(split("FOO=1 sudo rm -rf x"), Some(vec!["rm -rf x".into()]));
+        for hidden in ["echo $(rm -rf x)", "echo `rm x`", "(rm x)", "diff <(ls) x", "cat <<EOF", "echo 'open"] {
+            assert_eq!(split(hidden), None, "{hidden}");
+        }
+    }
+
+    #[test]
+    fn command_rules_look_at_every_simple_command() {
+        let rule = |action, command: &str| Rule { action, tool: None, path: None, command: Some(command.into()) };
+        let policy = Policy::new(
+            PermissionMode::AutoRead,
+            &[
+                rule(RuleAction::Allow, "cargo *"),
+                rule(RuleAction::Deny, "rm *"),
+                rule(RuleAction::Allow, "git status"),
+            ],
+        )
+        .unwrap();
+        let decide = |command: &str| {
+            policy.decide(&CallFacts { tool: "Bash", kind: ToolKind::Execute, paths: &[], command: Some(command) })
+        };
+        assert!(matches!(decide("cargo test"), Verdict::Allow { .. }));
+        assert!(matches!(decide("cargo build && git status"), Verdict::Allow { .. }));
+        assert!(matches!(decide("cargo test && rm -rf /"), Verdict::Deny { .. }));
+        assert!(matches!(decide("cargo test; curl x | sh"), Verdict::Ask { .. }));
+        // Cannot be taken apart: no rule allows it, deny rules still see the text.
+        assert!(matches!(decide("cargo test $(curl x)"), Verdict::Ask { .. }));
+        assert!(matches!(decide("rm -rf $(pwd)"), Verdict::Deny { .. }));
     }
 
     #[test]

@@ -424,3 +424,31 @@ fn usage_and_cost_add_up_per_turn_and_per_session_and_transient_errors_are_retri
     let table = stdout(&cli.run(&["sessions"]));
     assert!(table.contains("TOKENS") && table.contains("$0.0"), "{table}");
 }
+
+#[test]
+fn bash_runs_in_the_workspace_without_the_user_s_secrets() {
+    let cli = Cli::new();
+    let command =
+        call("Bash", serde_json::json!({"command": "pwd; echo \"token=[$GITHUB_TOKEN] home=[${HOME:+set}]\""}));
+    let script = cli.script(serde_json::json!([command, "done"]));
+    let output = cli
+        .command(&[
+            "run",
+            "--backend",
+            "scripted",
+            "--script",
+            script.to_str().unwrap(),
+            "--permission-mode",
+            "auto_all",
+            "--json-events",
+            "x",
+        ])
+        .env("GITHUB_TOKEN", "ghp_secret")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let result = events(&output).into_iter().find(|e| e["kind"] == "tool_result").unwrap();
+    let text = result["output"].as_str().unwrap();
+    let root = cli.workspace.path().canonicalize().unwrap();
+    assert_eq!(text, format!("{}\ntoken=[] home=[set]\nexit code 0", root.display()));
+}

@@ -831,3 +831,106 @@ async fn a_long_session_is_compacted_and_goes_on_with_calls_paired() {
     }
     assert!(open_calls.is_empty());
 }
+
+// ---------------------------------------------------------------- Bash
+
+fn bash(command: &str, timeout_ms: Option<u64>) -> String {
+    match timeout_ms {
+        Some(ms) => call("Bash", serde_json::json!({"command": command, "timeout_ms": ms})),
+        None => call("Bash", serde_json::json!({"command": command})),
+    }
+}
+
+/// Whether a process whose command line contains `marker` is alive.
+fn running(marker: &str) -> bool {
+    std::process::Command::new("pgrep").args(["-f", marker]).output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+#[tokio::test]
+async fn bash_reports_output_stderr_and_exit_codes() {
+    let run = Scenario::new()
+        .file("a.txt", "one\ntwo\n")
+        .run(
+            &[
+                &[bash("wc -l < a.txt && echo oops >&2", None), bash("exit 3", None), bash("seq 1 200000", None)]
+                    .join("\n"),
+                "done",
+            ],
+            "shell",
+        )
+        .await;
+    let results = run.results();
+    assert_eq!(results[0], ("Bash".into(), false, "2\n[stderr]\noops\nexit code 0".into()));
+    assert_eq!(results[1], ("Bash".into(), true, "exit code 3".into()));
+    let long = &results[2].2;
+    assert!(
+        long.starts_with("1\n2\n3\n")
+            && long.contains("bytes of output elided")
+            && long.ends_with("200000\nexit code 0")
+    );
+    assert!(long.len() < 31_000);
+}
+
+#[tokio::test]
+async fn bash_kills_the_whole_process_group_on_timeout_and_on_exit() {
+    let run = Scenario::new()
+        .run(
+            &[
+                &bash("sleep 30.1234 & sleep 30.1234; echo never", Some(300)),
+                &bash("sleep 30.5678 & echo started", None),
+                "done",
+            ],
+            "shell",
+        )
+        .await;
+    let results = run.results();
+    assert!(results[0].1 && results[0].2.contains("timed out after 300 ms"), "{:?}", results[0]);
+    assert!(!results[0].2.contains("never"));
+    assert_eq!(results[1], ("Bash".into(), false, "started\nexit code 0".into()));
+    assert!(!running("sleep 30.1234"), "a timed-out command's children survived");
+    assert!(!running("sleep 30.5678"), "a background child outlived its command");
+}
+
+#[tokio::test]
+async fn cancelling_a_turn_kills_the_running_command() {
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        trigger.cancel();
+    });
+    let script = vec![ScriptEntry::Text(bash("sleep 30.9012 & sleep 30.9012", None)), ScriptEntry::Text("x".into())];
+    let run = Scenario::new().run_entries(script, "shell", cancel).await;
+    assert_eq!(run.outcome.stop_reason, StopReason::Cancelled);
+    let (_, is_error, output) = &run.results()[0];
+    assert!(
+        *is_error && output.ends_with("cancelled by the user; the command and its children were killed"),
+        "{output}"
+    );
+    assert!(!running("sleep 30.9012"), "the cancelled command's processes survived");
+}
+
+#[tokio::test]
+async fn bash_is_gated_by_mode_and_command_rules() {
+    let run = Scenario::new().mode(PermissionMode::Plan).run(&[&bash("touch made.txt", None), "ok"], "plan").await;
+    assert!(!run.exists("made.txt"));
+    assert!(!run.backend.last_request().unwrap().tools.iter().any(|t| t.name == "Bash"));
+
+    let deny_rm = Rule { action: RuleAction::Deny, tool: None, path: None, command: Some("rm *".into()) };
+    let run = Scenario::new()
+        .file("keep.txt", "x")
+        .rules(vec![deny_rm])
+        .run(&[&bash("echo ok && rm -f keep.txt", None), "ok"], "clean")
+        .await;
+    assert!(run.exists("keep.txt"));
+    assert!(run.result_output(0).contains("denied by rule [deny command=rm *]"), "{}", run.result_output(0));
+
+    let run = Scenario::new()
+        .mode(PermissionMode::AutoRead)
+        .answers(&[ApprovalDecision::Allow])
+        .run(&[&bash("touch made.txt", None), "ok"], "make")
+        .await;
+    assert_eq!(run.asked.len(), 1);
+    assert_eq!(run.asked[0].reason, "Bash runs a command");
+    assert!(run.exists("made.txt"));
+}

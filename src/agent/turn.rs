@@ -27,6 +27,9 @@ use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
 use crate::workspace::Workspace;
 use crate::workspace::edits::{EditOutcome, FileChange};
 
+/// How long running tools may take to wind down after a cancel.
+const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Silent replies nudged in a row before the turn gives up.
 const MAX_NUDGES: usize = 2;
 
@@ -393,18 +396,25 @@ impl Conversation {
             }
             if !runnable.is_empty() {
                 self.events.emit(Event::Status { status: AgentStatus::RunningTool });
-                let running = futures::future::join_all(
+                let mut running = std::pin::pin!(futures::future::join_all(
                     runnable.iter().map(|(index, tool)| self.execute(tool.clone(), &calls[*index], cancel)),
-                );
+                ));
                 let results = tokio::select! {
                     biased;
-                    _ = cancel.cancelled() => None,
-                    results = running => Some(results),
+                    _ = cancel.cancelled() => {
+                        // Tools see the cancellation too: give them a moment to
+                        // stop their processes and say what they did.
+                        tokio::time::timeout(CANCEL_GRACE, &mut running).await.ok()
+                    }
+                    results = &mut running => Some(results),
                 };
                 let Some(results) = results else {
                     cancelled = true;
                     break 'batches;
                 };
+                if cancel.is_cancelled() {
+                    cancelled = true;
+                }
                 for ((index, _), mut output) in runnable.into_iter().zip(results) {
                     let call = &calls[index];
                     let hook_call = HookCall { tool_call_id: &call.id, name: &call.name, input: &call.input };
@@ -418,6 +428,9 @@ impl Conversation {
                 if let Some(output) = &outputs[index] {
                     self.emit_result(&calls[index], output);
                 }
+            }
+            if cancelled {
+                break;
             }
             start = end;
         }
@@ -471,7 +484,8 @@ impl Conversation {
                 Err(_) => paths.push(named),
             }
         }
-        let facts = CallFacts { tool: &call.name, kind: tool.kind(), paths: &paths, command: None };
+        let command = tool.command(&call.input);
+        let facts = CallFacts { tool: &call.name, kind: tool.kind(), paths: &paths, command: command.as_deref() };
         let decision = |decision, source: &str| Event::PermissionDecision {
             tool_call_id: call.id.clone(),
             decision,

@@ -5,6 +5,7 @@
 //! add its test. The registry validates every input against the tool's schema
 //! before the tool sees it, so a tool's `call` only handles well-typed input.
 
+mod bash;
 mod delete_file;
 mod edit;
 mod glob;
@@ -107,6 +108,10 @@ pub trait Tool: Send + Sync {
     /// The workspace paths the call would touch, for permission rules. The
     /// input has already been validated against the schema.
     fn paths(&self, input: &Value) -> Vec<String>;
+    /// The command line the call would run, for command rules.
+    fn command(&self, _input: &Value) -> Option<String> {
+        None
+    }
     async fn call(&self, input: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
 }
 
@@ -119,6 +124,9 @@ pub trait TypedTool: Send + Sync + 'static {
     const KIND: ToolKind;
     const SET: ToolSet;
     fn paths(input: &Self::Input) -> Vec<String>;
+    fn command(_input: &Self::Input) -> Option<String> {
+        None
+    }
     async fn call(&self, input: Self::Input, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
 }
 
@@ -152,6 +160,9 @@ impl<T: TypedTool> Tool for T {
     }
     fn paths(&self, input: &Value) -> Vec<String> {
         serde_json::from_value::<T::Input>(input.clone()).map(|i| T::paths(&i)).unwrap_or_default()
+    }
+    fn command(&self, input: &Value) -> Option<String> {
+        serde_json::from_value::<T::Input>(input.clone()).ok().and_then(|i| T::command(&i))
     }
     async fn call(&self, input: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let input = serde_json::from_value::<T::Input>(input)
@@ -201,6 +212,7 @@ impl ToolRegistry {
             Arc::new(multi_edit::MultiEdit),
             Arc::new(move_file::Move),
             Arc::new(delete_file::DeleteFile),
+            Arc::new(bash::Bash),
         ];
         ToolRegistry::new(all.into_iter().filter(|t| !disabled.contains(&t.set())))
     }
@@ -312,13 +324,13 @@ mod tests {
         let all = ToolRegistry::builtin(&BTreeSet::new());
         assert_eq!(
             all.names().collect::<Vec<_>>(),
-            ["Read", "Glob", "Grep", "ListDir", "Write", "Edit", "MultiEdit", "Move", "DeleteFile"]
+            ["Read", "Glob", "Grep", "ListDir", "Write", "Edit", "MultiEdit", "Move", "DeleteFile", "Bash"]
         );
-        let read_only = ToolRegistry::builtin(&BTreeSet::from([ToolSet::Edit]));
+        let read_only = ToolRegistry::builtin(&BTreeSet::from([ToolSet::Edit, ToolSet::Command]));
         assert_eq!(read_only.names().collect::<Vec<_>>(), ["Read", "Glob", "Grep", "ListDir"]);
         let input = serde_json::json!({"file_path": "a", "old_string": "x", "new_string": "y"});
         assert!(matches!(read_only.check("Edit", &input), Err(CallProblem::UnknownTool { .. })));
-        let nothing = ToolRegistry::builtin(&BTreeSet::from([ToolSet::Edit, ToolSet::Read]));
+        let nothing = ToolRegistry::builtin(&BTreeSet::from([ToolSet::Edit, ToolSet::Read, ToolSet::Command]));
         assert_eq!(nothing.names().count(), 0);
     }
 
