@@ -13,7 +13,7 @@
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, mpsc};
 use std::time::Instant;
 
@@ -153,8 +153,6 @@ pub struct LlamaBackend {
     jobs: mpsc::Sender<Job>,
     template: ChatTemplate,
     context_size: u32,
-    /// Set when the backend is dropped, so the worker stops.
-    shutdown: Arc<AtomicBool>,
     /// Tokens generated over the backend's life, for benchmarks and tests.
     generated: Arc<AtomicU64>,
     grammar_mode: GrammarMode,
@@ -195,10 +193,8 @@ impl LlamaBackend {
 
         let (jobs, receiver) = mpsc::channel::<Job>();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<(), LlamaError>>();
-        let shutdown = Arc::new(AtomicBool::new(false));
         let worker_model = model.clone();
         let worker_settings = settings.clone();
-        let worker_shutdown = shutdown.clone();
         let generated = Arc::new(AtomicU64::new(0));
         let worker_generated = generated.clone();
         std::thread::Builder::new()
@@ -228,10 +224,8 @@ impl LlamaBackend {
                     settings: worker_settings,
                     generated: worker_generated,
                 };
+                // Ends when the backend, and with it the sender, is dropped.
                 while let Ok(job) = receiver.recv() {
-                    if worker_shutdown.load(Ordering::Relaxed) {
-                        break;
-                    }
                     worker.run(job);
                 }
             })
@@ -242,7 +236,6 @@ impl LlamaBackend {
             jobs,
             template,
             context_size,
-            shutdown,
             generated,
             grammar_mode: settings.grammar,
             grammar_cache: std::sync::Mutex::new(None),
@@ -355,12 +348,6 @@ impl LlamaBackend {
             bytes.extend(self.model.vocab().token_to_piece(*token, true, None));
         }
         String::from_utf8_lossy(&bytes).into_owned()
-    }
-}
-
-impl Drop for LlamaBackend {
-    fn drop(&mut self) {
-        self.shutdown.store(true, Ordering::Relaxed);
     }
 }
 
