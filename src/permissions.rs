@@ -108,7 +108,9 @@ pub enum Verdict {
 pub struct Policy {
     pub mode: PermissionMode,
     rules: Vec<CompiledRule>,
-    /// Tools the user answered "always allow" for, in this conversation.
+    /// What the user answered "always allow" for, in this conversation: a
+    /// tool's name, or for command tools `Tool:program` per program, so that
+    /// allowing `ls` always does not allow `rm`.
     remembered: BTreeSet<String>,
 }
 
@@ -141,8 +143,32 @@ impl Policy {
         Ok(Policy { mode, rules, remembered: BTreeSet::new() })
     }
 
-    pub fn remember(&mut self, tool: &str) {
-        self.remembered.insert(tool.to_string());
+    /// Remembers an "always allow" answer for calls like this one. A command
+    /// line that cannot be taken apart is not remembered: the next one asks.
+    pub fn remember(&mut self, call: &CallFacts<'_>) {
+        match call.command {
+            None => {
+                self.remembered.insert(call.tool.to_string());
+            }
+            Some(command) => {
+                for key in split_command(command).into_iter().flatten().filter_map(|part| program_key(call.tool, &part))
+                {
+                    self.remembered.insert(key);
+                }
+            }
+        }
+    }
+
+    fn is_remembered(&self, call: &CallFacts<'_>) -> bool {
+        match call.command {
+            None => self.remembered.contains(call.tool),
+            Some(command) => split_command(command).is_some_and(|parts| {
+                !parts.is_empty()
+                    && parts
+                        .iter()
+                        .all(|part| program_key(call.tool, part).is_some_and(|key| self.remembered.contains(&key)))
+            }),
+        }
     }
 
     /// The verdict for one call.
@@ -192,9 +218,7 @@ impl Policy {
         }
         match self.mode {
             PermissionMode::AutoAll => Verdict::Allow { source: Source::Mode },
-            PermissionMode::AutoRead if self.remembered.contains(call.tool) => {
-                Verdict::Allow { source: Source::Remembered }
-            }
+            PermissionMode::AutoRead if self.is_remembered(call) => Verdict::Allow { source: Source::Remembered },
             _ => {
                 let what = if call.kind == ToolKind::Execute { "runs a command" } else { "changes the workspace" };
                 Verdict::Ask { reason: format!("{} {what}", call.tool) }
@@ -294,6 +318,11 @@ pub fn split_command(line: &str) -> Option<Vec<String>> {
     }
     parts.push(current);
     Some(parts.iter().filter_map(|part| strip_prefixes(part)).collect())
+}
+
+/// What an "always allow" of a simple command covers: its program.
+fn program_key(tool: &str, simple_command: &str) -> Option<String> {
+    simple_command.split_whitespace().next().map(|program| format!("{tool}:{program}"))
 }
 
 /// A simple command without leading `VAR=value` words and wrappers.
@@ -454,14 +483,14 @@ mod tests {
     fn remembered_answers_skip_the_question_except_in_ask_mode() {
         let p = paths(&["a.rs"]);
         let mut auto = Policy::new(PermissionMode::AutoRead, &[]).unwrap();
-        auto.remember("Edit");
+        auto.remember(&facts("Edit", ToolKind::Edit, &p));
         assert!(matches!(
             auto.decide(&facts("Edit", ToolKind::Edit, &p)),
             Verdict::Allow { source: Source::Remembered }
         ));
         assert!(matches!(auto.decide(&facts("Write", ToolKind::Edit, &p)), Verdict::Ask { .. }));
         let mut strict = Policy::new(PermissionMode::Ask, &[rule(RuleAction::Allow, Some("Edit"), None)]).unwrap();
-        strict.remember("Edit");
+        strict.remember(&facts("Edit", ToolKind::Edit, &p));
         assert!(matches!(strict.decide(&facts("Edit", ToolKind::Edit, &p)), Verdict::Ask { .. }));
     }
 
@@ -500,6 +529,18 @@ mod tests {
         // Cannot be taken apart: no rule allows it, deny rules still see the text.
         assert!(matches!(decide("cargo test $(curl x)"), Verdict::Ask { .. }));
         assert!(matches!(decide("rm -rf $(pwd)"), Verdict::Deny { .. }));
+    }
+
+    #[test]
+    fn always_allowing_a_command_covers_its_program_only() {
+        let mut policy = Policy::new(PermissionMode::AutoRead, &[]).unwrap();
+        let bash = |command| CallFacts { tool: "Bash", kind: ToolKind::Execute, paths: &[], command: Some(command) };
+        policy.remember(&bash("cargo test --all"));
+        assert!(matches!(policy.decide(&bash("cargo build")), Verdict::Allow { source: Source::Remembered }));
+        assert!(matches!(policy.decide(&bash("rm -rf target")), Verdict::Ask { .. }));
+        assert!(matches!(policy.decide(&bash("cargo test && rm -rf target")), Verdict::Ask { .. }));
+        policy.remember(&bash("echo $(whoami)"));
+        assert!(matches!(policy.decide(&bash("echo hi")), Verdict::Ask { .. }), "unparseable lines are not remembered");
     }
 
     #[test]

@@ -522,7 +522,7 @@ impl Conversation {
                 self.events.emit(decision(approval.decision, approval.source));
                 match approval.decision {
                     ApprovalDecision::Allow => {}
-                    ApprovalDecision::AllowAlways => self.policy.remember(&call.name),
+                    ApprovalDecision::AllowAlways => self.policy.remember(&facts),
                     ApprovalDecision::Deny => {
                         let message = approval
                             .note
