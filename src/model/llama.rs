@@ -219,6 +219,7 @@ impl LlamaBackend {
                 let _ = ready_tx.send(Ok(()));
                 let mut worker = Worker {
                     model: &worker_model,
+                    bos_text: token_text(&worker_model, worker_model.vocab().bos()),
                     context,
                     evaluated: Vec::new(),
                     settings: worker_settings,
@@ -468,8 +469,8 @@ fn check_gguf(path: &Path) -> Result<(), LlamaError> {
 fn choose_template(model: &LlamaModel) -> ChatTemplate {
     if let Ok(template) = model.chat_template(None) {
         if let Ok(source) = template.to_string() {
-            let piece = |token| String::from_utf8_lossy(&model.vocab().token_to_piece(token, true, None)).into_owned();
-            match JinjaTemplate::new(&source, &piece(model.vocab().bos()), &piece(model.vocab().eos())) {
+            let (bos, eos) = (token_text(model, model.vocab().bos()), token_text(model, model.vocab().eos()));
+            match JinjaTemplate::new(&source, &bos, &eos) {
                 Ok(template) => return ChatTemplate::Jinja(Box::new(template)),
                 Err(error) => {
                     tracing::warn!(%error, "the model's chat template does not compile; llama.cpp will apply it");
@@ -489,8 +490,15 @@ fn choose_template(model: &LlamaModel) -> ChatTemplate {
     ChatTemplate::LlamaCpp { template: name.to_string() }
 }
 
+/// A token as text, special tokens included (`<bos>`).
+fn token_text(model: &LlamaModel, token: LlamaToken) -> String {
+    String::from_utf8_lossy(&model.vocab().token_to_piece(token, true, None)).into_owned()
+}
+
 struct Worker<'m> {
     model: &'m LlamaModel,
+    /// The BOS token's text: a Jinja template may write it into the prompt.
+    bos_text: String,
     context: LlamaContext<'m>,
     /// Tokens whose keys and values are in the cache, in order, from position 0.
     evaluated: Vec<LlamaToken>,
@@ -512,8 +520,7 @@ impl Worker<'_> {
     fn generate(&mut self, job: Job) -> Result<(), BackendError> {
         let vocab = self.model.vocab();
         // A Jinja template may write the BOS itself; a second one confuses models.
-        let bos = String::from_utf8_lossy(&vocab.token_to_piece(vocab.bos(), true, None)).into_owned();
-        let add_bos = bos.is_empty() || !job.prompt.starts_with(&bos);
+        let add_bos = self.bos_text.is_empty() || !job.prompt.starts_with(&self.bos_text);
         let prompt = vocab.tokenize(job.prompt.as_bytes(), add_bos, true);
         let window = self.context.n_ctx() as usize;
         if prompt.len() + 1 >= window {
@@ -760,7 +767,7 @@ impl ModelBackend for LlamaBackend {
     }
 
     fn count_tokens(&self, text: &str) -> usize {
-        self.model.vocab().tokenize(text.as_bytes(), false, true).len()
+        self.tokenize(text).len()
     }
 
     fn context_window(&self) -> usize {

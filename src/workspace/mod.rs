@@ -194,7 +194,7 @@ impl Workspace {
     }
 
     pub fn exists(&self, path: &WorkspacePath) -> bool {
-        self.overlay.read(&path.abs).is_some() || path.abs.exists()
+        self.overlay.len(&path.abs).is_some() || path.abs.exists()
     }
 
     /// Replaces the file's contents atomically (temp file in the same
