@@ -65,6 +65,7 @@ async fn one_cancel(workspace: Arc<Workspace>, index: usize) -> (Duration, usize
         settings: LoopSettings::default(),
         session: None,
         history: Vec::new(),
+        tasks: Vec::new(),
     });
     let cancel = CancellationToken::new();
     let turn_cancel = cancel.clone();

@@ -85,6 +85,7 @@ async fn harness_iterations() -> Vec<Duration> {
         settings: LoopSettings { max_iterations: ITERATIONS as u32 + 1, ..LoopSettings::default() },
         session: Some(session),
         history: Vec::new(),
+        tasks: Vec::new(),
     });
     let outcome = conversation.run_turn("rename the bindings", CancellationToken::new()).await;
     assert_eq!(outcome.text, "Renamed 40 bindings.");

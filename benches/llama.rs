@@ -84,7 +84,7 @@ async fn tack_throughput() -> (f64, f64) {
     while backend.count_tokens(&text) < 500 {
         text.push_str(paragraph);
     }
-    let request = CompletionRequest { system: String::new(), messages: vec![Message::user_text(text)], tools: vec![] };
+    let request = CompletionRequest { messages: vec![Message::user_text(text)], ..CompletionRequest::default() };
     let completion = "one two three four five six seven eight nine ten ".repeat(30);
     let completion: String = {
         let tokens = backend.tokenize(&completion);
@@ -198,6 +198,7 @@ async fn agent_session(reuse: bool) -> Vec<Usage> {
         settings: LoopSettings { max_iterations: 10, ..LoopSettings::default() },
         session: None,
         history: Vec::new(),
+        tasks: Vec::new(),
     });
     let outcome = conversation.run_turn("What do the step files do?", CancellationToken::new()).await;
     assert_eq!(outcome.text, "All nine steps add a constant to their input.");
@@ -247,6 +248,7 @@ async fn valid_call_rate(grammar: GrammarMode) -> (usize, usize, f64) {
             system: system.clone(),
             messages: vec![Message::user_text(prompt)],
             tools: tools.clone(),
+            agent_path: Vec::new(),
         };
         let (text, usage) = usage_of(backend.stream(request)).await;
         tokens += usage.completion_tokens;

@@ -118,11 +118,29 @@ pub struct PermissionSettings {
     pub rules: Vec<Rule>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct ToolSettings {
     /// Tool sets switched off: `read`, `edit`, ...
     pub disabled: BTreeSet<ToolSet>,
+    /// Time limit of a command (Bash, REPL) that names none.
+    pub command_timeout_ms: u64,
+    /// The most a command may ask for.
+    pub max_command_timeout_ms: u64,
+    /// Environment variables (names or globs, case-insensitive) kept from
+    /// commands, beyond the built-in credential patterns (`*TOKEN*`, `*_KEY`, ...).
+    pub scrub_env: Vec<String>,
+}
+
+impl Default for ToolSettings {
+    fn default() -> Self {
+        ToolSettings {
+            disabled: BTreeSet::new(),
+            command_timeout_ms: 120_000,
+            max_command_timeout_ms: 600_000,
+            scrub_env: Vec::new(),
+        }
+    }
 }
 
 /// How the prompt is kept inside the context window.
@@ -156,6 +174,8 @@ pub struct Settings {
     pub permissions: PermissionSettings,
     pub tools: ToolSettings,
     pub context: ContextSettings,
+    /// How deep sub-agents may nest (Agent tool, code actions).
+    pub max_agent_depth: u32,
 }
 
 impl Default for Settings {
@@ -169,6 +189,7 @@ impl Default for Settings {
             permissions: PermissionSettings::default(),
             tools: ToolSettings::default(),
             context: ContextSettings::default(),
+            max_agent_depth: 3,
         }
     }
 }

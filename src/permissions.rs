@@ -173,7 +173,7 @@ impl Policy {
 
     /// The verdict for one call.
     pub fn decide(&self, call: &CallFacts<'_>) -> Verdict {
-        if self.mode == PermissionMode::Plan && call.kind != ToolKind::ReadOnly {
+        if self.mode == PermissionMode::Plan && call.kind.asks() {
             return Verdict::Deny {
                 reason: format!("{} is not available in plan mode: only read-only tools run", call.tool),
                 source: Source::Mode,
@@ -209,11 +209,11 @@ impl Policy {
                 }
                 RuleAction::Ask => return Verdict::Ask { reason: format!("rule {} asks", rule.text) },
                 // Strict mode: an allow rule does not skip the question.
-                RuleAction::Allow if self.mode == PermissionMode::Ask && call.kind != ToolKind::ReadOnly => {}
+                RuleAction::Allow if self.mode == PermissionMode::Ask && call.kind.asks() => {}
                 RuleAction::Allow => return Verdict::Allow { source: Source::Rule },
             }
         }
-        if call.kind == ToolKind::ReadOnly {
+        if !call.kind.asks() {
             return Verdict::Allow { source: Source::Mode };
         }
         match self.mode {
@@ -359,7 +359,7 @@ fn describe_rule(rule: &Rule) -> String {
 
 /// Whether a tool of this kind is offered at all in this mode.
 pub fn visible_in_mode(mode: PermissionMode, kind: ToolKind) -> bool {
-    mode != PermissionMode::Plan || kind == ToolKind::ReadOnly
+    mode != PermissionMode::Plan || !kind.asks()
 }
 
 /// Why a workspace-relative path holds secrets, if it does. Such paths are

@@ -307,6 +307,10 @@ impl Event {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SequencedEvent {
     pub seq: u64,
+    /// Empty for the main agent; otherwise the names of the nested sub-agents,
+    /// outermost first.
+    #[serde(rename = "agentPath", default, skip_serializing_if = "Vec::is_empty")]
+    pub agent_path: Vec<String>,
     #[serde(flatten)]
     pub event: Event,
 }

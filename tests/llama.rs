@@ -41,7 +41,7 @@ fn shared() -> Arc<LlamaBackend> {
 }
 
 fn request(messages: Vec<Message>) -> CompletionRequest {
-    CompletionRequest { system: "You are a helpful assistant.".into(), messages, tools: Vec::new() }
+    CompletionRequest { system: "You are a helpful assistant.".into(), messages, ..CompletionRequest::default() }
 }
 
 /// Runs a generation to its end: (text, usage, number of text chunks).
@@ -217,6 +217,7 @@ fn tool_request(prompt: &str) -> CompletionRequest {
             .into(),
         messages: vec![Message::user_text(prompt)],
         tools: tools.specs(|_| true),
+        agent_path: Vec::new(),
     }
 }
 

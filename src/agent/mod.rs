@@ -10,6 +10,7 @@ pub mod guard;
 pub mod hooks;
 pub mod prompt;
 pub mod session;
+mod subagent;
 mod turn;
 
 use std::sync::{Arc, Mutex};
@@ -21,7 +22,8 @@ use serde_json::Value;
 use crate::model::ModelBackend;
 use crate::permissions::Policy;
 use crate::protocol::{ApprovalDecision, Event, Message, SequencedEvent, StopReason, Usage};
-use crate::tools::ToolRegistry;
+use crate::tools::task::Task;
+use crate::tools::{ConversationState, ToolRegistry};
 use crate::workspace::Workspace;
 use crate::workspace::edits::{EditOutcome, FileChange};
 
@@ -36,6 +38,8 @@ pub struct ApprovalRequest {
     pub input: Value,
     /// Why the question is asked, e.g. "Edit changes the workspace".
     pub reason: String,
+    /// The sub-agent asking; empty for the main agent.
+    pub agent_path: Vec<String>,
 }
 
 /// The user's answer to an [`ApprovalRequest`].
@@ -66,23 +70,32 @@ pub trait Host: Send + Sync {
     async fn apply_edit(&self, workspace: &Workspace, change: &FileChange) -> EditOutcome;
 }
 
-/// Numbers events without gaps, in the order the host receives them.
+/// Numbers events without gaps, in the order the host receives them. The
+/// sinks of a conversation's sub-agents share its numbering.
 pub(crate) struct EventSink {
     host: Arc<dyn Host>,
     /// The last `seq` handed out. Held while emitting, so that concurrent
-    /// emitters (parallel tools) cannot deliver out of order.
-    seq: Mutex<u64>,
+    /// emitters (parallel tools, parallel sub-agents) cannot deliver out of order.
+    seq: Arc<Mutex<u64>>,
+    agent_path: Vec<String>,
 }
 
 impl EventSink {
     fn new(host: Arc<dyn Host>) -> Self {
-        EventSink { host, seq: Mutex::new(0) }
+        EventSink { host, seq: Arc::new(Mutex::new(0)), agent_path: Vec::new() }
+    }
+
+    /// The sink of a sub-agent named `name`, numbered with this one.
+    fn child(&self, name: &str) -> EventSink {
+        let mut agent_path = self.agent_path.clone();
+        agent_path.push(name.to_string());
+        EventSink { host: self.host.clone(), seq: self.seq.clone(), agent_path }
     }
 
     pub(crate) fn emit(&self, event: Event) {
         let mut seq = self.seq.lock().unwrap_or_else(|e| e.into_inner());
         *seq += 1;
-        self.host.emit(SequencedEvent { seq: *seq, event });
+        self.host.emit(SequencedEvent { seq: *seq, agent_path: self.agent_path.clone(), event });
     }
 
     pub(crate) fn host(&self) -> &Arc<dyn Host> {
@@ -103,6 +116,9 @@ pub struct LoopSettings {
     pub context: context::ContextSettings,
     /// Prices for the cost in usage reports; `None` reports no cost.
     pub pricing: Option<crate::config::Pricing>,
+    /// How deep sub-agents may nest: the main agent is depth 0, and an Agent
+    /// call at this depth is refused.
+    pub max_agent_depth: u32,
 }
 
 impl Default for LoopSettings {
@@ -114,6 +130,21 @@ impl Default for LoopSettings {
             context_window: None,
             context: context::ContextSettings::default(),
             pricing: None,
+            max_agent_depth: 3,
+        }
+    }
+}
+
+impl From<&crate::config::Settings> for LoopSettings {
+    fn from(settings: &crate::config::Settings) -> Self {
+        LoopSettings {
+            max_iterations: settings.max_iterations,
+            max_retries: settings.max_retries,
+            retry_base_delay: Duration::from_millis(settings.retry_delay_ms),
+            context_window: settings.model.context_window,
+            context: settings.context.clone(),
+            pricing: settings.model.pricing,
+            max_agent_depth: settings.max_agent_depth,
         }
     }
 }
@@ -138,6 +169,8 @@ pub struct ConversationParts {
     pub session: Option<SessionWriter>,
     /// History to continue from (a resumed session).
     pub history: Vec<Message>,
+    /// The task list to continue from (a resumed session).
+    pub tasks: Vec<Task>,
 }
 
 /// One conversation: its history, permission state and event numbering.
@@ -162,6 +195,12 @@ pub struct Conversation {
     /// (summarized, omitted) of the last compaction reported, so an
     /// unchanged compaction is not reported again every iteration.
     last_compaction: Option<(usize, usize)>,
+    /// The tools' per-conversation state: interpreters, task list.
+    state: ConversationState,
+    /// The task list revision last saved to the session.
+    saved_tasks: u64,
+    /// 0 for the main agent; one more for each level of sub-agent.
+    depth: u32,
 }
 
 impl Conversation {
@@ -181,7 +220,15 @@ impl Conversation {
             session_failed: false,
             token_counts: Vec::new(),
             last_compaction: None,
+            state: ConversationState::with_tasks(parts.tasks),
+            saved_tasks: 0,
+            depth: 0,
         }
+    }
+
+    /// The task list, as the task tools left it.
+    pub fn tasks(&self) -> Vec<Task> {
+        self.state.tasks().0
     }
 
     pub fn add_hook(&mut self, hook: Arc<dyn ToolHook>) {
@@ -209,13 +256,32 @@ impl Conversation {
     fn record_with_usage(&mut self, message: Message, usage: Option<Usage>) {
         if let Some(session) = &mut self.session {
             if let Err(error) = session.append(&message, usage.as_ref()) {
-                tracing::error!(%error, "cannot persist message");
-                if !self.session_failed {
-                    self.session_failed = true;
-                    self.events.emit(Event::Error { message: format!("session not saved: {error}") });
-                }
+                self.report_session_error(error);
             }
         }
         self.history.push(message);
+    }
+
+    /// Saves the task list to the session when a tool changed it.
+    fn save_tasks_if_changed(&mut self) {
+        let (tasks, revision) = self.state.tasks();
+        if revision == self.saved_tasks {
+            return;
+        }
+        self.saved_tasks = revision;
+        if let Some(session) = &mut self.session {
+            if let Err(error) = session.append_tasks(&tasks) {
+                self.report_session_error(error);
+            }
+        }
+    }
+
+    /// Tells the user once that the session is not being saved; logs every failure.
+    fn report_session_error(&mut self, error: session::SessionError) {
+        tracing::error!(%error, "cannot persist the session");
+        if !self.session_failed {
+            self.session_failed = true;
+            self.events.emit(Event::Error { message: format!("session not saved: {error}") });
+        }
     }
 }

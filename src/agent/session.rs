@@ -1,7 +1,8 @@
 //! Sessions: one JSONL file per conversation, appended as messages complete.
 //!
-//! Format (version 1): the first line is a [`Header`]; every following line is
-//! one [`Entry`] holding a complete message. Each line is written and flushed
+//! Format (version 2): the first line is a [`Header`]; every following line is
+//! one [`Entry`] holding a complete message, or the whole task list after a
+//! tool changed it (the last one wins; version 1 had no task lines). Each line is written and flushed
 //! as its message completes, so a crash can tear at most the last line. A torn
 //! last line is skipped with a warning; a resumed session cuts it off before
 //! appending, so the file never holds a broken line in its middle.
@@ -14,9 +15,10 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::{Message, Role, Usage};
+use crate::tools::task::Task;
 
 pub const FORMAT: &str = "tack-session";
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -31,10 +33,13 @@ pub struct Header {
 #[serde(rename_all = "camelCase")]
 struct Entry {
     at: String,
-    message: Message,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    message: Option<Message>,
     /// Usage of the generation that wrote an assistant message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     usage: Option<Usage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tasks: Option<Vec<Task>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +63,8 @@ pub enum SessionError {
 pub struct LoadedSession {
     pub header: Header,
     pub messages: Vec<Message>,
+    /// The task list as last saved.
+    pub tasks: Vec<Task>,
     /// Usage summed over every generation of the session.
     pub usage: Usage,
     /// Problems found and skipped (a torn last line), for the user to see.
@@ -217,6 +224,7 @@ fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
     }
 
     let mut messages = Vec::new();
+    let mut tasks = Vec::new();
     let mut usage = Usage::default();
     let mut warnings = Vec::new();
     let mut number = 1;
@@ -233,7 +241,10 @@ fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
                 if let Some(generation) = entry.usage {
                     usage += generation;
                 }
-                messages.push(entry.message);
+                messages.extend(entry.message);
+                if let Some(saved) = entry.tasks {
+                    tasks = saved;
+                }
                 valid_len += read as u64;
             }
             parsed => {
@@ -263,7 +274,7 @@ fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
     for warning in &warnings {
         tracing::warn!(session = %header.id, "{warning}");
     }
-    Ok(LoadedSession { header, messages, usage, warnings, valid_len, path: path.to_path_buf() })
+    Ok(LoadedSession { header, messages, tasks, usage, warnings, valid_len, path: path.to_path_buf() })
 }
 
 impl SessionWriter {
@@ -278,8 +289,16 @@ impl SessionWriter {
     /// Writes one message (with the usage of its generation, for assistant
     /// messages) as one line and flushes it.
     pub fn append(&mut self, message: &Message, usage: Option<&Usage>) -> Result<(), SessionError> {
-        let entry = Entry { at: now_rfc3339(), message: message.clone(), usage: usage.copied() };
-        let mut line = serde_json::to_string(&entry).unwrap_or_default();
+        self.write(&Entry { at: now_rfc3339(), message: Some(message.clone()), usage: usage.copied(), tasks: None })
+    }
+
+    /// Saves the whole task list; loading keeps the last one saved.
+    pub fn append_tasks(&mut self, tasks: &[Task]) -> Result<(), SessionError> {
+        self.write(&Entry { at: now_rfc3339(), message: None, usage: None, tasks: Some(tasks.to_vec()) })
+    }
+
+    fn write(&mut self, entry: &Entry) -> Result<(), SessionError> {
+        let mut line = serde_json::to_string(entry).unwrap_or_default();
         line.push('\n');
         self.file.write_all(line.as_bytes()).and_then(|_| self.file.flush()).map_err(io_error(&self.path))
     }

@@ -18,12 +18,13 @@ use tokio_util::sync::CancellationToken;
 use super::context;
 use super::guard::{self, CallRecord, Intervention};
 use super::prompt;
+use super::subagent::SubAgents;
 use super::{ApprovalRequest, Conversation, EventSink, HookCall, TurnOutcome};
 use crate::model::toolcall::{ParseEvent, ToolCallParser};
 use crate::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk, render_message};
 use crate::permissions::{CallFacts, Verdict, visible_in_mode};
 use crate::protocol::{AgentStatus, ApprovalDecision, Block, Event, Message, Role, StopReason, Usage};
-use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
+use crate::tools::{EditGate, Tool, ToolContext, ToolOutput, ToolSpec};
 use crate::workspace::Workspace;
 use crate::workspace::edits::{EditOutcome, FileChange};
 
@@ -60,9 +61,10 @@ struct PendingCall {
 }
 
 impl PendingCall {
-    /// Read-only and invalid calls have no side effects, so they may share a batch.
+    /// Calls that never ask (read-only, delegating) and invalid calls may
+    /// share a batch: nothing they do waits on the user or races an edit.
     fn concurrency_safe(&self) -> bool {
-        self.tool.as_ref().is_none_or(|tool| tool.kind() == ToolKind::ReadOnly)
+        self.tool.as_ref().is_none_or(|tool| !tool.kind().asks())
     }
 }
 
@@ -114,6 +116,7 @@ impl Conversation {
         let outcome = self.turn_loop(&cancel).await;
         if outcome.stop_reason == StopReason::Cancelled {
             tracing::info!("turn cancelled");
+            self.state.stop_processes().await;
         }
         self.events.emit(Event::Status { status: AgentStatus::Idle });
         self.events.emit(Event::TurnFinished {
@@ -124,7 +127,7 @@ impl Conversation {
         outcome
     }
 
-    async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnOutcome {
+    pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnOutcome {
         let mode = self.policy.mode;
         let specs = self.tools.specs(|kind| visible_in_mode(mode, kind));
         let rules = prompt::load_rules(self.workspace.root());
@@ -187,6 +190,7 @@ impl Conversation {
                 return finish(StopReason::EndTurn, &text, usage);
             }
             let (mut results, cancelled) = self.run_calls(&calls, cancel).await;
+            self.save_tasks_if_changed();
             if cancelled {
                 self.record(Message { role: Role::User, blocks: results });
                 return finish(StopReason::Cancelled, &text, usage);
@@ -280,7 +284,12 @@ impl Conversation {
         messages: Vec<Message>,
         cancel: &CancellationToken,
     ) -> StreamEnd {
-        let request = CompletionRequest { system: system.to_string(), messages, tools: specs.to_vec() };
+        let request = CompletionRequest {
+            system: system.to_string(),
+            messages,
+            tools: specs.to_vec(),
+            agent_path: self.events.agent_path.clone(),
+        };
         let mut stream = self.backend.stream(request);
         let mut parser = ToolCallParser::new();
         let mut generation = Generation::default();
@@ -493,7 +502,7 @@ impl Conversation {
         };
         match self.policy.decide(&facts) {
             Verdict::Allow { source } => {
-                if tool.kind() != ToolKind::ReadOnly {
+                if tool.kind().asks() {
                     self.events.emit(decision(ApprovalDecision::Allow, source.as_str()));
                 }
             }
@@ -512,6 +521,7 @@ impl Conversation {
                     name: call.name.clone(),
                     input: call.input.clone(),
                     reason,
+                    agent_path: self.events.agent_path.clone(),
                 };
                 let host = self.events.host().clone();
                 let approval = tokio::select! {
@@ -544,7 +554,15 @@ impl Conversation {
     /// Runs one tool. A tool error or panic becomes an error result.
     async fn execute(&self, tool: Arc<dyn Tool>, call: &PendingCall, cancel: &CancellationToken) -> ToolOutput {
         let edits = HostEdits { events: &self.events, workspace: &self.workspace, tool_call_id: &call.id };
-        let ctx = ToolContext { workspace: &self.workspace, edits: &edits, cancel: cancel.clone() };
+        let agents = SubAgents { parent: self, cancel: cancel.clone() };
+        let ctx = ToolContext {
+            workspace: &self.workspace,
+            edits: &edits,
+            cancel: cancel.clone(),
+            tool_call_id: &call.id,
+            state: &self.state,
+            agents: &agents,
+        };
         match AssertUnwindSafe(tool.call(call.input.clone(), &ctx)).catch_unwind().await {
             Ok(Ok(output)) => output,
             Ok(Err(error)) => ToolOutput::error(error.to_string()),

@@ -37,8 +37,14 @@ impl TerminalHost {
         TerminalHost { output, interactive, at_line_start: Mutex::new(true) }
     }
 
-    fn human(&self, event: &Event) {
-        let line = match event {
+    fn human(&self, event: &SequencedEvent) {
+        // A sub-agent's calls show indented under its Agent call; its text
+        // would interleave with other agents', and its answer shows as the
+        // Agent call's result anyway.
+        let depth = event.agent_path.len();
+        let indent = "  ".repeat(depth);
+        let line = match &event.event {
+            Event::Text { .. } if depth > 0 => return,
             Event::Text { text } => {
                 let mut at_line_start = self.at_line_start.lock().unwrap_or_else(|e| e.into_inner());
                 // The newline that ends a tool call's line would print as a blank line.
@@ -50,9 +56,9 @@ impl TerminalHost {
                 *at_line_start = text.ends_with('\n');
                 return;
             }
-            Event::ToolCall { name, input, .. } => format!("● {name}({})", brief(input)),
-            Event::ToolResult { is_error: true, summary, .. } => format!("  ✗ {summary}"),
-            Event::ToolResult { summary, .. } => format!("  ⎿ {summary}"),
+            Event::ToolCall { name, input, .. } => format!("{indent}● {name}({})", brief(input)),
+            Event::ToolResult { is_error: true, summary, .. } => format!("{indent}  ✗ {summary}"),
+            Event::ToolResult { summary, .. } => format!("{indent}  ⎿ {summary}"),
             Event::Retry { attempt, delay_ms, error, .. } => {
                 format!("  ↻ model error, retry {attempt} in {delay_ms} ms: {error}")
             }
@@ -96,7 +102,7 @@ fn brief(input: &Value) -> String {
 impl Host for TerminalHost {
     fn emit(&self, event: SequencedEvent) {
         match self.output {
-            EventOutput::Human => self.human(&event.event),
+            EventOutput::Human => self.human(&event),
             EventOutput::JsonStdout => {
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "{}", serde_json::to_string(&event).unwrap_or_default());

@@ -4,7 +4,6 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
@@ -171,15 +170,15 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let policy = Policy::new(settings.permission_mode, &settings.permissions.rules)?;
 
     let store = SessionStore::for_workspace(workspace.root());
-    let (session, history) = match &args.resume {
+    let (session, history, tasks) = match &args.resume {
         Some(id) => {
             let loaded = store.load(id)?;
             for warning in &loaded.warnings {
                 eprintln!("tack: warning: {warning}");
             }
-            (store.resume(&loaded)?, loaded.messages)
+            (store.resume(&loaded)?, loaded.messages, loaded.tasks)
         }
-        None => (store.create()?, Vec::new()),
+        None => (store.create()?, Vec::new(), Vec::new()),
     };
     let session_id = session.id().to_string();
 
@@ -193,20 +192,14 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let host = Arc::new(TerminalHost::new(output));
     let mut conversation = Conversation::new(ConversationParts {
         backend,
-        tools: Arc::new(ToolRegistry::builtin(&settings.tools.disabled)),
+        tools: Arc::new(ToolRegistry::builtin(&settings.tools)),
         workspace: Arc::new(workspace),
         host,
         policy,
-        settings: LoopSettings {
-            max_iterations: settings.max_iterations,
-            retry_base_delay: Duration::from_millis(settings.retry_delay_ms),
-            context_window: settings.model.context_window,
-            context: settings.context.clone(),
-            max_retries: settings.max_retries,
-            pricing: settings.model.pricing,
-        },
+        settings: LoopSettings::from(&settings),
         session: Some(session),
         history,
+        tasks,
     });
 
     let cancel = CancellationToken::new();

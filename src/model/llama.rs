@@ -788,7 +788,10 @@ mod tests {
 
     #[test]
     fn the_call_grammar_admits_only_enabled_tools() {
-        let without_commands = std::collections::BTreeSet::from([crate::tools::ToolSet::Command]);
+        let without_commands = crate::config::ToolSettings {
+            disabled: [crate::tools::ToolSet::Command, crate::tools::ToolSet::Agent].into(),
+            ..Default::default()
+        };
         let tools = crate::tools::ToolRegistry::builtin(&without_commands).specs(|_| true);
         let grammar = call_grammar(&tools).unwrap();
         assert!(grammar.starts_with("root ::= call (\"\\n\" call){0,2}\n"), "{grammar}");
@@ -830,6 +833,7 @@ mod tests {
                 },
             ],
             tools: vec![],
+            agent_path: Vec::new(),
         };
         let chat = template_messages(&request);
         let roles: Vec<&str> = chat.iter().map(|m| m.role.as_str()).collect();

@@ -18,11 +18,14 @@ use crate::protocol::{Block, Message, Role, Usage};
 use crate::tools::ToolSpec;
 
 /// Everything a backend needs for one generation.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct CompletionRequest {
     pub system: String,
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
+    /// Which agent asks: empty for the main agent, the sub-agents' names
+    /// otherwise. Backends may ignore it; the scripted one scripts by it.
+    pub agent_path: Vec<String>,
 }
 
 /// One piece of a streamed completion.

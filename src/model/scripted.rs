@@ -5,7 +5,13 @@
 //! the incremental tool-call parser runs as it would on a real stream. An
 //! object injects a fault (`{"error": "transient" | "fatal", "message"?}`) or
 //! paces the text (`{"text": "...", "chunkDelayMs": 20}`).
+//!
+//! A script may instead be an object that scripts each agent on its own, so
+//! that parallel sub-agents replay deterministically: `{"main": [...],
+//! "call_2": [...], "call_2/call_1": [...]}`, keyed by the agent path joined
+//! with `/` (`main` for the main agent).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -44,10 +50,25 @@ pub enum FaultKind {
     Fatal,
 }
 
+/// A script file: one list for every agent, or a list per agent path.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ScriptFile {
+    Shared(Vec<ScriptEntry>),
+    PerAgent(BTreeMap<String, Vec<ScriptEntry>>),
+}
+
+/// The key of the main agent in a per-agent script.
+pub const MAIN_AGENT: &str = "main";
+
 pub struct ScriptedBackend {
-    entries: Vec<ScriptEntry>,
-    /// Index of the next entry. Shared by every conversation using this backend.
-    next: Mutex<usize>,
+    /// Entries by agent key; a shared script has only [`MAIN_AGENT`], and
+    /// then serves every agent from it.
+    scripts: BTreeMap<String, Vec<ScriptEntry>>,
+    per_agent: bool,
+    /// Index of the next entry of each script. Shared by every conversation
+    /// using this backend.
+    next: Mutex<BTreeMap<String, usize>>,
     context_window: usize,
     /// The last request served, so tests can check what the model was shown.
     last_request: Mutex<Option<CompletionRequest>>,
@@ -74,8 +95,9 @@ impl ScriptedBackend {
 
     pub fn new(entries: Vec<ScriptEntry>) -> Self {
         ScriptedBackend {
-            entries,
-            next: Mutex::new(0),
+            scripts: BTreeMap::from([(MAIN_AGENT.to_string(), entries)]),
+            per_agent: false,
+            next: Mutex::new(BTreeMap::new()),
             context_window: Self::DEFAULT_CONTEXT_WINDOW,
             last_request: Mutex::new(None),
             tokenizer: None,
@@ -85,9 +107,17 @@ impl ScriptedBackend {
     pub fn from_file(path: &Path) -> Result<Self, ScriptError> {
         let text = std::fs::read_to_string(path)
             .map_err(|source| ScriptError::Read { path: path.display().to_string(), source })?;
-        let entries = serde_json::from_str(&text)
+        let script = serde_json::from_str(&text)
             .map_err(|e| ScriptError::Parse { path: path.display().to_string(), message: e.to_string() })?;
-        Ok(Self::new(entries))
+        Ok(match script {
+            ScriptFile::Shared(entries) => Self::new(entries),
+            ScriptFile::PerAgent(scripts) => Self::per_agent(scripts),
+        })
+    }
+
+    /// A script per agent, keyed as in a script file.
+    pub fn per_agent(scripts: BTreeMap<String, Vec<ScriptEntry>>) -> Self {
+        ScriptedBackend { scripts, per_agent: true, ..Self::new(Vec::new()) }
     }
 
     /// Texts only: the common case in tests.
@@ -105,9 +135,9 @@ impl ScriptedBackend {
         self
     }
 
-    /// Generations served so far.
+    /// Generations served so far, to every agent.
     pub fn used(&self) -> usize {
-        *self.next.lock().unwrap_or_else(|e| e.into_inner())
+        self.next.lock().unwrap_or_else(|e| e.into_inner()).values().sum()
     }
 
     /// The request of the most recent generation.
@@ -115,13 +145,22 @@ impl ScriptedBackend {
         self.last_request.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    fn take(&self) -> Result<ScriptEntry, BackendError> {
+    fn take(&self, agent_path: &[String]) -> Result<ScriptEntry, BackendError> {
+        let key = if self.per_agent && !agent_path.is_empty() { agent_path.join("/") } else { MAIN_AGENT.to_string() };
+        let Some(entries) = self.scripts.get(&key) else {
+            let known: Vec<&str> = self.scripts.keys().map(String::as_str).collect();
+            return Err(BackendError::Fatal(format!(
+                "the script has no entries for agent `{key}`; it scripts {}",
+                known.join(", ")
+            )));
+        };
         let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
-        let entry =
-            self.entries.get(*next).cloned().ok_or_else(|| {
-                BackendError::Fatal(format!("script exhausted after {} completions", self.entries.len()))
-            })?;
-        *next += 1;
+        let index = next.entry(key.clone()).or_default();
+        let entry = entries.get(*index).cloned().ok_or_else(|| {
+            let whose = if self.per_agent { format!(" of agent `{key}`") } else { String::new() };
+            BackendError::Fatal(format!("script{whose} exhausted after {} completions", entries.len()))
+        })?;
+        *index += 1;
         Ok(entry)
     }
 }
@@ -141,8 +180,9 @@ fn chunks(text: &str) -> Vec<String> {
 impl ModelBackend for ScriptedBackend {
     fn stream(&self, request: CompletionRequest) -> BoxStream<'static, Result<ModelChunk, BackendError>> {
         let prompt_tokens = self.count_tokens(&transcript(&request.system, &request.messages)) as u64;
+        let taken = self.take(&request.agent_path);
         *self.last_request.lock().unwrap_or_else(|e| e.into_inner()) = Some(request);
-        let (text, delay) = match self.take() {
+        let (text, delay) = match taken {
             Err(error) => return stream::once(async move { Err(error) }).boxed(),
             Ok(ScriptEntry::Fault { error, message }) => {
                 let error = match error {
@@ -206,9 +246,41 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn per_agent_scripts_serve_each_agent_its_own_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("script.json");
+        std::fs::write(&path, r#"{"main": ["m1", "m2"], "call_1": ["s1"]}"#).unwrap();
+        let backend = ScriptedBackend::from_file(&path).unwrap();
+        let ask = |path: &[&str]| CompletionRequest {
+            agent_path: path.iter().map(|s| s.to_string()).collect(),
+            ..CompletionRequest::default()
+        };
+        let text = |chunks: Vec<Result<ModelChunk, BackendError>>| -> String {
+            chunks
+                .into_iter()
+                .filter_map(|c| match c {
+                    Ok(ModelChunk::Text(t)) => Some(t),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(text(backend.stream(ask(&[])).collect().await), "m1");
+        assert_eq!(text(backend.stream(ask(&["call_1"])).collect().await), "s1");
+        assert_eq!(text(backend.stream(ask(&[])).collect().await), "m2");
+        let unknown: Vec<_> = backend.stream(ask(&["call_9"])).collect().await;
+        assert_eq!(
+            unknown,
+            vec![Err(BackendError::Fatal(
+                "the script has no entries for agent `call_9`; it scripts call_1, main".into()
+            ))]
+        );
+        assert_eq!(backend.used(), 3);
+    }
+
+    #[tokio::test]
     async fn running_past_the_end_is_a_clear_error() {
         let backend = ScriptedBackend::from_texts(["only"]);
-        let request = CompletionRequest { system: String::new(), messages: vec![], tools: vec![] };
+        let request = CompletionRequest::default();
         let first: Vec<_> = backend.stream(request.clone()).collect().await;
         assert!(first.iter().all(Result::is_ok));
         let second: Vec<_> = backend.stream(request).collect().await;

@@ -4,34 +4,31 @@
 //! exits (so `server &` does not outlive the call). Output is capped, keeping
 //! its head and tail; secrets are scrubbed from the environment.
 
-use std::collections::VecDeque;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
+use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tokio::io::{AsyncRead, AsyncReadExt};
 
+use super::process::{Capped, GroupGuard, ProcessSettings, drain};
 use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
 
-const DEFAULT_TIMEOUT_MS: u64 = 120_000;
-const MAX_TIMEOUT_MS: u64 = 600_000;
-/// Bytes of output kept from each stream: half from the start, half from the end.
-const OUTPUT_LIMIT: usize = 30_000;
 /// How long output readers may take once the process group is gone.
 const DRAIN: Duration = Duration::from_secs(2);
 
-pub struct Bash;
+pub struct Bash {
+    pub(crate) settings: Arc<ProcessSettings>,
+}
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BashInput {
     /// The command line, run by bash in the workspace root.
     command: String,
-    /// Time limit in milliseconds (default 120000, at most 600000).
+    /// Time limit in milliseconds (default 120000; the settings cap it, at 600000 unless changed).
     #[schemars(range(min = 1))]
     timeout_ms: Option<u64>,
 }
@@ -53,16 +50,12 @@ impl TypedTool for Bash {
     }
 
     async fn call(&self, input: BashInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let timeout = Duration::from_millis(input.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).min(MAX_TIMEOUT_MS));
+        let timeout = self.settings.timeout(input.timeout_ms);
         let root = ctx.workspace.root().to_path_buf();
         let mut command = CommandWrap::with_new("bash", |c| {
             c.arg("-c").arg(&input.command).current_dir(&root);
             c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-            for (name, _) in std::env::vars_os() {
-                if is_secret(&name.to_string_lossy()) {
-                    c.env_remove(&name);
-                }
-            }
+            self.settings.scrub(c);
         });
         command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
         let mut child = GroupGuard(command.spawn().map_err(|e| ToolError::Invalid(format!("cannot start bash: {e}")))?);
@@ -124,108 +117,11 @@ impl TypedTool for Bash {
     }
 }
 
-/// Kills the whole process group when dropped: a turn cancelled mid-call
-/// drops the tool's future, and `KillOnDrop` alone only reaches bash itself,
-/// leaving its children running.
-struct GroupGuard(Box<dyn ChildWrapper>);
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        let _ = self.0.start_kill();
-    }
-}
-
-/// Environment variables that look like credentials are not passed on.
-fn is_secret(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "CREDENTIAL", "PRIVATE_KEY"]
-        .iter()
-        .any(|word| upper.contains(word))
-        || upper.ends_with("_KEY")
-        || upper.starts_with("AWS_")
-}
-
 fn brief(command: &str) -> String {
     let line = command.lines().next().unwrap_or("");
     match line.char_indices().nth(60) {
         Some((end, _)) => format!("{}…", &line[..end]),
         None if command.lines().count() > 1 => format!("{line} …"),
         None => line.to_string(),
-    }
-}
-
-async fn drain(mut pipe: impl AsyncRead + Unpin, into: Arc<Mutex<Capped>>) {
-    let mut buffer = [0u8; 8192];
-    while let Ok(read) = pipe.read(&mut buffer).await {
-        if read == 0 {
-            break;
-        }
-        into.lock().unwrap_or_else(|e| e.into_inner()).push(&buffer[..read]);
-    }
-}
-
-/// Output with its middle dropped once it passes [`OUTPUT_LIMIT`]: the start
-/// says what ran, the end says how it finished.
-#[derive(Default)]
-struct Capped {
-    head: Vec<u8>,
-    tail: VecDeque<u8>,
-    elided: usize,
-}
-
-impl Capped {
-    fn push(&mut self, mut bytes: &[u8]) {
-        let half = OUTPUT_LIMIT / 2;
-        if self.head.len() < half {
-            let take = bytes.len().min(half - self.head.len());
-            self.head.extend_from_slice(&bytes[..take]);
-            bytes = &bytes[take..];
-        }
-        self.tail.extend(bytes);
-        while self.tail.len() > half {
-            let over = self.tail.len() - half;
-            self.tail.drain(..over);
-            self.elided += over;
-        }
-    }
-
-    fn text(&self) -> String {
-        let mut text = String::from_utf8_lossy(&self.head).into_owned();
-        if self.elided > 0 {
-            text.push_str(&format!("\n[… {} bytes of output elided …]\n", self.elided));
-        }
-        let tail: Vec<u8> = self.tail.iter().copied().collect();
-        text.push_str(&String::from_utf8_lossy(&tail));
-        text
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_output_keeps_head_and_tail() {
-        let mut capped = Capped::default();
-        for i in 0..10_000 {
-            capped.push(format!("line {i}\n").as_bytes());
-        }
-        let text = capped.text();
-        assert!(text.starts_with("line 0\nline 1\n"));
-        assert!(text.ends_with("line 9999\n"));
-        assert!(text.contains("bytes of output elided"));
-        assert!(text.len() < OUTPUT_LIMIT + 100);
-    }
-
-    #[test]
-    fn credentials_are_recognised_by_name() {
-        for name in
-            ["GITHUB_TOKEN", "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "SSH_PRIVATE_KEY", "stripe_key"]
-        {
-            assert!(is_secret(name), "{name}");
-        }
-        for name in ["PATH", "HOME", "LANG", "CARGO_HOME", "KEYBOARD"] {
-            assert!(!is_secret(name), "{name}");
-        }
     }
 }

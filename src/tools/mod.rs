@@ -5,6 +5,7 @@
 //! add its test. The registry validates every input against the tool's schema
 //! before the tool sees it, so a tool's `call` only handles well-typed input.
 
+mod agent;
 mod bash;
 mod delete_file;
 mod edit;
@@ -13,10 +14,13 @@ mod grep;
 mod list_dir;
 mod move_file;
 mod multi_edit;
+pub mod process;
 mod read;
+mod repl;
+mod sleep;
+pub mod task;
 mod write;
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -24,6 +28,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::config::ToolSettings;
 use crate::workspace::edits::{EditOutcome, FileChange};
 use crate::workspace::{Workspace, WorkspaceError};
 
@@ -37,6 +42,16 @@ pub enum ToolKind {
     Edit,
     /// Runs programs or reaches outside the workspace.
     Execute,
+    /// Hands work to a nested agent whose own calls are gated one by one: the
+    /// hand-over itself needs no approval and may run beside other calls.
+    Delegate,
+}
+
+impl ToolKind {
+    /// Whether a call of this kind is put to the user outside `auto_all`.
+    pub fn asks(self) -> bool {
+        matches!(self, ToolKind::Edit | ToolKind::Execute)
+    }
 }
 
 /// Groups of tools that can be switched off together.
@@ -89,12 +104,51 @@ pub trait EditGate: Send + Sync {
     async fn propose(&self, change: FileChange) -> EditOutcome;
 }
 
+/// Runs nested agents for the Agent tool. The agent core implements it, so
+/// tools need not know how a conversation is built.
+#[async_trait]
+pub trait AgentRunner: Send + Sync {
+    /// Runs a fresh agent named `name` on `prompt` until it answers, and
+    /// returns its answer. The call's cancellation token stops it.
+    async fn run(&self, name: &str, description: &str, prompt: &str) -> Result<String, ToolError>;
+}
+
+/// What lives as long as a conversation and belongs to its tools: the
+/// interpreters of REPL and the task list. Dropping it stops the interpreters.
+#[derive(Default)]
+pub struct ConversationState {
+    pub(crate) repl: tokio::sync::Mutex<repl::Interpreters>,
+    pub(crate) tasks: std::sync::Mutex<task::Tasks>,
+}
+
+impl ConversationState {
+    /// State of a resumed conversation.
+    pub fn with_tasks(tasks: Vec<task::Task>) -> ConversationState {
+        ConversationState { tasks: std::sync::Mutex::new(task::Tasks::from_tasks(tasks)), ..Default::default() }
+    }
+
+    /// Stops every interpreter: what a cancelled turn leaves behind must not run on.
+    pub async fn stop_processes(&self) {
+        self.repl.lock().await.kill_all();
+    }
+
+    /// The task list, and a number that changes whenever the list does.
+    pub fn tasks(&self) -> (Vec<task::Task>, u64) {
+        let tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        (tasks.all().to_vec(), tasks.revision())
+    }
+}
+
 /// What a running tool may use.
 pub struct ToolContext<'a> {
     pub workspace: &'a Workspace,
     pub edits: &'a dyn EditGate,
     /// Cancelled when the turn is: long-running tools stop at the next check.
     pub cancel: CancellationToken,
+    /// The id of the call being run.
+    pub tool_call_id: &'a str,
+    pub state: &'a ConversationState,
+    pub agents: &'a dyn AgentRunner,
 }
 
 /// A tool as the agent sees it: untyped JSON in, [`ToolOutput`] out.
@@ -201,7 +255,8 @@ pub struct ToolRegistry {
 
 impl ToolRegistry {
     /// Every built-in tool whose set is not disabled.
-    pub fn builtin(disabled: &BTreeSet<ToolSet>) -> ToolRegistry {
+    pub fn builtin(settings: &ToolSettings) -> ToolRegistry {
+        let processes = Arc::new(process::ProcessSettings::from_settings(settings));
         let all: Vec<Arc<dyn Tool>> = vec![
             Arc::new(read::Read),
             Arc::new(glob::Glob),
@@ -212,9 +267,15 @@ impl ToolRegistry {
             Arc::new(multi_edit::MultiEdit),
             Arc::new(move_file::Move),
             Arc::new(delete_file::DeleteFile),
-            Arc::new(bash::Bash),
+            Arc::new(bash::Bash { settings: processes.clone() }),
+            Arc::new(sleep::Sleep),
+            Arc::new(agent::Agent),
+            Arc::new(task::TaskCreate),
+            Arc::new(task::TaskGet),
+            Arc::new(task::TaskList),
+            Arc::new(task::TaskUpdate),
         ];
-        ToolRegistry::new(all.into_iter().filter(|t| !disabled.contains(&t.set())))
+        ToolRegistry::new(all.into_iter().filter(|t| !settings.disabled.contains(&t.set())))
     }
 
     pub fn new(tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> ToolRegistry {
@@ -319,24 +380,32 @@ pub(crate) fn describe_outcome(outcome: &EditOutcome, done: &str, path: &str) ->
 mod tests {
     use super::*;
 
+    fn without(sets: &[ToolSet]) -> ToolSettings {
+        ToolSettings { disabled: sets.iter().copied().collect(), ..ToolSettings::default() }
+    }
+
     #[test]
     fn tool_sets_can_be_switched_off() {
-        let all = ToolRegistry::builtin(&BTreeSet::new());
-        assert_eq!(
-            all.names().collect::<Vec<_>>(),
-            ["Read", "Glob", "Grep", "ListDir", "Write", "Edit", "MultiEdit", "Move", "DeleteFile", "Bash"]
-        );
-        let read_only = ToolRegistry::builtin(&BTreeSet::from([ToolSet::Edit, ToolSet::Command]));
+        let all = ToolRegistry::builtin(&ToolSettings::default());
+        assert_eq!(all.names().count(), 18, "{:?}", all.names().collect::<Vec<_>>());
+        let read_only =
+            ToolRegistry::builtin(&without(&[ToolSet::Edit, ToolSet::Command, ToolSet::Agent, ToolSet::Git]));
         assert_eq!(read_only.names().collect::<Vec<_>>(), ["Read", "Glob", "Grep", "ListDir"]);
         let input = serde_json::json!({"file_path": "a", "old_string": "x", "new_string": "y"});
         assert!(matches!(read_only.check("Edit", &input), Err(CallProblem::UnknownTool { .. })));
-        let nothing = ToolRegistry::builtin(&BTreeSet::from([ToolSet::Edit, ToolSet::Read, ToolSet::Command]));
+        let nothing = ToolRegistry::builtin(&without(&[
+            ToolSet::Edit,
+            ToolSet::Read,
+            ToolSet::Command,
+            ToolSet::Agent,
+            ToolSet::Git,
+        ]));
         assert_eq!(nothing.names().count(), 0);
     }
 
     #[test]
     fn schema_violations_name_the_problem_and_show_the_schema() {
-        let registry = ToolRegistry::builtin(&BTreeSet::new());
+        let registry = ToolRegistry::builtin(&ToolSettings::default());
         let problem = registry.check("Read", &serde_json::json!({"file_path": 7})).err().unwrap().to_string();
         assert!(problem.contains("at /file_path") && problem.contains("not of type \"string\""), "{problem}");
         assert!(problem.contains("expected input (JSON schema): {"), "{problem}");

@@ -82,6 +82,7 @@ pub struct Scenario {
     edits: Edits,
     max_iterations: u32,
     context_window: Option<usize>,
+    max_agent_depth: u32,
     tools: Option<Vec<Arc<dyn Tool>>>,
     hooks: Vec<Arc<dyn ToolHook>>,
     overlay: Option<Arc<dyn BufferOverlay>>,
@@ -106,6 +107,7 @@ impl Scenario {
             edits: Edits::Apply,
             max_iterations: 40,
             context_window: None,
+            max_agent_depth: 3,
             tools: None,
             hooks: Vec::new(),
             overlay: None,
@@ -148,6 +150,11 @@ impl Scenario {
         self
     }
 
+    pub fn max_agent_depth(mut self, depth: u32) -> Scenario {
+        self.max_agent_depth = depth;
+        self
+    }
+
     pub fn context_window(mut self, tokens: usize) -> Scenario {
         self.context_window = Some(tokens);
         self
@@ -175,7 +182,20 @@ impl Scenario {
     }
 
     pub async fn run_entries(self, script: Vec<ScriptEntry>, prompt: &str, cancel: CancellationToken) -> Run {
-        let backend = Arc::new(ScriptedBackend::new(script));
+        self.run_backend(ScriptedBackend::new(script), prompt, cancel).await
+    }
+
+    /// Runs one turn with a script per agent path (`main`, `call_1`, `call_1/call_2`).
+    pub async fn run_agents(self, scripts: &[(&str, &[&str])], prompt: &str) -> Run {
+        let scripts = scripts
+            .iter()
+            .map(|(key, texts)| (key.to_string(), texts.iter().map(|t| ScriptEntry::Text(t.to_string())).collect()))
+            .collect();
+        self.run_backend(ScriptedBackend::per_agent(scripts), prompt, CancellationToken::new()).await
+    }
+
+    pub async fn run_backend(self, backend: ScriptedBackend, prompt: &str, cancel: CancellationToken) -> Run {
+        let backend = Arc::new(backend);
         let host = Arc::new(RecordingHost::new(self.answers.clone(), self.edits));
         let unanswered = host.on_unanswered.clone();
         let cancel_on_wait = cancel.clone();
@@ -201,10 +221,12 @@ impl Scenario {
                 max_iterations: self.max_iterations,
                 retry_base_delay: Duration::from_millis(1),
                 context_window: self.context_window,
+                max_agent_depth: self.max_agent_depth,
                 ..LoopSettings::default()
             },
             session: None,
             history: Vec::new(),
+            tasks: Vec::new(),
         });
         for hook in self.hooks {
             conversation.add_hook(hook);
@@ -257,20 +279,33 @@ impl Run {
 
     /// The event stream, one readable line per event (status, usage and
     /// context gauges left out), text deltas merged, the temp root redacted.
+    /// A sub-agent's events are prefixed with its path.
     pub fn render(&self) -> String {
         let mut out = String::new();
         let mut pending_text = String::new();
-        let flush = |out: &mut String, text: &mut String| {
+        let mut text_path: Vec<String> = Vec::new();
+        let prefix = |path: &[String]| if path.is_empty() { String::new() } else { format!("[{}] ", path.join("/")) };
+        let flush = |out: &mut String, text: &mut String, path: &[String]| {
             if !text.is_empty() {
-                out.push_str(&format!("text {:?}\n", text));
+                out.push_str(&format!("{}text {:?}\n", prefix(path), text));
                 text.clear();
             }
         };
         for event in &self.events {
+            if event.agent_path != text_path {
+                flush(&mut out, &mut pending_text, &text_path);
+                text_path = event.agent_path.clone();
+            }
             let line = match &event.event {
                 Event::Text { text } => {
                     pending_text.push_str(text);
                     continue;
+                }
+                Event::SubagentStarted { agent_id, description } => {
+                    format!("subagent_started {agent_id} {description:?}")
+                }
+                Event::SubagentFinished { agent_id, stop_reason } => {
+                    format!("subagent_finished {agent_id} {stop_reason:?}")
                 }
                 Event::Status { .. } | Event::Usage { .. } | Event::ContextUsage { .. } => continue,
                 Event::TurnStarted { prompt } => format!("turn_started {prompt:?}"),
@@ -310,13 +345,13 @@ impl Run {
                 Event::Retry { attempt, error, .. } => format!("retry {attempt}: {error}"),
                 Event::Error { message } => format!("error {message}"),
                 Event::TurnFinished { stop_reason, text, .. } => format!("turn_finished {stop_reason:?} {text:?}"),
-                other => other.kind().to_string(),
             };
-            flush(&mut out, &mut pending_text);
+            flush(&mut out, &mut pending_text, &text_path);
+            out.push_str(&prefix(&event.agent_path));
             out.push_str(&line);
             out.push('\n');
         }
-        flush(&mut out, &mut pending_text);
+        flush(&mut out, &mut pending_text, &text_path);
         out
     }
 
