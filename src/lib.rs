@@ -1,7 +1,7 @@
 //! tack: a local-first coding-agent harness that lives inside the editor as a Language Server.
 //!
 //! The code map, one line a module. Dependency direction:
-//! `protocol` <- `agent` <- (`cli`, later `lsp`); the agent reaches the world
+//! `protocol` <- `agent` <- (`cli`, `lsp`); the agent reaches the world
 //! only through the traits it owns (`ModelBackend`, `Tool`, `Host`).
 //!
 //! - [`protocol`]: wire types: messages, events, stop reasons, usage.
@@ -12,10 +12,12 @@
 //! - [`permissions`]: modes, rules, sensitive paths, remembered answers (pure functions).
 //! - [`workspace`]: the root boundary, buffer overlay, atomic writes, proposed edits.
 //! - [`cli`]: the headless front end: `tack run`, `tack sessions`.
+//! - [`lsp`]: `tack lsp`, the agent as a language server.
 
 pub mod agent;
 pub mod cli;
 pub mod config;
+pub mod lsp;
 pub mod model;
 pub mod permissions;
 pub mod protocol;

@@ -314,3 +314,166 @@ pub struct SequencedEvent {
     #[serde(flatten)]
     pub event: Event,
 }
+
+/// The `tack/*` methods of the LSP extension, their parameters and results.
+/// `docs/protocol.md` shows each with an example.
+pub mod lsp {
+    use serde::{Deserialize, Serialize};
+    use serde_json::Value;
+
+    use super::{ApprovalDecision, Event, Message, PermissionMode};
+
+    pub const NEW_CONVERSATION: &str = "tack/newConversation";
+    pub const TURN: &str = "tack/turn";
+    pub const CANCEL: &str = "tack/cancel";
+    pub const SESSIONS: &str = "tack/sessions";
+    pub const RESUME: &str = "tack/resume";
+    pub const SET_PERMISSION_MODE: &str = "tack/setPermissionMode";
+    pub const EVENT: &str = "tack/event";
+    pub const APPROVE_TOOL: &str = "tack/approveTool";
+    /// The command behind tack's code actions (`workspace/executeCommand`).
+    pub const CODE_ACTION_COMMAND: &str = "tack.codeAction";
+
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct NewConversationParams {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub permission_mode: Option<PermissionMode>,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ConversationCreated {
+        pub conversation_id: String,
+    }
+
+    /// Where the user was when asking: a document and maybe a selection.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct TurnContext {
+        pub uri: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub range: Option<Value>,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct TurnParams {
+        pub conversation_id: String,
+        pub prompt: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub context: Option<TurnContext>,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct TurnStarted {
+        pub turn_id: String,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct ConversationParams {
+        pub conversation_id: String,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct ResumeParams {
+        pub session_id: String,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Resumed {
+        pub conversation_id: String,
+        pub messages: Vec<Message>,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct SessionInfo {
+        pub session_id: String,
+        pub title: String,
+        pub updated_at: String,
+        pub message_count: usize,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct SetPermissionModeParams {
+        pub conversation_id: String,
+        pub permission_mode: PermissionMode,
+    }
+
+    /// `tack/event`: one event of a conversation.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct EventParams {
+        pub conversation_id: String,
+        pub turn_id: String,
+        pub agent_path: Vec<String>,
+        pub seq: u64,
+        pub event: Event,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ToolCallInfo {
+        pub id: String,
+        pub name: String,
+        pub input: Value,
+    }
+
+    /// `tack/approveTool`: may a tool call run?
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ApproveToolParams {
+        pub conversation_id: String,
+        pub turn_id: String,
+        pub agent_path: Vec<String>,
+        pub tool_call: ToolCallInfo,
+        pub reason: String,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct ApproveToolResult {
+        pub decision: ApprovalDecision,
+    }
+
+    /// What a code action asks of a sub-agent.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum CodeActionTask {
+        Ask,
+        Fix,
+        Explain,
+        WriteTests,
+    }
+
+    /// The argument of the `tack.codeAction` command.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct CodeActionArgs {
+        pub action: CodeActionTask,
+        pub uri: String,
+        pub range: Value,
+        /// The diagnostics the action was offered for.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub diagnostics: Vec<Value>,
+        /// The user's question, for `ask`; the client fills it in.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub prompt: Option<String>,
+        /// The conversation to report under; a new one when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub conversation_id: Option<String>,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct CodeActionStarted {
+        pub conversation_id: String,
+        pub turn_id: String,
+    }
+}

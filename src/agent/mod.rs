@@ -68,6 +68,11 @@ pub trait Host: Send + Sync {
     async fn approve(&self, request: ApprovalRequest) -> Approval;
     /// Carries out (or proposes) a file change and says how it ended.
     async fn apply_edit(&self, workspace: &Workspace, change: &FileChange) -> EditOutcome;
+    /// Whether the user reviews every file change as a diff in `apply_edit`
+    /// (an editor does). Edits then need no separate approval: the diff is it.
+    fn reviews_edits(&self) -> bool {
+        false
+    }
 }
 
 /// Numbers events without gaps, in the order the host receives them. The

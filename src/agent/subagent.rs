@@ -89,3 +89,40 @@ impl AgentRunner for SubAgents<'_> {
         }
     }
 }
+
+impl Conversation {
+    /// A turn whose work a sub-agent does: what an editor's code action
+    /// starts. The events report a turn of this conversation; the work and
+    /// its events are the sub-agent's; the history keeps the request and the
+    /// answer, so that a later turn can refer to them.
+    pub async fn run_delegated(
+        &mut self,
+        name: &str,
+        description: &str,
+        prompt: &str,
+        cancel: CancellationToken,
+    ) -> TurnOutcome {
+        self.events.emit(Event::TurnStarted { prompt: description.to_string() });
+        let outcome = match self.delegate(name, description, prompt, &cancel).await {
+            Ok(outcome) => outcome,
+            Err(error) => {
+                self.events.emit(Event::Error { message: error.to_string() });
+                TurnOutcome { stop_reason: StopReason::Error, text: String::new(), usage: Default::default() }
+            }
+        };
+        self.record(Message::user_text(format!("[{description}, done by the sub-agent {name}]\n{prompt}")));
+        if !outcome.text.trim().is_empty() {
+            self.record(Message {
+                role: crate::protocol::Role::Assistant,
+                blocks: vec![crate::protocol::Block::Text { text: outcome.text.clone() }],
+            });
+        }
+        self.events.emit(Event::Status { status: crate::protocol::AgentStatus::Idle });
+        self.events.emit(Event::TurnFinished {
+            stop_reason: outcome.stop_reason,
+            text: outcome.text.clone(),
+            usage: outcome.usage,
+        });
+        outcome
+    }
+}

@@ -24,7 +24,7 @@ use crate::model::toolcall::{ParseEvent, ToolCallParser};
 use crate::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk, render_message};
 use crate::permissions::{CallFacts, Verdict, visible_in_mode};
 use crate::protocol::{AgentStatus, ApprovalDecision, Block, Event, Message, Role, StopReason, Usage};
-use crate::tools::{EditGate, Tool, ToolContext, ToolOutput, ToolSpec};
+use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
 use crate::workspace::Workspace;
 use crate::workspace::edits::{EditOutcome, FileChange};
 
@@ -509,6 +509,10 @@ impl Conversation {
             Verdict::Deny { reason, source } => {
                 self.events.emit(decision(ApprovalDecision::Deny, source.as_str()));
                 return Gate::Done(ToolOutput::error(format!("permission denied: {reason}")));
+            }
+            // The user will see the diff and take or leave each hunk.
+            Verdict::Ask { .. } if tool.kind() == ToolKind::Edit && self.events.host().reviews_edits() => {
+                self.events.emit(decision(ApprovalDecision::Allow, "diff_review"));
             }
             Verdict::Ask { reason } => {
                 self.events.emit(Event::PermissionRequest {

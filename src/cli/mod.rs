@@ -24,6 +24,8 @@ enum Command {
     Run(run::RunArgs),
     /// List the sessions of a workspace, most recent first.
     Sessions(sessions::SessionsArgs),
+    /// Serve the Language Server Protocol on stdin and stdout, for an editor.
+    Lsp,
 }
 
 /// Exit statuses of `tack run`.
@@ -60,8 +62,14 @@ pub fn main() -> ExitCode {
         match cli.command {
             Command::Run(args) => run::run(args).await,
             Command::Sessions(args) => sessions::list(args),
+            Command::Lsp => {
+                crate::lsp::serve_stdio().await;
+                Ok(ExitCode::SUCCESS)
+            }
         }
     });
+    // A turn task may still hold a blocked stdin read; do not wait for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     match result {
         Ok(code) => code,
         Err(error) => {

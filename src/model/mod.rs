@@ -6,6 +6,7 @@
 //! function calling emit [`ModelChunk::ToolCall`] directly.
 
 pub mod llama;
+mod load;
 pub mod scripted;
 pub mod template;
 pub mod tokenizer;
@@ -16,6 +17,8 @@ use serde_json::Value;
 
 use crate::protocol::{Block, Message, Role, Usage};
 use crate::tools::ToolSpec;
+
+pub use load::load_backend;
 
 /// Everything a backend needs for one generation.
 #[derive(Debug, Clone, Default)]

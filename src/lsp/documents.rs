@@ -1,0 +1,239 @@
+//! Open documents as ropes, kept in step with the editor through incremental
+//! sync. Positions on the wire are UTF-16 code units, as LSP specifies; the
+//! conversion is exact for text outside the Basic Multilingual Plane (emoji).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+
+use ropey::Rope;
+use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent, Uri};
+
+use crate::workspace::BufferOverlay;
+
+pub struct Document {
+    pub rope: Rope,
+    pub version: i32,
+    pub uri: Uri,
+}
+
+/// Every open document, keyed by its canonical path so that the workspace's
+/// resolved paths find them.
+#[derive(Default)]
+pub struct Documents {
+    open: RwLock<HashMap<PathBuf, Document>>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SyncError {
+    #[error("{0} is not a file URI")]
+    NotAFile(String),
+    #[error("{0} is not open")]
+    NotOpen(String),
+    #[error("position {line}:{character} is outside {uri}")]
+    OutOfRange { uri: String, line: u32, character: u32 },
+}
+
+/// The canonical path of a document URI; documents that do not exist on disk
+/// yet are keyed under their canonical parent directory.
+pub fn path_of(uri: &Uri) -> Result<PathBuf, SyncError> {
+    let path = uri.to_file_path().ok_or_else(|| SyncError::NotAFile(uri.as_str().to_string()))?.into_owned();
+    Ok(canonical(&path))
+}
+
+pub fn canonical(path: &Path) -> PathBuf {
+    if let Ok(real) = path.canonicalize() {
+        return real;
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => canonical(parent).join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+impl Documents {
+    pub fn open(&self, uri: Uri, text: &str, version: i32) -> Result<(), SyncError> {
+        let path = path_of(&uri)?;
+        self.write().insert(path, Document { rope: Rope::from_str(text), version, uri });
+        Ok(())
+    }
+
+    pub fn close(&self, uri: &Uri) -> Result<(), SyncError> {
+        let path = path_of(uri)?;
+        self.write().remove(&path);
+        Ok(())
+    }
+
+    /// Applies changes in order. Runs synchronously in the notification
+    /// handler, before any await, so edits keep the order they were sent in.
+    /// A bad change leaves the document as the changes before it made it.
+    pub fn change(
+        &self,
+        uri: &Uri,
+        version: i32,
+        changes: Vec<TextDocumentContentChangeEvent>,
+    ) -> Result<(), SyncError> {
+        let path = path_of(uri)?;
+        let mut open = self.write();
+        let document = open.get_mut(&path).ok_or_else(|| SyncError::NotOpen(uri.as_str().to_string()))?;
+        for change in changes {
+            match change.range {
+                None => document.rope = Rope::from_str(&change.text),
+                Some(range) => {
+                    let (start, end) = char_range(&document.rope, range)
+                        .ok_or_else(|| out_of_range(uri, range.start.max(range.end)))?;
+                    document.rope.remove(start..end);
+                    document.rope.insert(start, &change.text);
+                }
+            }
+        }
+        document.version = version;
+        Ok(())
+    }
+
+    /// The document's text and version, when open.
+    pub fn snapshot(&self, path: &Path) -> Option<(String, i32, Uri)> {
+        let open = self.read_lock();
+        open.get(path).map(|d| (d.rope.to_string(), d.version, d.uri.clone()))
+    }
+
+    /// The text of `range` in an open document.
+    pub fn text_in(&self, uri: &Uri, range: Range) -> Result<String, SyncError> {
+        let path = path_of(uri)?;
+        let open = self.read_lock();
+        let document = open.get(&path).ok_or_else(|| SyncError::NotOpen(uri.as_str().to_string()))?;
+        let (start, end) = char_range(&document.rope, range).ok_or_else(|| out_of_range(uri, range.end))?;
+        Ok(document.rope.slice(start..end).to_string())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<PathBuf, Document>> {
+        self.open.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn read_lock(&self) -> std::sync::RwLockReadGuard<'_, HashMap<PathBuf, Document>> {
+        self.open.read().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn out_of_range(uri: &Uri, at: Position) -> SyncError {
+    SyncError::OutOfRange { uri: uri.as_str().to_string(), line: at.line, character: at.character }
+}
+
+/// Char indices of an LSP range, start before end.
+fn char_range(rope: &Rope, range: Range) -> Option<(usize, usize)> {
+    let start = char_index(rope, range.start)?;
+    let end = char_index(rope, range.end)?;
+    Some((start.min(end), start.max(end)))
+}
+
+/// The char index of a UTF-16 position. A position past the end of a line
+/// means the end of that line, as the specification says; a line past the
+/// end of the document is an error, except the line just after the last.
+pub fn char_index(rope: &Rope, position: Position) -> Option<usize> {
+    let line = position.line as usize;
+    if line >= rope.len_lines() {
+        return if line == rope.len_lines() && position.character == 0 { Some(rope.len_chars()) } else { None };
+    }
+    let line_start = rope.line_to_char(line);
+    let line_slice = rope.line(line);
+    // The line's own length, without its line break.
+    let mut content_chars = line_slice.len_chars();
+    while content_chars > 0 && matches!(line_slice.char(content_chars - 1), '\n' | '\r') {
+        content_chars -= 1;
+    }
+    let content_utf16 = line_slice.slice(..content_chars).len_utf16_cu();
+    let character = (position.character as usize).min(content_utf16);
+    let line_start_utf16 = rope.char_to_utf16_cu(line_start);
+    Some(rope.utf16_cu_to_char(line_start_utf16 + character))
+}
+
+/// The UTF-16 position of a byte offset into `text`.
+pub fn position_at(text: &str, byte: usize) -> Position {
+    let before = &text[..byte.min(text.len())];
+    let line = before.matches('\n').count();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let character: usize = before[line_start..].chars().map(char::len_utf16).sum();
+    Position { line: line as u32, character: character as u32 }
+}
+
+impl BufferOverlay for Documents {
+    fn read(&self, abs: &Path) -> Option<String> {
+        self.read_lock().get(abs).map(|d| d.rope.to_string())
+    }
+
+    fn len(&self, abs: &Path) -> Option<u64> {
+        self.read_lock().get(abs).map(|d| d.rope.len_bytes() as u64)
+    }
+
+    fn open_paths(&self) -> Vec<PathBuf> {
+        self.read_lock().keys().cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(start: (u32, u32), end: (u32, u32), text: &str) -> TextDocumentContentChangeEvent {
+        TextDocumentContentChangeEvent {
+            range: Some(Range {
+                start: Position { line: start.0, character: start.1 },
+                end: Position { line: end.0, character: end.1 },
+            }),
+            range_length: None,
+            text: text.to_string(),
+        }
+    }
+
+    fn documents_with(text: &str) -> (tempfile::TempDir, Documents, Uri, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("doc.txt");
+        let uri = Uri::from_file_path(&path).unwrap();
+        let documents = Documents::default();
+        documents.open(uri.clone(), text, 1).unwrap();
+        (dir, documents, uri, canonical(&path))
+    }
+
+    #[test]
+    fn utf16_positions_are_exact_with_emoji_and_cjk() {
+        // "🎉" is two UTF-16 units and one char; "世界" one unit each.
+        let (_dir, documents, uri, path) = documents_with("a🎉b\n世界x\n");
+        documents.change(&uri, 2, vec![change((0, 3), (0, 4), "B")]).unwrap();
+        assert_eq!(documents.read(&path).unwrap(), "a🎉B\n世界x\n");
+        documents.change(&uri, 3, vec![change((1, 2), (1, 2), "🌍")]).unwrap();
+        assert_eq!(documents.read(&path).unwrap(), "a🎉B\n世界🌍x\n");
+        documents.change(&uri, 4, vec![change((1, 0), (1, 4), "")]).unwrap();
+        assert_eq!(documents.read(&path).unwrap(), "a🎉B\nx\n");
+        assert_eq!(documents.snapshot(&path).unwrap().1, 4);
+    }
+
+    #[test]
+    fn changes_apply_in_order_and_past_line_ends_clamp() {
+        let (_dir, documents, uri, path) = documents_with("one\ntwo\n");
+        documents
+            .change(
+                &uri,
+                2,
+                vec![change((0, 0), (0, 3), "1"), change((0, 1), (0, 1), "!"), change((1, 99), (1, 99), "?")],
+            )
+            .unwrap();
+        assert_eq!(documents.read(&path).unwrap(), "1!\ntwo?\n");
+        documents.change(&uri, 3, vec![change((2, 0), (2, 0), "three\n")]).unwrap();
+        assert_eq!(documents.read(&path).unwrap(), "1!\ntwo?\nthree\n");
+    }
+
+    #[test]
+    fn a_change_outside_the_document_is_an_error_not_a_panic() {
+        let (_dir, documents, uri, path) = documents_with("x\n");
+        let error = documents.change(&uri, 2, vec![change((9, 0), (9, 1), "y")]).unwrap_err();
+        assert!(matches!(error, SyncError::OutOfRange { line: 9, .. }));
+        assert_eq!(documents.read(&path).unwrap(), "x\n");
+    }
+
+    #[test]
+    fn positions_of_byte_offsets_count_utf16_units() {
+        let text = "a🎉b\n世界x";
+        assert_eq!(position_at(text, text.find('b').unwrap()), Position { line: 0, character: 3 });
+        assert_eq!(position_at(text, text.find('x').unwrap()), Position { line: 1, character: 2 });
+    }
+}

@@ -1,0 +1,218 @@
+//! File changes as LSP workspace edits: one annotated text edit per hunk, each
+//! needing confirmation, so the user can take some hunks and not others; and
+//! the reading of what the editor made of them.
+
+use std::collections::HashMap;
+use std::ops::Range as Lines;
+
+use similar::ChangeTag;
+use tower_lsp_server::ls_types::{
+    AnnotatedTextEdit, ChangeAnnotation, CreateFile, CreateFileOptions, DeleteFile, DocumentChangeOperation,
+    DocumentChanges, OneOf, OptionalVersionedTextDocumentIdentifier, Range, RenameFile, ResourceOp, TextDocumentEdit,
+    TextEdit, Uri, WorkspaceEdit,
+};
+
+use super::documents::position_at;
+use crate::workspace::edits::{EditOutcome, FileChange, line_hunks};
+
+/// A hunk as proposed: the lines of the old text it replaces and the text it puts there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProposedHunk {
+    pub old_lines: Lines<usize>,
+    pub new_text: String,
+}
+
+/// The hunks that turn `before` into `after`, without context lines, so that
+/// each can land on its own.
+pub fn hunks(before: &str, after: &str) -> Vec<ProposedHunk> {
+    line_hunks(before, after, 0)
+        .into_iter()
+        .map(|hunk| ProposedHunk {
+            old_lines: hunk.old_range.clone(),
+            new_text: hunk.lines.iter().filter(|(tag, _)| *tag == ChangeTag::Insert).map(|(_, line)| *line).collect(),
+        })
+        .collect()
+}
+
+/// The byte offset where line `line` starts; the text's end past the last line.
+fn line_offset(text: &str, line: usize) -> usize {
+    if line == 0 {
+        return 0;
+    }
+    text.match_indices('\n').nth(line - 1).map_or(text.len(), |(at, _)| at + 1)
+}
+
+fn annotation_id(index: usize) -> String {
+    format!("tack-hunk-{}", index + 1)
+}
+
+/// The workspace edit for a change. `version` is that of the open document
+/// the change was computed against (`None`: the file on disk).
+pub fn workspace_edit(change: &FileChange, uri: &Uri, version: Option<i32>, to: Option<&Uri>) -> WorkspaceEdit {
+    let mut annotations = HashMap::new();
+    let mut operations = Vec::new();
+    let annotate = |annotations: &mut HashMap<String, ChangeAnnotation>, id: String, label: String, description| {
+        annotations
+            .insert(id, ChangeAnnotation { label, needs_confirmation: Some(true), description: Some(description) });
+    };
+    match change {
+        FileChange::Write { path, before, after } => {
+            let before_text = before.as_deref().unwrap_or("");
+            if before.is_none() {
+                let id = "tack-create".to_string();
+                annotate(
+                    &mut annotations,
+                    id.clone(),
+                    format!("Create {}", path.rel),
+                    format!("tack creates {}", path.rel),
+                );
+                operations.push(DocumentChangeOperation::Op(ResourceOp::Create(CreateFile {
+                    uri: uri.clone(),
+                    options: Some(CreateFileOptions { overwrite: Some(false), ignore_if_exists: Some(true) }),
+                    annotation_id: Some(id),
+                })));
+            }
+            let proposed = hunks(before_text, after);
+            let total = proposed.len();
+            let edits = proposed
+                .iter()
+                .enumerate()
+                .map(|(index, hunk)| {
+                    let start = position_at(before_text, line_offset(before_text, hunk.old_lines.start));
+                    let end = position_at(before_text, line_offset(before_text, hunk.old_lines.end));
+                    let id = annotation_id(index);
+                    let lines = if hunk.old_lines.is_empty() {
+                        format!("insert after line {}", hunk.old_lines.start)
+                    } else {
+                        format!("lines {}-{}", hunk.old_lines.start + 1, hunk.old_lines.end)
+                    };
+                    annotate(
+                        &mut annotations,
+                        id.clone(),
+                        format!("Hunk {} of {total} in {}", index + 1, path.rel),
+                        format!("{} ({lines})", path.rel),
+                    );
+                    OneOf::Right(AnnotatedTextEdit {
+                        text_edit: TextEdit { range: Range { start, end }, new_text: hunk.new_text.clone() },
+                        annotation_id: id,
+                    })
+                })
+                .collect();
+            operations.push(DocumentChangeOperation::Edit(TextDocumentEdit {
+                text_document: OptionalVersionedTextDocumentIdentifier { uri: uri.clone(), version },
+                edits,
+            }));
+        }
+        FileChange::Delete { path, .. } => {
+            let id = "tack-delete".to_string();
+            annotate(
+                &mut annotations,
+                id.clone(),
+                format!("Delete {}", path.rel),
+                format!("tack deletes {}", path.rel),
+            );
+            operations.push(DocumentChangeOperation::Op(ResourceOp::Delete(DeleteFile {
+                uri: uri.clone(),
+                options: None,
+                annotation_id: Some(id),
+            })));
+        }
+        FileChange::Move { from, to: target } => {
+            let id = "tack-rename".to_string();
+            let label = format!("Move {} to {}", from.rel, target.rel);
+            annotate(&mut annotations, id.clone(), label.clone(), label);
+            operations.push(DocumentChangeOperation::Op(ResourceOp::Rename(RenameFile {
+                old_uri: uri.clone(),
+                new_uri: to.cloned().unwrap_or_else(|| uri.clone()),
+                options: None,
+                annotation_id: Some(id),
+            })));
+        }
+    }
+    WorkspaceEdit {
+        changes: None,
+        document_changes: Some(DocumentChanges::Operations(operations)),
+        change_annotations: Some(annotations),
+    }
+}
+
+/// Which of the proposed hunks the text now holds, judged by diffing the old
+/// text against the current one: a hunk landed when the current text shows
+/// exactly its change. `None` when the text changed in ways no subset of the
+/// hunks explains (the user edited the preview, or typed meanwhile).
+pub fn landed_hunks(before: &str, proposed: &[ProposedHunk], current: &str) -> Option<Vec<usize>> {
+    let actual = hunks(before, current);
+    let mut landed = Vec::new();
+    for hunk in &actual {
+        let index = proposed.iter().position(|p| p == hunk)?;
+        landed.push(index);
+    }
+    Some(landed)
+}
+
+/// How a text change ended, from the text the editor now holds.
+pub fn judge_write(before: &str, after: &str, current: &str) -> EditOutcome {
+    if current == after {
+        return EditOutcome::Applied;
+    }
+    if current == before {
+        return EditOutcome::Rejected { reason: "the user applied none of its hunks".into() };
+    }
+    let proposed = hunks(before, after);
+    match landed_hunks(before, &proposed, current) {
+        Some(landed) if !landed.is_empty() => {
+            EditOutcome::Partial { applied_hunks: landed, total_hunks: proposed.len() }
+        }
+        _ => EditOutcome::Partial { applied_hunks: Vec::new(), total_hunks: proposed.len() },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BEFORE: &str = "one\ntwo\nthree\nfour\nfive\nsix\n";
+    const AFTER: &str = "ONE\ntwo\nthree\nfour\nfive\nSIX\nseven\n";
+
+    #[test]
+    fn hunks_are_separate_and_land_one_by_one() {
+        let proposed = hunks(BEFORE, AFTER);
+        assert_eq!(proposed.len(), 2);
+        assert_eq!(proposed[0], ProposedHunk { old_lines: 0..1, new_text: "ONE\n".into() });
+        assert_eq!(judge_write(BEFORE, AFTER, AFTER), EditOutcome::Applied);
+        assert_eq!(
+            judge_write(BEFORE, AFTER, "one\ntwo\nthree\nfour\nfive\nSIX\nseven\n"),
+            EditOutcome::Partial { applied_hunks: vec![1], total_hunks: 2 }
+        );
+        assert_eq!(
+            judge_write(BEFORE, AFTER, "ONE\ntwo\nthree\nfour\nfive\nsix\n"),
+            EditOutcome::Partial { applied_hunks: vec![0], total_hunks: 2 }
+        );
+        assert!(matches!(judge_write(BEFORE, AFTER, BEFORE), EditOutcome::Rejected { .. }));
+        assert_eq!(
+            judge_write(BEFORE, AFTER, "something else\n"),
+            EditOutcome::Partial { applied_hunks: vec![], total_hunks: 2 }
+        );
+    }
+
+    #[test]
+    fn edits_cover_whole_lines_in_utf16_positions() {
+        let before = "a🎉\nb\nc\n";
+        let after = "a🎉\nB\nc\n";
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = crate::workspace::Workspace::open(dir.path()).unwrap();
+        let path = workspace.resolve("x.txt").unwrap();
+        let uri = Uri::from_file_path(&path.abs).unwrap();
+        let change = FileChange::Write { path, before: Some(before.into()), after: after.into() };
+        let edit = workspace_edit(&change, &uri, Some(3), None);
+        let Some(DocumentChanges::Operations(operations)) = edit.document_changes else { panic!() };
+        let DocumentChangeOperation::Edit(document) = &operations[0] else { panic!() };
+        assert_eq!(document.text_document.version, Some(3));
+        let OneOf::Right(annotated) = &document.edits[0] else { panic!() };
+        assert_eq!(annotated.text_edit.range.start, tower_lsp_server::ls_types::Position { line: 1, character: 0 });
+        assert_eq!(annotated.text_edit.range.end, tower_lsp_server::ls_types::Position { line: 2, character: 0 });
+        assert_eq!(annotated.text_edit.new_text, "B\n");
+        let annotations = edit.change_annotations.unwrap();
+        assert_eq!(annotations[&annotated.annotation_id].needs_confirmation, Some(true));
+    }
+}

@@ -1,0 +1,193 @@
+//! The agent's front end over LSP: events become `tack/event` notifications,
+//! approvals `tack/approveTool` requests, file changes `workspace/applyEdit`.
+//! All of it runs in turn tasks, never in a request handler.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::request::{ApplyWorkspaceEdit, Request};
+use tower_lsp_server::ls_types::{ApplyWorkspaceEditParams, MessageType, Uri};
+
+use super::documents::Documents;
+use super::edits::{judge_write, workspace_edit};
+use crate::agent::{Approval, ApprovalRequest, Host};
+use crate::protocol::lsp::{APPROVE_TOOL, ApproveToolParams, ApproveToolResult, EventParams, ToolCallInfo};
+use crate::protocol::{ApprovalDecision, SequencedEvent};
+use crate::workspace::Workspace;
+use crate::workspace::edits::{EditOutcome, FileChange};
+
+/// How long to wait for the editor's `didChange` after it answered an edit:
+/// the answer and the notification may be handled in either order.
+const SETTLE: Duration = Duration::from_millis(300);
+
+pub enum ApproveTool {}
+
+impl Request for ApproveTool {
+    type Params = ApproveToolParams;
+    type Result = ApproveToolResult;
+    const METHOD: &'static str = APPROVE_TOOL;
+}
+
+/// What the server sends in order, from one task: `tack/event` notifications
+/// and log messages.
+pub enum Outgoing {
+    Event(Box<EventParams>),
+    Log(MessageType, String),
+    /// Answered once everything queued before it was sent.
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
+pub struct LspHost {
+    pub client: Client,
+    pub conversation_id: String,
+    /// The turn now running, for the events' `turnId`.
+    pub turn_id: Arc<Mutex<String>>,
+    pub outgoing: mpsc::UnboundedSender<Outgoing>,
+    pub documents: Arc<Documents>,
+}
+
+impl LspHost {
+    /// Waits until the events emitted so far have been sent, so that a request
+    /// to the client follows the events that explain it.
+    async fn flush(&self) {
+        let (done, flushed) = tokio::sync::oneshot::channel();
+        if self.outgoing.send(Outgoing::Flush(done)).is_ok() {
+            let _ = flushed.await;
+        }
+    }
+
+    fn turn_id(&self) -> String {
+        self.turn_id.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The open document's text and version, or the file's text on disk.
+    fn current(&self, abs: &Path) -> (Option<String>, Option<i32>) {
+        match self.documents.snapshot(abs) {
+            Some((text, version, _)) => (Some(text), Some(version)),
+            None => (std::fs::read_to_string(abs).ok(), None),
+        }
+    }
+
+    async fn send_edit(
+        &self,
+        change: &FileChange,
+        uri: Uri,
+        version: Option<i32>,
+        to: Option<Uri>,
+    ) -> Result<(), String> {
+        let edit = workspace_edit(change, &uri, version, to.as_ref());
+        let label = Some(match change {
+            FileChange::Write { path, before: None, .. } => format!("tack: create {}", path.rel),
+            FileChange::Write { path, .. } => format!("tack: edit {}", path.rel),
+            FileChange::Delete { path, .. } => format!("tack: delete {}", path.rel),
+            FileChange::Move { from, to } => format!("tack: move {} to {}", from.rel, to.rel),
+        });
+        let params = ApplyWorkspaceEditParams { label, edit };
+        self.flush().await;
+        match self.client.send_request::<ApplyWorkspaceEdit>(params).await {
+            Ok(response) if response.applied => Ok(()),
+            Ok(response) => Err(response.failure_reason.unwrap_or_else(|| "the user rejected the change".into())),
+            Err(error) => Err(format!("the editor could not apply the change: {}", error.message)),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Host for LspHost {
+    fn reviews_edits(&self) -> bool {
+        true
+    }
+
+    fn emit(&self, event: SequencedEvent) {
+        let params = EventParams {
+            conversation_id: self.conversation_id.clone(),
+            turn_id: self.turn_id(),
+            agent_path: event.agent_path,
+            seq: event.seq,
+            event: event.event,
+        };
+        // The receiver lives as long as the server; after it, nobody listens.
+        let _ = self.outgoing.send(Outgoing::Event(Box::new(params)));
+    }
+
+    async fn approve(&self, request: ApprovalRequest) -> Approval {
+        let params = ApproveToolParams {
+            conversation_id: self.conversation_id.clone(),
+            turn_id: self.turn_id(),
+            agent_path: request.agent_path,
+            tool_call: ToolCallInfo { id: request.tool_call_id, name: request.name, input: request.input },
+            reason: request.reason,
+        };
+        self.flush().await;
+        match self.client.send_request::<ApproveTool>(params).await {
+            Ok(result) => Approval::by_user(result.decision),
+            Err(error) => Approval {
+                decision: ApprovalDecision::Deny,
+                source: "editor_error",
+                note: Some(format!("the editor could not ask the user ({}); the call did not run", error.message)),
+            },
+        }
+    }
+
+    async fn apply_edit(&self, _workspace: &Workspace, change: &FileChange) -> EditOutcome {
+        let abs = change.path().abs.clone();
+        let Some(uri) = Uri::from_file_path(&abs) else {
+            return EditOutcome::Rejected { reason: format!("{} has no file URI", abs.display()) };
+        };
+        let (text, version) = self.current(&abs);
+        // The change was computed from a text; if the document moved on since,
+        // applying it would undo the user's typing.
+        let expected = match change {
+            FileChange::Write { before, .. } => before.clone(),
+            FileChange::Delete { before, .. } => Some(before.clone()),
+            FileChange::Move { .. } => text.clone(),
+        };
+        if text != expected {
+            return EditOutcome::Rejected {
+                reason: format!(
+                    "{} changed after the tool read it (the user is editing it); read it again and redo the change",
+                    change.path().rel
+                ),
+            };
+        }
+        let to = match change {
+            FileChange::Move { to, .. } => match Uri::from_file_path(&to.abs) {
+                Some(uri) => Some(uri),
+                None => return EditOutcome::Rejected { reason: format!("{} has no file URI", to.abs.display()) },
+            },
+            _ => None,
+        };
+        if let Err(reason) = self.send_edit(change, uri, version, to).await {
+            return EditOutcome::Rejected { reason };
+        }
+        match change {
+            FileChange::Write { before, after, .. } => {
+                let before = before.as_deref().unwrap_or("");
+                let mut current = self.current(&abs);
+                let deadline = tokio::time::Instant::now() + SETTLE;
+                // The editor answers after applying; its didChange may be handled a moment later.
+                while current.0.as_deref() != Some(after.as_str()) && tokio::time::Instant::now() < deadline {
+                    if current.1.is_some() && current.1 != version {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    current = self.current(&abs);
+                }
+                let outcome = judge_write(before, after, current.0.as_deref().unwrap_or(""));
+                if let EditOutcome::Partial { applied_hunks, .. } = &outcome {
+                    if applied_hunks.is_empty() {
+                        let _ = self.outgoing.send(Outgoing::Log(
+                            MessageType::WARNING,
+                            format!("{}: the editor's text matches no subset of the proposed hunks", change.path().rel),
+                        ));
+                    }
+                }
+                outcome
+            }
+            FileChange::Delete { .. } | FileChange::Move { .. } => EditOutcome::Applied,
+        }
+    }
+}

