@@ -5,6 +5,9 @@
 use std::path::Path;
 
 use serde_json::Value;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tack::protocol::lsp::*;
 use tack::protocol::{Message, SequencedEvent};
 
 fn read(rel: &str) -> String {
@@ -72,5 +75,45 @@ fn message_examples_round_trip() {
         let written: Value = serde_json::from_str(&example).unwrap();
         let message: Message = serde_json::from_value(written.clone()).unwrap();
         assert_eq!(serde_json::to_value(&message).unwrap(), written);
+    }
+}
+
+fn round_trip<T: Serialize + DeserializeOwned>(example: &str) {
+    let written: Value = serde_json::from_str(example).unwrap_or_else(|e| panic!("{example}: {e}"));
+    let parsed: T = serde_json::from_value(written.clone()).unwrap_or_else(|e| panic!("{example}: {e}"));
+    assert_eq!(serde_json::to_value(&parsed).unwrap(), written, "{example}");
+}
+
+#[test]
+fn every_lsp_example_round_trips_and_every_method_is_documented() {
+    let doc = read("docs/protocol.md");
+    let mut types = Vec::new();
+    let lines: Vec<&str> = doc.lines().collect();
+    for (index, line) in lines.iter().enumerate() {
+        let Some(name) = line.trim().strip_prefix("```json lsp ") else { continue };
+        let body: String =
+            lines[index + 1..].iter().take_while(|l| l.trim() != "```").map(|l| format!("{l}\n")).collect();
+        match name {
+            "NewConversationParams" => round_trip::<NewConversationParams>(&body),
+            "ConversationCreated" => round_trip::<ConversationCreated>(&body),
+            "TurnParams" => round_trip::<TurnParams>(&body),
+            "TurnStarted" => round_trip::<TurnStarted>(&body),
+            "ConversationParams" => round_trip::<ConversationParams>(&body),
+            "SessionInfo" => round_trip::<SessionInfo>(&body),
+            "ResumeParams" => round_trip::<ResumeParams>(&body),
+            "Resumed" => round_trip::<Resumed>(&body),
+            "SetPermissionModeParams" => round_trip::<SetPermissionModeParams>(&body),
+            "EventParams" => round_trip::<EventParams>(&body),
+            "ApproveToolParams" => round_trip::<ApproveToolParams>(&body),
+            "ApproveToolResult" => round_trip::<ApproveToolResult>(&body),
+            "CodeActionArgs" => round_trip::<CodeActionArgs>(&body),
+            "CodeActionStarted" => round_trip::<CodeActionStarted>(&body),
+            other => panic!("docs/protocol.md names an unknown type `{other}`"),
+        }
+        types.push(name);
+    }
+    assert_eq!(types.len(), 14, "{types:?}");
+    for method in [NEW_CONVERSATION, TURN, CANCEL, SESSIONS, RESUME, SET_PERMISSION_MODE, EVENT, APPROVE_TOOL] {
+        assert!(doc.contains(&format!("### {method}\n")), "{method} has no section in docs/protocol.md");
     }
 }
