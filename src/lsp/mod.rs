@@ -68,7 +68,7 @@ struct State {
     /// (origin, layer) pairs above the config files: initializationOptions,
     /// then the last workspace/didChangeConfiguration.
     layers: Mutex<Vec<(&'static str, Value)>>,
-    backend: OnceCell<std::result::Result<Arc<dyn ModelBackend>, String>>,
+    backend: OnceCell<Arc<dyn ModelBackend>>,
     conversations: Mutex<HashMap<String, Arc<Slot>>>,
     next_conversation: AtomicU64,
     next_code_action: AtomicU64,
@@ -259,15 +259,19 @@ impl State {
             .ok_or_else(|| invalid(format!("no conversation `{id}`; start one with {NEW_CONVERSATION}")))
     }
 
-    /// The model, loaded once for every conversation, with `$/progress` while it loads.
+    /// The model, loaded once for every conversation, with `$/progress` while
+    /// it loads. A failed load is reported and tried again next time (the
+    /// user may fix the settings meanwhile).
     async fn backend(&self, settings: &Settings) -> Result<Arc<dyn ModelBackend>> {
         let loaded = self
             .backend
-            .get_or_init(|| async {
-                let (progress, reporter) = self.load_progress().await;
-                let loaded = load_backend(settings, progress).await.map_err(|e| format!("{e:#}"));
-                if let Some(reporter) = reporter {
-                    let _ = reporter.await;
+            .get_or_try_init(|| async {
+                let reporting = self.load_progress();
+                let callback = reporting.as_ref().map(|(callback, _, _)| callback.clone());
+                let loaded = load_backend(settings, callback).await.map_err(|e| format!("{e:#}"));
+                if let Some((_, done, reporter)) = reporting {
+                    let _ = done.send(100);
+                    let _ = tokio::time::timeout(Duration::from_secs(5), reporter).await;
                 }
                 if let Err(error) = &loaded {
                     self.log(MessageType::ERROR, format!("tack: cannot load the model: {error}"));
@@ -275,14 +279,14 @@ impl State {
                 loaded
             })
             .await;
-        loaded.clone().map_err(failed)
+        loaded.cloned().map_err(failed)
     }
 
-    /// A load-progress callback that reports through `$/progress`, and the
-    /// task that sends the reports (it ends when loading does).
-    async fn load_progress(&self) -> (Option<LoadProgress>, Option<tokio::task::JoinHandle<()>>) {
+    /// A load-progress callback that reports through `$/progress`, a sender
+    /// that ends the report (100), and the task that sends the reports.
+    fn load_progress(&self) -> Option<(LoadProgress, mpsc::UnboundedSender<u32>, tokio::task::JoinHandle<()>)> {
         if !*self.progress_supported.lock().unwrap_or_else(|e| e.into_inner()) {
-            return (None, None);
+            return None;
         }
         let (tx, mut rx) = mpsc::unbounded_channel::<u32>();
         let client = self.client.clone();
@@ -294,6 +298,9 @@ impl State {
             let progress = client.progress(token, "tack: loading the model").with_percentage(0).begin().await;
             let mut last = 0;
             while let Some(percent) = rx.recv().await {
+                if percent >= 100 {
+                    break;
+                }
                 if percent > last {
                     last = percent;
                     progress.report(percent).await;
@@ -301,10 +308,12 @@ impl State {
             }
             progress.finish().await;
         });
+        let sender = tx.clone();
         let callback = LoadProgress(Arc::new(move |share: f32| {
-            let _ = tx.send((share.clamp(0.0, 1.0) * 100.0) as u32);
+            // The load's own 100% is not the end: the backend is not built yet.
+            let _ = sender.send(((share.clamp(0.0, 1.0) * 100.0) as u32).min(99));
         }));
-        (Some(callback), Some(reporter))
+        Some((callback, tx, reporter))
     }
 
     async fn create_conversation(
