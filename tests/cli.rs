@@ -250,7 +250,7 @@ fn sessions_are_listed_resumed_and_survive_a_torn_line() {
     assert!(first.status.success(), "{}", stderr(&first));
     let id = session_id(&first);
     let lines = std::fs::read_to_string(session_file(&cli, &id)).unwrap();
-    assert_eq!(lines.lines().count(), 5, "header + prompt + call + result + answer:\n{lines}");
+    assert_eq!(lines.lines().count(), 6, "header + prompt + call + result + answer + stop:\n{lines}");
 
     let listed = cli.run(&["sessions"]);
     let listing = stdout(&listed);
@@ -320,7 +320,8 @@ fn an_interrupt_cancels_the_turn_and_exits_130() {
     assert_eq!(last["stopReason"], "cancelled");
     let sessions = std::fs::read_dir(cli.path(".tack/sessions")).unwrap().next().unwrap().unwrap().path();
     let text = std::fs::read_to_string(sessions).unwrap();
-    assert_eq!(text.lines().count(), 3, "header, prompt, partial answer:\n{text}");
+    assert_eq!(text.lines().count(), 4, "header, prompt, partial answer, stop:\n{text}");
+    assert!(text.lines().last().unwrap().contains(r#""stop":"cancelled""#), "{text}");
     assert!(text.ends_with('\n'));
 }
 
@@ -387,7 +388,7 @@ fn a_tiny_context_window_compacts_the_prompt_but_the_session_keeps_everything() 
     assert_eq!(events.last().unwrap()["stopReason"], "end_turn");
     let sessions = std::fs::read_dir(cli.path(".tack/sessions")).unwrap().next().unwrap().unwrap().path();
     let text = std::fs::read_to_string(sessions).unwrap();
-    assert_eq!(text.lines().count(), 1 + 1 + 6 * 2 + 1);
+    assert_eq!(text.lines().count(), 1 + 1 + 6 * 2 + 1 + 1, "header, prompt, 6 calls and results, answer, stop");
     assert!(!text.contains("[compacted"), "the session file holds the full outputs");
 }
 

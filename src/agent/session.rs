@@ -1,8 +1,9 @@
 //! Sessions: one JSONL file per conversation, appended as messages complete.
 //!
 //! Format (version 2): the first line is a [`Header`]; every following line is
-//! one [`Entry`] holding a complete message, or the whole task list after a
-//! tool changed it (the last one wins; version 1 had no task lines). Each line is written and flushed
+//! one [`Entry`] holding a complete message, the whole task list after a
+//! tool changed it (the last one wins), or how a turn ended. Version 1 had
+//! only messages. Each line is written and flushed
 //! as its message completes, so a crash can tear at most the last line. A torn
 //! last line is skipped with a warning; a resumed session cuts it off before
 //! appending, so the file never holds a broken line in its middle.
@@ -14,7 +15,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::{Message, Role, Usage};
+use crate::protocol::{Message, Role, StopReason, Usage};
 use crate::tools::task::Task;
 
 pub const FORMAT: &str = "tack-session";
@@ -40,6 +41,15 @@ struct Entry {
     usage: Option<Usage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     tasks: Option<Vec<Task>>,
+    /// How a turn ended, written when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stop: Option<StopReason>,
+}
+
+impl Entry {
+    fn now() -> Entry {
+        Entry { at: now_rfc3339(), message: None, usage: None, tasks: None, stop: None }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -289,12 +299,18 @@ impl SessionWriter {
     /// Writes one message (with the usage of its generation, for assistant
     /// messages) as one line and flushes it.
     pub fn append(&mut self, message: &Message, usage: Option<&Usage>) -> Result<(), SessionError> {
-        self.write(&Entry { at: now_rfc3339(), message: Some(message.clone()), usage: usage.copied(), tasks: None })
+        self.write(&Entry { message: Some(message.clone()), usage: usage.copied(), ..Entry::now() })
     }
 
     /// Saves the whole task list; loading keeps the last one saved.
     pub fn append_tasks(&mut self, tasks: &[Task]) -> Result<(), SessionError> {
-        self.write(&Entry { at: now_rfc3339(), message: None, usage: None, tasks: Some(tasks.to_vec()) })
+        self.write(&Entry { tasks: Some(tasks.to_vec()), ..Entry::now() })
+    }
+
+    /// Records how a turn ended, so a reader of the file sees a cancelled
+    /// or failed turn as such.
+    pub fn append_stop(&mut self, stop: StopReason) -> Result<(), SessionError> {
+        self.write(&Entry { stop: Some(stop), ..Entry::now() })
     }
 
     fn write(&mut self, entry: &Entry) -> Result<(), SessionError> {

@@ -118,6 +118,11 @@ impl Conversation {
             tracing::info!("turn cancelled");
             self.state.stop_processes().await;
         }
+        if let Some(session) = &mut self.session {
+            if let Err(error) = session.append_stop(outcome.stop_reason) {
+                self.report_session_error(error);
+            }
+        }
         self.events.emit(Event::Status { status: AgentStatus::Idle });
         self.events.emit(Event::TurnFinished {
             stop_reason: outcome.stop_reason,
