@@ -9,6 +9,7 @@ mod agent;
 mod bash;
 mod delete_file;
 mod edit;
+mod git;
 mod glob;
 mod grep;
 mod list_dir;
@@ -269,6 +270,11 @@ impl ToolRegistry {
             Arc::new(delete_file::DeleteFile),
             Arc::new(bash::Bash { settings: processes.clone() }),
             Arc::new(sleep::Sleep),
+            Arc::new(repl::Repl { settings: processes.clone() }),
+            Arc::new(git::GitStatus { settings: processes.clone() }),
+            Arc::new(git::GitDiff { settings: processes.clone() }),
+            Arc::new(git::GitLog { settings: processes.clone() }),
+            Arc::new(git::GitShow { settings: processes.clone() }),
             Arc::new(agent::Agent),
             Arc::new(task::TaskCreate),
             Arc::new(task::TaskGet),
@@ -387,7 +393,32 @@ mod tests {
     #[test]
     fn tool_sets_can_be_switched_off() {
         let all = ToolRegistry::builtin(&ToolSettings::default());
-        assert_eq!(all.names().count(), 18, "{:?}", all.names().collect::<Vec<_>>());
+        assert_eq!(
+            all.names().collect::<Vec<_>>(),
+            [
+                "Read",
+                "Glob",
+                "Grep",
+                "ListDir",
+                "Write",
+                "Edit",
+                "MultiEdit",
+                "Move",
+                "DeleteFile",
+                "Bash",
+                "Sleep",
+                "REPL",
+                "GitStatus",
+                "GitDiff",
+                "GitLog",
+                "GitShow",
+                "Agent",
+                "TaskCreate",
+                "TaskGet",
+                "TaskList",
+                "TaskUpdate"
+            ]
+        );
         let read_only =
             ToolRegistry::builtin(&without(&[ToolSet::Edit, ToolSet::Command, ToolSet::Agent, ToolSet::Git]));
         assert_eq!(read_only.names().collect::<Vec<_>>(), ["Read", "Glob", "Grep", "ListDir"]);
