@@ -10,6 +10,7 @@
 mod documents;
 mod edits;
 mod host;
+mod stdin;
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -90,9 +91,10 @@ pub async fn serve_stdio() {
         .custom_method(SESSIONS, TackServer::sessions)
         .custom_method(RESUME, TackServer::resume)
         .custom_method(SET_PERMISSION_MODE, TackServer::set_permission_mode)
+        .custom_method(stdin::MALFORMED, TackServer::malformed)
         .finish();
     let state = service.inner().state.clone();
-    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket).serve(service).await;
+    Server::new(stdin::filtered(tokio::io::stdin()), tokio::io::stdout(), socket).serve(service).await;
     state.stop_everything().await;
 }
 
@@ -216,6 +218,13 @@ impl TackServer {
             Ok(Resumed { conversation_id: id, messages })
         })
         .await
+    }
+
+    /// A message that could not be decoded, dropped by the input filter.
+    async fn malformed(&self, params: Value) {
+        let problem = params.get("problem").and_then(Value::as_str).unwrap_or("unreadable");
+        tracing::warn!(problem, "dropped a malformed message");
+        self.state.log(MessageType::ERROR, format!("tack: dropped a malformed message from the client: {problem}"));
     }
 
     async fn set_permission_mode(&self, params: SetPermissionModeParams) -> Result<Value> {
