@@ -76,7 +76,7 @@ fn turn_over_lsp() -> f64 {
     client.turn(&conversation, "rename the bindings");
     let finished = client.wait_turn_finished(&conversation);
     let elapsed = started.elapsed().as_secs_f64() * 1000.0;
-    assert_eq!(finished["event"]["text"], "Renamed 40 bindings.", "{finished}");
+    assert_eq!(finished["text"], "Renamed 40 bindings.", "{finished}");
     assert_eq!(client.text("big.rs").matches("renamed_").count(), ITERATIONS, "every edit landed in the editor");
     assert_eq!(client.apply_edits().len(), ITERATIONS);
     client.shutdown_and_exit();

@@ -22,6 +22,8 @@ pub struct Document {
 #[derive(Default)]
 pub struct Documents {
     open: RwLock<HashMap<PathBuf, Document>>,
+    /// Woken at every open, change and close, for those waiting on the editor.
+    changed: tokio::sync::Notify,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -55,12 +57,14 @@ impl Documents {
     pub fn open(&self, uri: Uri, text: &str, version: i32) -> Result<(), SyncError> {
         let path = path_of(&uri)?;
         self.write().insert(path, Document { rope: Rope::from_str(text), version, uri });
+        self.changed.notify_waiters();
         Ok(())
     }
 
     pub fn close(&self, uri: &Uri) -> Result<(), SyncError> {
         let path = path_of(uri)?;
         self.write().remove(&path);
+        self.changed.notify_waiters();
         Ok(())
     }
 
@@ -88,6 +92,8 @@ impl Documents {
             }
         }
         document.version = version;
+        drop(open);
+        self.changed.notify_waiters();
         Ok(())
     }
 
@@ -95,6 +101,11 @@ impl Documents {
     pub fn snapshot(&self, path: &Path) -> Option<(String, i32, Uri)> {
         let open = self.read_lock();
         open.get(path).map(|d| (d.rope.to_string(), d.version, d.uri.clone()))
+    }
+
+    /// Resolves at the next open, change or close of any document.
+    pub fn changed(&self) -> tokio::sync::futures::Notified<'_> {
+        self.changed.notified()
     }
 
     /// The text of `range` in an open document.

@@ -166,14 +166,18 @@ impl Host for LspHost {
         match change {
             FileChange::Write { before, after, .. } => {
                 let before = before.as_deref().unwrap_or("");
-                let mut current = self.current(&abs);
-                let deadline = tokio::time::Instant::now() + SETTLE;
                 // The editor answers after applying; its didChange may be handled a moment later.
-                while current.0.as_deref() != Some(after.as_str()) && tokio::time::Instant::now() < deadline {
-                    if current.1.is_some() && current.1 != version {
+                let deadline = tokio::time::Instant::now() + SETTLE;
+                let mut current = self.current(&abs);
+                while current.0.as_deref() != Some(after.as_str()) && (current.1.is_none() || current.1 == version) {
+                    let changed = self.documents.changed();
+                    current = self.current(&abs);
+                    if current.0.as_deref() == Some(after.as_str()) {
                         break;
                     }
-                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    if tokio::time::timeout_at(deadline, changed).await.is_err() {
+                        break;
+                    }
                     current = self.current(&abs);
                 }
                 let outcome = judge_write(before, after, current.0.as_deref().unwrap_or(""));
