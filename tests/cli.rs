@@ -276,7 +276,7 @@ fn sessions_are_listed_resumed_and_survive_a_torn_line() {
     assert!(usage["usage"]["promptTokens"].as_u64() > fresh_usage["usage"]["promptTokens"].as_u64());
 
     let text = std::fs::read_to_string(session_file(&cli, &id)).unwrap();
-    assert_eq!(text.lines().count(), 7, "{text}");
+    assert_eq!(text.lines().count(), 9, "two turns of messages, each with its stop line: {text}");
     for line in text.lines() {
         serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("broken line {line}: {e}"));
     }
