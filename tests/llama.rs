@@ -8,6 +8,8 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
+mod lsp_client;
+
 use futures::StreamExt;
 use tack::model::llama::{LlamaBackend, LlamaError, LlamaSettings};
 use tack::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk};
@@ -278,4 +280,30 @@ fn loading_reports_progress_up_to_done() {
     assert!(seen.len() > 2, "{seen:?}");
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
     assert_eq!(seen.last(), Some(&1.0));
+}
+
+#[test]
+fn the_language_server_loads_the_model_with_progress_and_runs_a_turn() {
+    let _guard = exclusive();
+    let workspace = tempfile::tempdir().unwrap();
+    let options = serde_json::json!({
+        "model": {"backend": "llama", "path": model_path(), "maxTokens": 24, "contextSize": 4096},
+    });
+    let mut client = lsp_client::LspClient::start(workspace.path(), options);
+    client.timeout = std::time::Duration::from_secs(120);
+    let conversation = client.new_conversation(None);
+    client.turn(&conversation, "Say hello.");
+    let finished = client.wait_turn_finished(&conversation);
+    assert!(["end_turn", "max_iterations"].contains(&finished["stopReason"].as_str().unwrap()), "{finished}");
+    assert!(finished["usage"]["completionTokens"].as_u64().unwrap() > 0, "{finished}");
+    let created = client.server_requests().iter().any(|r| r["method"] == "window/workDoneProgress/create");
+    assert!(created, "no progress token was created");
+    let kinds: Vec<String> = client
+        .inbox(|inbox| inbox.progress.clone())
+        .iter()
+        .map(|p| p["value"]["kind"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(kinds.first().map(String::as_str), Some("begin"), "{kinds:?}");
+    assert_eq!(kinds.last().map(String::as_str), Some("end"), "{kinds:?}");
+    assert_eq!(client.shutdown_and_exit().code(), Some(0));
 }
