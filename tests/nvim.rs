@@ -71,3 +71,19 @@ fn a_chat_turn_an_approval_and_a_hunk_by_hunk_review_in_neovim() {
     let (ok, output) = run_scenario("chat_review.lua", &root);
     assert!(ok, "the Neovim scenario failed:\n{output}");
 }
+
+#[test]
+fn a_code_action_a_mode_change_and_a_resumed_session_in_neovim() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().canonicalize().unwrap();
+    std::fs::write(root.join("greet.py"), "def greet(name):\n    return 'Hello, ' + name\n").unwrap();
+    let read = call("Read", serde_json::json!({"file_path": "greet.py"}));
+    let write = call("Write", serde_json::json!({"file_path": "new.txt", "content": "x\n"}));
+    let script = serde_json::json!({
+        "main": [write, "I may not write in plan mode."],
+        "code_action_1": [read, "It greets people by name."],
+    });
+    std::fs::write(root.join("script.json"), script.to_string()).unwrap();
+    let (ok, output) = run_scenario("actions_modes_sessions.lua", &root);
+    assert!(ok, "the Neovim scenario failed:\n{output}");
+}

@@ -55,6 +55,7 @@ function M.note(line)
 end
 
 function M.user(prompt)
+  chat.asked = true
   M.note('')
   M.note('## You')
   M.note(prompt)
@@ -92,8 +93,18 @@ local function brief(input)
 end
 
 local handlers = {
+  turn_started = function(e, indent)
+    chat.answered = false
+    -- A turn the chat did not start (a code action) gets its own heading.
+    if indent == '' and not chat.asked then
+      M.note('')
+      M.note('## ' .. e.prompt)
+    end
+    chat.asked = false
+  end,
   text = function(e, indent)
     if indent == '' then
+      chat.answered = true
       stream(e.text)
     end
   end,
@@ -132,6 +143,10 @@ local handlers = {
   end,
   turn_finished = function(e, indent)
     if indent == '' then
+      -- A sub-agent's answer (a code action's) arrives only here.
+      if not chat.answered and e.text and e.text ~= '' then
+        M.note(e.text)
+      end
       M.note('— ' .. e.stopReason)
     end
   end,
