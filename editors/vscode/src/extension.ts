@@ -1,0 +1,145 @@
+// tack for VS Code: starts `tack lsp`, shows the conversation in a chat view,
+// answers approvals there, and leaves edits to VS Code's own refactor preview
+// (the server marks every hunk `needsConfirmation`). The server does the work.
+
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import {
+  ExecuteCommandSignature,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+} from 'vscode-languageclient/node';
+
+import { ChatView } from './chatView';
+import { ApproveToolParams, ApproveToolResult, EventParams, PermissionMode, PERMISSION_MODES, SessionInfo } from './protocol';
+
+let client: LanguageClient | undefined;
+
+/** The server binary: the setting, else `tack` on PATH, else this repository's release build. */
+function serverPath(context: vscode.ExtensionContext): string {
+  const configured = vscode.workspace.getConfiguration('tack').get<string>('serverPath', '');
+  if (configured) {
+    return configured;
+  }
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, 'tack');
+    if (dir && fs.existsSync(candidate)) {
+      return candidate;
+    }
+  }
+  return path.join(context.extensionPath, '..', '..', 'target', 'release', 'tack');
+}
+
+class Status {
+  private readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
+
+  constructor() {
+    this.item.command = 'tack.chat.focus';
+    this.set('starting');
+    this.item.show();
+  }
+
+  set(state: 'starting' | 'loading' | 'ready' | 'thinking' | 'running' | 'stopped', detail?: string): void {
+    const text: Record<typeof state, string> = {
+      starting: '$(loading~spin) tack',
+      loading: '$(loading~spin) tack: loading the model',
+      ready: '$(check) tack',
+      thinking: '$(loading~spin) tack: thinking',
+      running: '$(gear~spin) tack: running a tool',
+      stopped: '$(error) tack',
+    };
+    this.item.text = detail ? `${text[state]} ${detail}` : text[state];
+    this.item.tooltip = `tack: ${state}`;
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const status = new Status();
+  context.subscriptions.push(status);
+  const output = vscode.window.createOutputChannel('tack');
+  context.subscriptions.push(output);
+
+  const command = serverPath(context);
+  const serverOptions: ServerOptions = { command, args: ['lsp'] };
+  const initializationOptions = vscode.workspace.getConfiguration('tack').get<object>('initializationOptions', {});
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
+    initializationOptions,
+    outputChannel: output,
+    middleware: {
+      // Code actions report into the chat's conversation; "Ask tack…" needs the question.
+      executeCommand: async (name: string, args: unknown[], next: ExecuteCommandSignature) => {
+        if (name !== 'tack.codeAction') {
+          return next(name, args) as unknown;
+        }
+        const first = (args[0] ?? {}) as Record<string, unknown>;
+        if (first.action === 'ask' && first.prompt === undefined) {
+          const question = await vscode.window.showInputBox({ prompt: 'Ask tack about the selection' });
+          if (!question) {
+            return undefined;
+          }
+          first.prompt = question;
+        }
+        first.conversationId = await view.conversation();
+        await vscode.commands.executeCommand('tack.chat.focus');
+        return next(name, [first]) as unknown;
+      },
+    },
+  };
+  client = new LanguageClient('tack', 'tack', serverOptions, clientOptions);
+  const lsp = client;
+  const configured = (initializationOptions as { permissionMode?: unknown }).permissionMode;
+  const defaultMode = PERMISSION_MODES.find((mode) => mode === configured) ?? 'auto_read';
+  const view = new ChatView(context.extensionUri, lsp, status, defaultMode);
+  context.subscriptions.push(vscode.window.registerWebviewViewProvider('tack.chat', view));
+
+  lsp.onDidChangeState((change) => {
+    if (change.newState === State.Running) {
+      status.set('ready');
+    } else if (change.newState === State.Stopped) {
+      status.set('stopped');
+    }
+  });
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('tack.newChat', () => view.newChat()),
+    vscode.commands.registerCommand('tack.cancel', () => view.cancel()),
+    vscode.commands.registerCommand('tack.resumeSession', async () => {
+      const sessions = await lsp.sendRequest<SessionInfo[]>('tack/sessions', {});
+      const picked = await vscode.window.showQuickPick(
+        sessions.map((s) => ({ label: s.title || '(untitled)', description: s.updatedAt, detail: `${s.messageCount} messages`, id: s.sessionId })),
+        { placeHolder: 'Resume a tack session' },
+      );
+      if (picked) {
+        await view.resume(picked.id);
+      }
+    }),
+    vscode.commands.registerCommand('tack.setPermissionMode', async () => {
+      const mode = await vscode.window.showQuickPick([...PERMISSION_MODES], { placeHolder: 'Permission mode' });
+      if (mode) {
+        await view.setMode(mode as PermissionMode);
+      }
+    }),
+  );
+
+  lsp.onNotification('tack/event', (params: EventParams) => view.onEvent(params));
+  lsp.onRequest('tack/approveTool', (params: ApproveToolParams): Promise<ApproveToolResult> => view.askApproval(params));
+
+  try {
+    await lsp.start();
+  } catch (error) {
+    status.set('stopped');
+    void vscode.window.showErrorMessage(`tack: cannot start ${command} lsp: ${String(error)}`);
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+}
