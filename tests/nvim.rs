@@ -27,6 +27,7 @@ fn run_scenario(scenario: &str, workspace: &Path) -> (bool, String) {
         .env("TACK_BIN", env!("CARGO_BIN_EXE_tack"))
         .env("TACK_NVIM_PLUGIN", repo.join("editors/nvim"))
         .env("TACK_TEST_WORKSPACE", workspace)
+        .env("TACK_NVIM_ARTIFACTS", repo.join("target/nvim-artifacts"))
         .env("HOME", home.path())
         .env("XDG_CONFIG_HOME", home.path().join("config"))
         .env("XDG_DATA_HOME", home.path().join("data"))

@@ -9,6 +9,15 @@ local tack_bin = assert(os.getenv('TACK_BIN'))
 vim.opt.runtimepath:prepend(assert(os.getenv('TACK_NVIM_PLUGIN')))
 vim.cmd('runtime plugin/tack.lua')
 
+-- Text captures of what the user saw, kept as test artifacts.
+local artifacts = os.getenv('TACK_NVIM_ARTIFACTS')
+local function capture(name, bufnr)
+  if artifacts then
+    vim.fn.mkdir(artifacts, 'p')
+    vim.fn.writefile(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), artifacts .. '/' .. name)
+  end
+end
+
 local function fail(message)
   io.stderr:write('FAIL: ' .. message .. '\n')
   io.stderr:flush()
@@ -61,6 +70,7 @@ local function run()
         check(shown:find('[-] 2. greet.py', 1, true) ~= nil, 'hunk 2 is not marked left:\n' .. shown)
         check(shown:find('+ def greet(name: str) -> str:', 1, true) ~= nil, 'the diff is not shown:\n' .. shown)
         reviewed = true
+        capture('review.txt', review.current.bufnr)
         vim.cmd('execute "normal \\<CR>"')
       end)
     end,
@@ -109,6 +119,7 @@ local function run()
   for _, expected in ipairs({ 'fix greet.py', '● Bash(echo hi)', '● MultiEdit(greet.py)', 'Done with one hunk.', '— end_turn' }) do
     check(shown:find(expected, 1, true) ~= nil, 'the chat lacks "' .. expected .. '":\n' .. shown)
   end
+  capture('chat.txt', chat.state.bufnr)
   vim.cmd('qall!')
 end
 
