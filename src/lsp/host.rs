@@ -139,13 +139,13 @@ impl Host for LspHost {
         };
         let (text, version) = self.current(&abs);
         // The change was computed from a text; if the document moved on since,
-        // applying it would undo the user's typing.
-        let expected = match change {
-            FileChange::Write { before, .. } => before.clone(),
-            FileChange::Delete { before, .. } => Some(before.clone()),
-            FileChange::Move { .. } => text.clone(),
+        // applying it would undo the user's typing. A move carries no text.
+        let stale = match change {
+            FileChange::Write { before, .. } => text != *before,
+            FileChange::Delete { before, .. } => text.as_ref() != Some(before),
+            FileChange::Move { .. } => false,
         };
-        if text != expected {
+        if stale {
             return EditOutcome::Rejected {
                 reason: format!(
                     "{} changed after the tool read it (the user is editing it); read it again and redo the change",
@@ -166,20 +166,20 @@ impl Host for LspHost {
         match change {
             FileChange::Write { before, after, .. } => {
                 let before = before.as_deref().unwrap_or("");
-                // The editor answers after applying; its didChange may be handled a moment later.
+                // The editor answers after applying; its didChange may be handled
+                // a moment later. Settled: the proposal landed whole, or the open
+                // document moved to a new version (some hunks, or none).
                 let deadline = tokio::time::Instant::now() + SETTLE;
-                let mut current = self.current(&abs);
-                while current.0.as_deref() != Some(after.as_str()) && (current.1.is_none() || current.1 == version) {
+                let current = loop {
+                    // Taken before reading, so a change in between still wakes us.
                     let changed = self.documents.changed();
-                    current = self.current(&abs);
-                    if current.0.as_deref() == Some(after.as_str()) {
-                        break;
+                    let current = self.current(&abs);
+                    let landed = current.0.as_deref() == Some(after.as_str());
+                    let new_version = current.1.is_some() && current.1 != version;
+                    if landed || new_version || tokio::time::timeout_at(deadline, changed).await.is_err() {
+                        break current;
                     }
-                    if tokio::time::timeout_at(deadline, changed).await.is_err() {
-                        break;
-                    }
-                    current = self.current(&abs);
-                }
+                };
                 let outcome = judge_write(before, after, current.0.as_deref().unwrap_or(""));
                 if let EditOutcome::Partial { applied_hunks, .. } = &outcome {
                     if applied_hunks.is_empty() {

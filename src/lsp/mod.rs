@@ -406,19 +406,26 @@ impl State {
         Ok(turn_id)
     }
 
+    /// A document's path, and the same relative to the workspace root.
+    fn workspace_path(&self, uri: &Uri) -> Result<(PathBuf, String)> {
+        let root = self.root()?;
+        let path = documents::path_of(uri).map_err(|e| invalid(e.to_string()))?;
+        let rel = path
+            .strip_prefix(&root)
+            .map(|p| p.display().to_string())
+            .map_err(|_| invalid(format!("{} is outside the workspace {}", path.display(), root.display())))?;
+        Ok((path, rel))
+    }
+
     /// The prompt with the user's place in the editor: the document, and the
     /// selected text when there is a selection.
     fn prompt_with_context(&self, prompt: &str, context: &TurnContext) -> String {
         let Ok(uri) = context.uri.parse::<Uri>() else {
             return prompt.to_string();
         };
-        let path = match (documents::path_of(&uri), self.root()) {
-            (Ok(path), Ok(root)) => path.strip_prefix(&root).map(|p| p.display().to_string()).unwrap_or_default(),
-            _ => String::new(),
-        };
-        if path.is_empty() {
+        let Ok((_, path)) = self.workspace_path(&uri) else {
             return prompt.to_string();
-        }
+        };
         let range = context.range.clone().and_then(|r| serde_json::from_value::<Range>(r).ok());
         match range.map(|range| (range, self.documents.text_in(&uri, range))) {
             Some((range, Ok(text))) if !text.is_empty() => format!(
@@ -597,12 +604,7 @@ impl TackServer {
         let uri: Uri = args.uri.parse().map_err(|_| invalid(format!("bad document URI `{}`", args.uri)))?;
         let range: Range =
             serde_json::from_value(args.range.clone()).map_err(|e| invalid(format!("bad range: {e}")))?;
-        let root = self.state.root()?;
-        let path = documents::path_of(&uri).map_err(|e| invalid(e.to_string()))?;
-        let rel = path
-            .strip_prefix(&root)
-            .map(|p| p.display().to_string())
-            .map_err(|_| invalid(format!("{} is outside the workspace {}", path.display(), root.display())))?;
+        let (path, rel) = self.state.workspace_path(&uri)?;
         let text = match self.state.documents.text_in(&uri, range) {
             Ok(text) => text,
             Err(_) => {
