@@ -233,7 +233,7 @@ impl Conversation {
 
     /// The task list, as the task tools left it.
     pub fn tasks(&self) -> Vec<Task> {
-        self.state.tasks().0
+        self.state.tasks()
     }
 
     pub fn add_hook(&mut self, hook: Arc<dyn ToolHook>) {
@@ -269,13 +269,13 @@ impl Conversation {
 
     /// Saves the task list to the session when a tool changed it.
     fn save_tasks_if_changed(&mut self) {
-        let (tasks, revision) = self.state.tasks();
+        let revision = self.state.tasks_revision();
         if revision == self.saved_tasks {
             return;
         }
         self.saved_tasks = revision;
         if let Some(session) = &mut self.session {
-            if let Err(error) = session.append_tasks(&tasks) {
+            if let Err(error) = session.append_tasks(&self.state.tasks()) {
                 self.report_session_error(error);
             }
         }

@@ -10,9 +10,9 @@
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
-use super::{Conversation, TurnOutcome};
+use super::{Conversation, ConversationParts, TurnOutcome};
 use crate::protocol::{Event, Message, StopReason};
-use crate::tools::{AgentRunner, ConversationState, ToolError};
+use crate::tools::{AgentRunner, ToolError};
 
 /// Starts sub-agents of one conversation, during one tool call.
 pub(super) struct SubAgents<'a> {
@@ -23,24 +23,21 @@ pub(super) struct SubAgents<'a> {
 impl Conversation {
     /// A fresh agent one level below this one, named `name` in event paths.
     fn sub_agent(&self, name: &str) -> Conversation {
-        Conversation {
+        let mut agent = Conversation::new(ConversationParts {
             backend: self.backend.clone(),
             tools: self.tools.clone(),
             workspace: self.workspace.clone(),
-            events: self.events.child(name),
+            host: self.events.host().clone(),
             policy: self.policy.clone(),
             settings: self.settings.clone(),
-            hooks: self.hooks.clone(),
-            history: Vec::new(),
             session: None,
-            next_call: 0,
-            session_failed: false,
-            token_counts: Vec::new(),
-            last_compaction: None,
-            state: ConversationState::default(),
-            saved_tasks: 0,
-            depth: self.depth + 1,
-        }
+            history: Vec::new(),
+            tasks: Vec::new(),
+        });
+        agent.events = self.events.child(name);
+        agent.hooks = self.hooks.clone();
+        agent.depth = self.depth + 1;
+        agent
     }
 
     /// Runs `prompt` to its end in a sub-agent, reporting its start and end

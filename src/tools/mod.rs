@@ -133,10 +133,14 @@ impl ConversationState {
         self.repl.lock().await.kill_all();
     }
 
-    /// The task list, and a number that changes whenever the list does.
-    pub fn tasks(&self) -> (Vec<task::Task>, u64) {
-        let tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
-        (tasks.all().to_vec(), tasks.revision())
+    /// The task list, as the task tools left it.
+    pub fn tasks(&self) -> Vec<task::Task> {
+        self.tasks.lock().unwrap_or_else(|e| e.into_inner()).all().to_vec()
+    }
+
+    /// A number that changes whenever the task list does.
+    pub fn tasks_revision(&self) -> u64 {
+        self.tasks.lock().unwrap_or_else(|e| e.into_inner()).revision()
     }
 }
 
