@@ -6,6 +6,8 @@
 //! through the workspace without the loop, parser, permissions, events and
 //! session file. The difference is what the harness costs.
 
+mod common;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,28 +45,6 @@ impl Host for Stopwatch {
     }
 }
 
-fn source_file() -> String {
-    (0..LINES).map(|i| format!("    let value_{i} = compute({i}, \"line {i}\");\n")).collect()
-}
-
-fn script() -> Vec<String> {
-    let mut completions: Vec<String> = (0..ITERATIONS)
-        .map(|i| {
-            let line = i * 200 + 7;
-            let read =
-                serde_json::json!({"tool": "Read", "input": {"file_path": "big.rs", "offset": line, "limit": 50}});
-            let edit = serde_json::json!({"tool": "Edit", "input": {
-                "file_path": "big.rs",
-                "old_string": format!("let value_{line} = "),
-                "new_string": format!("let renamed_{line} = "),
-            }});
-            format!("Reading around line {line}, then renaming.\n{read}\n{edit}\n")
-        })
-        .collect();
-    completions.push("Renamed 40 bindings.".to_string());
-    completions
-}
-
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
@@ -72,12 +52,12 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 
 async fn harness_iterations() -> Vec<Duration> {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("big.rs"), source_file()).unwrap();
+    std::fs::write(dir.path().join("big.rs"), common::rename_file(LINES)).unwrap();
     let workspace = Arc::new(Workspace::open(dir.path()).unwrap());
     let host = Arc::new(Stopwatch { starts: Mutex::new(Vec::new()) });
     let session = SessionStore::for_workspace(workspace.root()).create().unwrap();
     let mut conversation = Conversation::new(ConversationParts {
-        backend: Arc::new(ScriptedBackend::from_texts(script())),
+        backend: Arc::new(ScriptedBackend::from_texts(common::rename_script(ITERATIONS))),
         tools: Arc::new(ToolRegistry::builtin(&Default::default())),
         workspace: workspace.clone(),
         host: host.clone(),
@@ -99,7 +79,7 @@ async fn harness_iterations() -> Vec<Duration> {
 /// The same reads and writes, straight through the workspace.
 fn direct_iterations() -> Vec<Duration> {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("big.rs"), source_file()).unwrap();
+    std::fs::write(dir.path().join("big.rs"), common::rename_file(LINES)).unwrap();
     let workspace = Workspace::open(dir.path()).unwrap();
     (0..ITERATIONS)
         .map(|i| {

@@ -15,6 +15,8 @@
 #[path = "../tests/lsp_client/mod.rs"]
 mod lsp_client;
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -37,27 +39,6 @@ const DOCUMENT_LINES: usize = 100_000;
 const INCREMENTAL_CHANGES: usize = 2_000;
 const FULL_CHANGES: usize = 20;
 
-fn source_file() -> String {
-    (0..FILE_LINES).map(|i| format!("    let value_{i} = compute({i}, \"line {i}\");\n")).collect()
-}
-
-fn script() -> Vec<String> {
-    let mut completions: Vec<String> = (0..ITERATIONS)
-        .map(|i| {
-            let line = i * 200 + 7;
-            let read = json!({"tool": "Read", "input": {"file_path": "big.rs", "offset": line, "limit": 50}});
-            let edit = json!({"tool": "Edit", "input": {
-                "file_path": "big.rs",
-                "old_string": format!("let value_{line} = "),
-                "new_string": format!("let renamed_{line} = "),
-            }});
-            format!("{read}\n{edit}\n")
-        })
-        .collect();
-    completions.push("Renamed 40 bindings.".to_string());
-    completions
-}
-
 fn median(mut samples: Vec<f64>) -> f64 {
     samples.sort_by(f64::total_cmp);
     samples[samples.len() / 2]
@@ -67,10 +48,10 @@ fn median(mut samples: Vec<f64>) -> f64 {
 fn turn_over_lsp() -> f64 {
     let dir = tempfile::tempdir().unwrap();
     let script_path = dir.path().join("script.json");
-    std::fs::write(&script_path, serde_json::to_string(&script()).unwrap()).unwrap();
+    std::fs::write(&script_path, serde_json::to_string(&common::rename_script(ITERATIONS)).unwrap()).unwrap();
     let options = json!({"model": {"backend": "scripted", "script": script_path}, "maxIterations": ITERATIONS + 1});
     let mut client = LspClient::start(dir.path(), options);
-    client.open("big.rs", &source_file());
+    client.open("big.rs", &common::rename_file(FILE_LINES));
     let conversation = client.new_conversation(Some("auto_all"));
     let started = Instant::now();
     client.turn(&conversation, "rename the bindings");
@@ -99,9 +80,9 @@ impl Host for DiskHost {
 /// The same turn in-process, in milliseconds.
 fn turn_in_process(runtime: &tokio::runtime::Runtime) -> f64 {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("big.rs"), source_file()).unwrap();
+    std::fs::write(dir.path().join("big.rs"), common::rename_file(FILE_LINES)).unwrap();
     let mut conversation = Conversation::new(ConversationParts {
-        backend: Arc::new(ScriptedBackend::from_texts(script())),
+        backend: Arc::new(ScriptedBackend::from_texts(common::rename_script(ITERATIONS))),
         tools: Arc::new(ToolRegistry::builtin(&Default::default())),
         workspace: Arc::new(Workspace::open(dir.path()).unwrap()),
         host: Arc::new(DiskHost),
