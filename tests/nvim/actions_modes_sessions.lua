@@ -3,25 +3,10 @@
 -- whose work shows in the chat; :TackMode switches the conversation to plan
 -- mode, which the server then enforces; :TackSessions resumes the session.
 
-local root = assert(os.getenv('TACK_TEST_WORKSPACE'))
-local tack_bin = assert(os.getenv('TACK_BIN'))
-vim.opt.runtimepath:prepend(assert(os.getenv('TACK_NVIM_PLUGIN')))
-vim.cmd('runtime plugin/tack.lua')
-
-local function fail(message)
-  io.stderr:write('FAIL: ' .. message .. '\n')
-  io.stderr:flush()
-  vim.cmd('cquit 1')
-end
-
-local function check(condition, message)
-  if not condition then
-    fail(message)
-  end
-end
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/helpers.lua')
+local root, check = H.root, H.check
 
 local function run()
-  vim.cmd.cd(root)
   local prompts = {}
   vim.ui.select = function(items, opts, on_choice)
     table.insert(prompts, opts.prompt)
@@ -31,15 +16,7 @@ local function run()
     on_choice(items[1])
   end
 
-  local tack = require('tack')
-  tack.setup({
-    cmd = { tack_bin, 'lsp' },
-    init_options = { model = { backend = 'scripted', script = root .. '/script.json' } },
-  })
-  check(vim.wait(10000, function()
-    local client = tack.client()
-    return client ~= nil and client.initialized
-  end), 'the server did not initialize')
+  local tack = H.start()
   vim.cmd.edit('greet.py')
   check(vim.wait(5000, function()
     return #vim.lsp.get_clients({ bufnr = 0, name = 'tack' }) == 1
@@ -67,7 +44,7 @@ local function run()
   check(vim.wait(20000, function()
     return turns_finished() == 1
   end, 20), 'the code action did not finish: ' .. vim.inspect(chat.state.events))
-  local shown = table.concat(vim.api.nvim_buf_get_lines(chat.state.bufnr, 0, -1, false), '\n')
+  local shown = H.text(chat.state.bufnr)
   for _, expected in ipairs({
     '## Explain with tack',
     '┌ sub-agent code_action_1: Explain with tack',
@@ -101,13 +78,9 @@ local function run()
   check(vim.wait(5000, function()
     return tack.state.conversation ~= before
   end), 'no session was resumed; asked: ' .. vim.inspect(prompts))
-  shown = table.concat(vim.api.nvim_buf_get_lines(chat.state.bufnr, 0, -1, false), '\n')
+  shown = H.text(chat.state.bufnr)
   check(shown:find('(resumed session)', 1, true) ~= nil, 'the resumed session is not shown:\n' .. shown)
   check(shown:find('> write a file', 1, true) ~= nil, 'the resumed messages are not shown:\n' .. shown)
-  vim.cmd('qall!')
 end
 
-local ok, err = xpcall(run, debug.traceback)
-if not ok then
-  fail(err)
-end
+H.run(run)

@@ -4,34 +4,10 @@
 -- with the review keys, taking the first hunk and leaving the second.
 -- Exits 0 when every check holds, 1 (with the reason on stderr) otherwise.
 
-local root = assert(os.getenv('TACK_TEST_WORKSPACE'))
-local tack_bin = assert(os.getenv('TACK_BIN'))
-vim.opt.runtimepath:prepend(assert(os.getenv('TACK_NVIM_PLUGIN')))
-vim.cmd('runtime plugin/tack.lua')
-
--- Text captures of what the user saw, kept as test artifacts.
-local artifacts = os.getenv('TACK_NVIM_ARTIFACTS')
-local function capture(name, bufnr)
-  if artifacts then
-    vim.fn.mkdir(artifacts, 'p')
-    vim.fn.writefile(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), artifacts .. '/' .. name)
-  end
-end
-
-local function fail(message)
-  io.stderr:write('FAIL: ' .. message .. '\n')
-  io.stderr:flush()
-  vim.cmd('cquit 1')
-end
-
-local function check(condition, message)
-  if not condition then
-    fail(message)
-  end
-end
+local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/helpers.lua')
+local root, check = H.root, H.check
 
 local function run()
-  vim.cmd.cd(root)
   -- Approvals: record the question, answer the first choice (Allow).
   local asked = {}
   vim.ui.select = function(items, opts, on_choice)
@@ -39,15 +15,7 @@ local function run()
     on_choice(items[1])
   end
 
-  local tack = require('tack')
-  tack.setup({
-    cmd = { tack_bin, 'lsp' },
-    init_options = { model = { backend = 'scripted', script = root .. '/script.json' } },
-  })
-  check(vim.wait(10000, function()
-    local client = tack.client()
-    return client ~= nil and client.initialized
-  end), 'the server did not initialize')
+  local tack = H.start()
   vim.cmd.edit('greet.py')
   local source = vim.api.nvim_get_current_buf()
 
@@ -65,12 +33,12 @@ local function run()
         vim.cmd('normal a')
         vim.api.nvim_win_set_cursor(win, { review.line_of(2), 0 })
         vim.cmd('normal r')
-        local shown = table.concat(vim.api.nvim_buf_get_lines(review.current.bufnr, 0, -1, false), '\n')
+        local shown = H.text(review.current.bufnr)
         check(shown:find('[x] 1. greet.py', 1, true) ~= nil, 'hunk 1 is not marked taken:\n' .. shown)
         check(shown:find('[-] 2. greet.py', 1, true) ~= nil, 'hunk 2 is not marked left:\n' .. shown)
         check(shown:find('+ def greet(name: str) -> str:', 1, true) ~= nil, 'the diff is not shown:\n' .. shown)
         reviewed = true
-        capture('review.txt', review.current.bufnr)
+        H.capture('review.txt', review.current.bufnr)
         vim.cmd('execute "normal \\<CR>"')
       end)
     end,
@@ -115,15 +83,11 @@ local function run()
   )
 
   -- The chat buffer shows the conversation.
-  local shown = table.concat(vim.api.nvim_buf_get_lines(chat.state.bufnr, 0, -1, false), '\n')
+  local shown = H.text(chat.state.bufnr)
   for _, expected in ipairs({ 'fix greet.py', '● Bash(echo hi)', '● MultiEdit(greet.py)', 'Done with one hunk.', '— end_turn' }) do
     check(shown:find(expected, 1, true) ~= nil, 'the chat lacks "' .. expected .. '":\n' .. shown)
   end
-  capture('chat.txt', chat.state.bufnr)
-  vim.cmd('qall!')
+  H.capture('chat.txt', chat.state.bufnr)
 end
 
-local ok, err = xpcall(run, debug.traceback)
-if not ok then
-  fail(err)
-end
+H.run(run)

@@ -12,8 +12,10 @@ local choices = {
 
 local function describe(params)
   local call = params.toolCall or {}
-  local input = call.input or {}
-  local what = input.command or input.file_path or input.path or vim.json.encode(input)
+  local what = require('tack.chat').brief(call.input)
+  if what == '' then
+    what = vim.json.encode(call.input or vim.empty_dict())
+  end
   local who = (#(params.agentPath or {}) > 0) and (' [' .. table.concat(params.agentPath, '/') .. ']') or ''
   return string.format('tack%s: %s(%s)? %s', who, call.name or '?', what, params.reason or '')
 end

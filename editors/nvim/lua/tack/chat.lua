@@ -80,7 +80,8 @@ local function stream(text)
   chat.streaming = true
 end
 
-local function brief(input)
+--- The input of a call in a few words: the argument that names what it works on.
+function M.brief(input)
   if type(input) ~= 'table' then
     return ''
   end
@@ -109,7 +110,7 @@ local handlers = {
     end
   end,
   tool_call = function(e, indent)
-    M.note(indent .. '● ' .. e.name .. '(' .. brief(e.input) .. ')')
+    M.note(indent .. '● ' .. e.name .. '(' .. M.brief(e.input) .. ')')
   end,
   tool_result = function(e, indent)
     M.note(indent .. (e.isError and '  ✗ ' or '  ⎿ ') .. (e.summary or ''))
@@ -175,7 +176,7 @@ function M.replay(messages)
       if block.type == 'text' then
         M.note((message.role == 'user' and '> ' or '') .. block.text)
       elseif block.type == 'tool_use' then
-        M.note('● ' .. block.name .. '(' .. brief(block.input) .. ')')
+        M.note('● ' .. block.name .. '(' .. M.brief(block.input) .. ')')
       end
     end
   end
