@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use serde_json::Value;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 use tack::protocol::lsp::*;
 use tack::protocol::{Message, SequencedEvent};
 
