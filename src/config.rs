@@ -74,6 +74,10 @@ pub struct ModelSettings {
     pub grammar: Option<GrammarMode>,
     /// Texts that end a generation when the model writes them.
     pub stop: Vec<String>,
+    /// Local models: save the KV state of the system prompt and tools in the
+    /// cache directory, so a new session does not evaluate them again
+    /// (default on).
+    pub prompt_cache: Option<bool>,
 }
 
 /// How a local model's decoding is constrained by the enabled tools' schemas.
@@ -123,6 +127,8 @@ pub struct PermissionSettings {
 pub struct ToolSettings {
     /// Tool sets switched off: `read`, `edit`, ...
     pub disabled: BTreeSet<ToolSet>,
+    /// How many tools the model is offered: `auto` sizes the list to the model.
+    pub profile: ToolProfile,
     /// Time limit of a command (Bash, REPL) that names none.
     pub command_timeout_ms: u64,
     /// The most a command may ask for.
@@ -136,9 +142,47 @@ impl Default for ToolSettings {
     fn default() -> Self {
         ToolSettings {
             disabled: BTreeSet::new(),
+            profile: ToolProfile::Auto,
             command_timeout_ms: 120_000,
             max_command_timeout_ms: 600_000,
             scrub_env: Vec::new(),
+        }
+    }
+}
+
+/// How many of the built-in tools the model is offered. Every tool costs
+/// prompt tokens, and a small model offered many picks worse among them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolProfile {
+    /// `compact` for models under [`SMALL_MODEL_PARAMETERS`] parameters or
+    /// with a context window under [`SMALL_CONTEXT_WINDOW`] tokens, else `full`.
+    #[default]
+    Auto,
+    /// Every tool of the enabled sets.
+    Full,
+    /// The few tools a coding task needs: find, read, change, run
+    /// ([`crate::tools::COMPACT_TOOLS`]).
+    Compact,
+}
+
+/// Models smaller than this get the compact tool list by default.
+pub const SMALL_MODEL_PARAMETERS: u64 = 4_000_000_000;
+/// Context windows smaller than this get the compact tool list by default.
+pub const SMALL_CONTEXT_WINDOW: usize = 16_384;
+
+impl ToolProfile {
+    /// `Full` or `Compact` for a model of this size; `parameters` is `None`
+    /// when the backend does not know (a remote model).
+    pub fn resolve(self, context_window: usize, parameters: Option<u64>) -> ToolProfile {
+        match self {
+            ToolProfile::Auto
+                if context_window < SMALL_CONTEXT_WINDOW || parameters.is_some_and(|p| p < SMALL_MODEL_PARAMETERS) =>
+            {
+                ToolProfile::Compact
+            }
+            ToolProfile::Auto => ToolProfile::Full,
+            chosen => chosen,
         }
     }
 }
@@ -213,6 +257,16 @@ pub fn user_config_path() -> Option<PathBuf> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
     Some(base.join("tack").join("config.toml"))
+}
+
+/// tack's cache directory (`$XDG_CACHE_HOME/tack`, else `~/.cache/tack`):
+/// fetched models and saved prompt caches.
+pub fn cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))?;
+    Some(base.join("tack"))
 }
 
 pub fn workspace_config_path(root: &Path) -> PathBuf {

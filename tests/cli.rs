@@ -161,8 +161,9 @@ fn config_rules_allow_what_would_otherwise_be_asked() {
         "[[permissions.rules]]\naction = \"allow\"\ntool = \"Edit\"\npath = \"*.py\"\n",
     )
     .unwrap();
+    let read = call("Read", serde_json::json!({"file_path": "greet.py"}));
     let edit = call("Edit", serde_json::json!({"file_path": "greet.py", "old_string": "Helo", "new_string": "Hello"}));
-    let script = cli.script(serde_json::json!([edit, "done"]));
+    let script = cli.script(serde_json::json!([read, edit, "done"]));
     let output = cli.run_script(&script, &["fix"]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(std::fs::read_to_string(cli.path("greet.py")).unwrap().contains("\"Hello, \""));
@@ -354,7 +355,8 @@ fn on_a_terminal_approvals_are_asked_and_always_is_remembered() {
     let first = call("Edit", serde_json::json!({"file_path": "greet.py", "old_string": "Helo", "new_string": "Hello"}));
     let second =
         call("Edit", serde_json::json!({"file_path": "greet.py", "old_string": "world", "new_string": "tack"}));
-    let script = cli.script(serde_json::json!([first, second, "Both edits made."]));
+    let read = call("Read", serde_json::json!({"file_path": "greet.py"}));
+    let script = cli.script(serde_json::json!([read, first, second, "Both edits made."]));
     let (status, screen) =
         run_in_terminal(&cli, &["run", "--backend", "scripted", "--script", script.to_str().unwrap(), "fix"], "a\n");
     assert_eq!(status, Some(0), "{screen}");

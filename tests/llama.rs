@@ -219,7 +219,7 @@ fn tool_request(prompt: &str) -> CompletionRequest {
             .into(),
         messages: vec![Message::user_text(prompt)],
         tools: tools.specs(|_| true),
-        agent_path: Vec::new(),
+        ..CompletionRequest::default()
     }
 }
 
@@ -306,4 +306,158 @@ fn the_language_server_loads_the_model_with_progress_and_runs_a_turn() {
     assert_eq!(kinds.first().map(String::as_str), Some("begin"), "{kinds:?}");
     assert_eq!(kinds.last().map(String::as_str), Some("end"), "{kinds:?}");
     assert_eq!(client.shutdown_and_exit().code(), Some(0));
+}
+
+/// The default coder model (Qwen2.5-Coder-0.5B-Instruct), installed by scripts/test.
+fn coder_settings() -> LlamaSettings {
+    let path = std::env::var_os("TACK_TEST_CODER_MODEL")
+        .expect("TACK_TEST_CODER_MODEL is not set: run the tests with ./scripts/test, which installs the coder model");
+    let mut settings = LlamaSettings::new(PathBuf::from(path));
+    settings.context_size = Some(4096);
+    settings.max_tokens = 96;
+    settings
+}
+
+/// A request offering only Read and Glob, for a task that names another tool.
+fn narrow_request(prompt: &str) -> (CompletionRequest, tack::tools::ToolRegistry) {
+    let all = tack::tools::ToolRegistry::builtin(&Default::default());
+    let narrow = tack::tools::ToolRegistry::new(
+        ["Read", "Glob"].iter().map(|name| all.get(name).expect("a built-in tool").clone()),
+    );
+    let request = CompletionRequest {
+        system: "You are a coding agent.".into(),
+        messages: vec![Message::user_text(prompt)],
+        tools: narrow.specs(|_| true),
+        ..CompletionRequest::default()
+    };
+    (request, narrow)
+}
+
+/// Every call in `text` parses and names an offered tool with valid input; returns how many.
+fn assert_calls_valid(text: &str, registry: &tack::tools::ToolRegistry) -> usize {
+    use tack::model::toolcall::{ParseEvent, parse_complete};
+    let mut calls = 0;
+    for event in parse_complete(text) {
+        match event {
+            ParseEvent::Call(call) => {
+                assert!(registry.check(&call.name, &call.input).is_ok(), "invalid call {call:?} in {text:?}");
+                calls += 1;
+            }
+            ParseEvent::Malformed(bad) => {
+                // Only the token limit may cut a call short.
+                assert!(bad.problem.starts_with("unterminated"), "{bad:?} in {text:?}");
+            }
+            ParseEvent::Text(_) | ParseEvent::Thought(_) => {}
+        }
+    }
+    calls
+}
+
+#[tokio::test]
+async fn the_coder_model_s_own_call_format_is_held_to_the_offered_tools() {
+    let _guard = exclusive();
+    let mut required = coder_settings();
+    required.grammar = tack::model::llama::GrammarMode::Required;
+    let backend = LlamaBackend::load(required).expect("the coder model loads");
+    assert_eq!(backend.tool_protocol(), tack::model::ToolProtocol::Template);
+    // The task names Grep, which is not offered: the grammar leaves only Read and Glob.
+    let (request, narrow) = narrow_request("Use the Grep tool to search every file for TODO comments.");
+    let (text, _, _) = generate(&backend, request).await;
+    assert!(text.trim_start().starts_with("<tool_call>") || text.trim_start().starts_with("{\"name\""), "{text:?}");
+    assert!(assert_calls_valid(&text, &narrow) > 0, "{text:?}");
+    assert!(!text.contains("<|im_start|>") && !text.contains("<|im_end|>"), "{text:?}");
+}
+
+#[tokio::test]
+async fn the_coder_model_on_tack_s_text_protocol_with_the_lazy_grammar_does_not_abort() {
+    let _guard = exclusive();
+    let mut text_protocol = coder_settings();
+    text_protocol.text_protocol = true;
+    text_protocol.max_tokens = 160;
+    let backend = LlamaBackend::load(text_protocol).expect("the coder model loads");
+    assert_eq!(backend.tool_protocol(), tack::model::ToolProtocol::Text);
+    let registry = tack::tools::ToolRegistry::builtin(&Default::default());
+    let specs = registry.specs(|_| true);
+    let system = tack::agent::prompt::system_prompt(
+        tack::protocol::PermissionMode::AutoAll,
+        &specs,
+        tack::model::ToolProtocol::Text,
+    );
+    for prompt in ["The greeting test fails. Fix it.", "Change the timeout in settings.py to 60 seconds."] {
+        let request = CompletionRequest {
+            system: system.clone(),
+            messages: vec![Message::user_text(prompt)],
+            tools: specs.clone(),
+            ..CompletionRequest::default()
+        };
+        // The process survives (before, llama.cpp's lazy grammar aborted it
+        // here), and whatever calls the model wrote are valid.
+        let (text, usage, _) = generate(&backend, request).await;
+        assert!(usage.completion_tokens > 0);
+        assert_calls_valid(&text, &registry);
+    }
+}
+
+/// The prompt cache files (`.kv`) in `dir`.
+fn cache_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|path| path.extension().is_some_and(|ext| ext == "kv"));
+    files
+}
+
+#[tokio::test]
+async fn a_new_process_starts_from_the_saved_prefix_and_a_damaged_cache_is_rewritten() {
+    let _guard = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let with_cache = || {
+        let mut settings = settings();
+        settings.prompt_cache = Some(dir.path().to_path_buf());
+        settings.max_tokens = 8;
+        settings
+    };
+    let rules: String = (1..=40).map(|i| format!("Rule {i}: keep answers short and plain.\n")).collect();
+    let request = || CompletionRequest {
+        system: format!("You are a helpful assistant.\n{rules}"),
+        messages: vec![Message::user_text("Name three colours.")],
+        ..CompletionRequest::default()
+    };
+
+    let cold_backend = LlamaBackend::load(with_cache()).unwrap();
+    let (cold, cold_usage, _) = generate(&cold_backend, request()).await;
+    drop(cold_backend);
+    assert_eq!(cold_usage.cached_prompt_tokens, 0);
+    let files = cache_files(dir.path());
+    assert_eq!(files.len(), 1, "one cache file for one model and prefix");
+
+    // A new process (a fresh context) evaluates only what follows the prefix,
+    // and the model continues exactly as it did from a cold evaluation.
+    let warm_backend = LlamaBackend::load(with_cache()).unwrap();
+    let (warm, warm_usage, _) = generate(&warm_backend, request()).await;
+    drop(warm_backend);
+    assert!(warm_usage.cached_prompt_tokens > 300, "{warm_usage:?}");
+    assert!(warm_usage.cached_prompt_tokens < warm_usage.prompt_tokens);
+    assert_eq!(warm, cold);
+
+    // A damaged file is not trusted: the prompt is evaluated in full, and
+    // the file is written again, so the next process is warm again.
+    let mut bytes = std::fs::read(&files[0]).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x5a;
+    std::fs::write(&files[0], &bytes).unwrap();
+    let damaged_backend = LlamaBackend::load(with_cache()).unwrap();
+    let (after_damage, damaged_usage, _) = generate(&damaged_backend, request()).await;
+    drop(damaged_backend);
+    assert_eq!(damaged_usage.cached_prompt_tokens, 0);
+    assert_eq!(after_damage, cold);
+    let rewarmed = LlamaBackend::load(with_cache()).unwrap();
+    let (_, rewarmed_usage, _) = generate(&rewarmed, request()).await;
+    assert_eq!(rewarmed_usage.cached_prompt_tokens, warm_usage.cached_prompt_tokens);
+
+    // A truncated file, too.
+    std::fs::write(&files[0], &bytes[..100]).unwrap();
+    let truncated = LlamaBackend::load(with_cache()).unwrap();
+    let (_, truncated_usage, _) = generate(&truncated, request()).await;
+    assert_eq!(truncated_usage.cached_prompt_tokens, 0);
 }

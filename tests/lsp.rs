@@ -172,9 +172,10 @@ fn tools_read_the_unsaved_buffer_and_a_partial_hunk_application_is_reported_to_t
 fn a_rejected_edit_is_an_error_result_and_a_new_file_comes_as_create_then_edit() {
     let ws = Ws::new();
     ws.file("a.txt", "alpha\n");
+    let read = call("Read", json!({"file_path": "a.txt"}));
     let edit = call("Edit", json!({"file_path": "a.txt", "old_string": "alpha", "new_string": "beta"}));
     let write = call("Write", json!({"file_path": "sub/new.txt", "content": "fresh\n"}));
-    let client = ws.start(json!([edit, write, "Tried."]), "auto_read");
+    let client = ws.start(json!([read, edit, write, "Tried."]), "auto_read");
     client.queue_edit_policies(&[EditPolicy::Reject("the user said no".into()), EditPolicy::ApplyAll]);
     let conversation = client.new_conversation(None);
     client.turn(&conversation, "edit a.txt");
@@ -182,6 +183,8 @@ fn a_rejected_edit_is_an_error_result_and_a_new_file_comes_as_create_then_edit()
     assert_eq!(finished["stopReason"], "end_turn", "{}", client.report());
 
     let results = tool_results(&client.events(&conversation));
+    assert_eq!(results[0]["name"], "Read");
+    let results = &results[1..];
     assert_eq!(results[0]["name"], "Edit");
     assert_eq!(results[0]["isError"], true, "{}", results[0]);
     assert!(output(&results[0]).contains("rejected"), "{}", results[0]);

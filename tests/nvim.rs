@@ -60,6 +60,8 @@ fn a_chat_turn_an_approval_and_a_hunk_by_hunk_review_in_neovim() {
     )
     .unwrap();
     let bash = call("Bash", serde_json::json!({"command": "echo hi"}));
+    // Read first: an edit of a file the model has not read is refused.
+    let read = call("Read", serde_json::json!({"file_path": "greet.py"}));
     let edit = call(
         "MultiEdit",
         serde_json::json!({"file_path": "greet.py", "edits": [
@@ -67,7 +69,7 @@ fn a_chat_turn_an_approval_and_a_hunk_by_hunk_review_in_neovim() {
             {"old_string": "print(greet('world'))", "new_string": "print(greet(\"world\"))"},
         ]}),
     );
-    let script = serde_json::json!([format!("Checking the shell.\n{bash}\n"), edit, "Done with one hunk."]);
+    let script = serde_json::json!([format!("Checking the shell.\n{read}\n{bash}\n"), edit, "Done with one hunk."]);
     std::fs::write(root.join("script.json"), script.to_string()).unwrap();
     let (ok, output) = run_scenario("chat_review.lua", &root);
     assert!(ok, "the Neovim scenario failed:\n{output}");

@@ -113,7 +113,7 @@ pub fn intervention(detection: &Detection, count: usize) -> Intervention {
         return Intervention::Stop;
     }
     let advice = if count == 1 {
-        "This is not making progress. Stop and think about why it keeps failing or repeating, then try a different approach: other input, another tool, or ask the user."
+        "This is not making progress. Read the last error, then take a different step: list the files with ListDir or find them with Glob if a path was wrong, Read a file before you edit it and copy the exact text to change from it, or search with Grep for what you need. If the task is done, answer the user in plain text."
     } else {
         "This is the second loop in this turn. Do not repeat any earlier call. If you cannot make progress another way, stop calling tools and explain to the user what blocks you. One more loop ends the turn."
     };
@@ -200,7 +200,7 @@ mod tests {
         let detection = detect(&[read("a"), read("a"), read("a")]).unwrap();
         let Intervention::Nudge(first) = intervention(&detection, 1) else { panic!() };
         assert!(first.contains("the same call was made 3 times in a row: Read {\"file_path\":\"a\"}"), "{first}");
-        assert!(first.contains("try a different approach"));
+        assert!(first.contains("take a different step"), "{first}");
         let Intervention::Nudge(second) = intervention(&detection, 2) else { panic!() };
         assert!(second.contains("One more loop ends the turn"));
         assert_eq!(intervention(&detection, 3), Intervention::Stop);

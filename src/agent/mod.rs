@@ -206,6 +206,12 @@ pub struct Conversation {
     saved_tasks: u64,
     /// 0 for the main agent; one more for each level of sub-agent.
     depth: u32,
+    /// Rules and file snapshot shown before the first message; taken at the
+    /// first turn.
+    workspace_context: Option<String>,
+    /// Lookups (tool and input) made this turn since the last call that could
+    /// change the workspace; see `turn::repeated_lookup`.
+    lookups_since_change: std::collections::HashSet<String>,
 }
 
 impl Conversation {
@@ -228,6 +234,8 @@ impl Conversation {
             state: ConversationState::with_tasks(parts.tasks),
             saved_tasks: 0,
             depth: 0,
+            workspace_context: None,
+            lookups_since_change: Default::default(),
         }
     }
 

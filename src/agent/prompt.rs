@@ -1,10 +1,16 @@
-//! System prompt assembly: instructions, mode, tools, call format, project rules.
+//! Prompt assembly: the system prompt (instructions, mode, tools, call
+//! format), and the workspace context (project rules, a snapshot of the
+//! files) that goes before the conversation's first message.
+//!
+//! The system prompt depends only on the mode and the tools, never on the
+//! workspace: a model's saved prompt cache of it then serves every project.
 
 use std::path::Path;
 
 use crate::model::ToolProtocol;
 use crate::protocol::PermissionMode;
 use crate::tools::ToolSpec;
+use crate::workspace::snapshot::snapshot;
 
 /// Project instruction files, in order of preference: the first found is used.
 pub const RULES_FILES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
@@ -14,8 +20,10 @@ const MAX_RULES_CHARS: usize = 32 * 1024;
 
 const BASE: &str = "You are tack, a coding agent working inside the user's project. \
 You read and change the project's files through the tools below; you cannot see anything you have not read. \
-Work in small verified steps: look before you change, keep edits minimal and in the project's style, \
-and never invent file contents. Paths are relative to the workspace root. \
+The project's files are listed at the start of the conversation; paths are relative to the workspace root. \
+Work in small verified steps: find the file that matters (Grep searches contents), Read it before you change it, \
+change it with Edit, copying old_string exactly from what Read showed, and check the result (run the tests when there are any). \
+Keep edits minimal and in the project's style, never invent file contents, and never repeat a call whose result you already have. \
 When the task is done, or you need the user, answer in plain text without calling a tool.";
 
 const TEXT_PROTOCOL: &str = "To call a tool, write one JSON object on its own line, exactly like this:\n\
@@ -55,12 +63,7 @@ unless already allowed. A denied call comes back as an error: do not retry it un
 }
 
 /// The whole system prompt for one turn.
-pub fn system_prompt(
-    mode: PermissionMode,
-    tools: &[ToolSpec],
-    protocol: ToolProtocol,
-    rules: Option<&(String, String)>,
-) -> String {
+pub fn system_prompt(mode: PermissionMode, tools: &[ToolSpec], protocol: ToolProtocol) -> String {
     let mut out = String::new();
     out.push_str(BASE);
     out.push_str("\n\n");
@@ -79,9 +82,19 @@ pub fn system_prompt(
         out.push_str(TEXT_PROTOCOL);
         out.push('\n');
     }
-    if let Some((name, text)) = rules {
-        out.push_str(&format!("\n# Project rules (from {name})\n{}\n", text.trim_end()));
+    out
+}
+
+/// What the model is told about the project before the user's first words:
+/// its rules file and a snapshot of its files and git state.
+pub fn workspace_context(root: &Path) -> String {
+    let mut out = String::from("<context>\n");
+    if let Some((name, text)) = load_rules(root) {
+        out.push_str(&format!("# Project rules (from {name})\n{}\n\n", text.trim_end()));
     }
+    out.push_str("# Workspace\n");
+    out.push_str(&snapshot(root));
+    out.push_str("</context>\n\n");
     out
 }
 
@@ -100,21 +113,31 @@ mod tests {
     }
 
     #[test]
-    fn prompt_holds_mode_tools_format_and_rules() {
+    fn the_workspace_context_holds_the_rules_and_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("AGENTS.md"), "Run cargo fmt.\n").unwrap();
+        std::fs::write(dir.path().join("main.rs"), "fn main() {}").unwrap();
+        assert_eq!(
+            workspace_context(dir.path()),
+            "<context>\n# Project rules (from AGENTS.md)\nRun cargo fmt.\n\n# Workspace\n\
+             Files and folders in the workspace (paths are relative to its root):\nAGENTS.md\nmain.rs\n</context>\n\n"
+        );
+    }
+
+    #[test]
+    fn prompt_holds_mode_tools_and_format() {
         let tools = vec![ToolSpec {
             name: "Read".into(),
             description: "Read a file.".into(),
             input_schema: serde_json::json!({"type": "object"}),
         }];
-        let rules = ("AGENTS.md".to_string(), "Run cargo fmt.".to_string());
-        let text = system_prompt(PermissionMode::Plan, &tools, ToolProtocol::Text, Some(&rules));
+        let text = system_prompt(PermissionMode::Plan, &tools, ToolProtocol::Text);
         assert!(text.contains("Mode: plan"));
         assert!(text.contains("## Read\nRead a file.\nInput schema: {\"type\":\"object\"}"));
         assert!(text.contains("{\"tool\": \"Read\", \"input\""));
-        assert!(text.contains("# Project rules (from AGENTS.md)\nRun cargo fmt."));
-        let native = system_prompt(PermissionMode::AutoAll, &tools, ToolProtocol::Native, None);
+        let native = system_prompt(PermissionMode::AutoAll, &tools, ToolProtocol::Native);
         assert!(!native.contains("How to call a tool"));
-        let template = system_prompt(PermissionMode::AutoAll, &tools, ToolProtocol::Template, None);
+        let template = system_prompt(PermissionMode::AutoAll, &tools, ToolProtocol::Template);
         assert!(!template.contains("## Read") && !template.contains("How to call a tool"), "{template}");
     }
 }

@@ -24,7 +24,7 @@ use crate::model::toolcall::{ParseEvent, ToolCallParser};
 use crate::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk, render_message};
 use crate::permissions::{CallFacts, Verdict, visible_in_mode};
 use crate::protocol::{AgentStatus, ApprovalDecision, Block, Event, Message, Role, StopReason, Usage};
-use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSpec};
+use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSet, ToolSpec};
 use crate::workspace::Workspace;
 use crate::workspace::edits::{EditOutcome, FileChange};
 
@@ -35,9 +35,13 @@ const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 const MAX_NUDGES: usize = 2;
 
 /// (notice shown to the user, nudge told to the model) for an empty reply.
+/// It names concrete first steps: a small model that went silent rarely
+/// finds one by itself.
 const EMPTY_RESPONSE: (&str, &str) = (
     "[model returned an empty response — retrying…]",
-    "[tack] Your last reply was empty. Continue with the task: call a tool, or answer the user in plain text.",
+    "[tack] Your last reply was empty. Continue with the task now. If you are unsure where to start, \
+     list the project's files with ListDir, search with Grep, or Read the file the task names; \
+     when you have the answer, write it in plain text.",
 );
 
 /// The same for a reply that held only `<think>` blocks.
@@ -112,6 +116,7 @@ impl Conversation {
     /// outcome is also sent as the `turn_finished` event.
     pub async fn run_turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
         self.events.emit(Event::TurnStarted { prompt: prompt.to_string() });
+        self.lookups_since_change.clear();
         self.record(Message::user_text(prompt));
         let outcome = self.turn_loop(&cancel).await;
         if outcome.stop_reason == StopReason::Cancelled {
@@ -135,9 +140,9 @@ impl Conversation {
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnOutcome {
         let mode = self.policy.mode;
         let specs = self.tools.specs(|kind| visible_in_mode(mode, kind));
-        let rules = prompt::load_rules(self.workspace.root());
-        let system = prompt::system_prompt(mode, &specs, self.backend.tool_protocol(), rules.as_ref());
-        let system_tokens = self.backend.count_tokens(&system);
+        let system = prompt::system_prompt(mode, &specs, self.backend.tool_protocol());
+        let workspace_context = self.workspace_context();
+        let system_tokens = self.backend.count_tokens(&system) + self.backend.count_tokens(&workspace_context);
         let mut usage = Usage::default();
         let mut text = String::new();
         let finish = |stop_reason, text: &str, usage| TurnOutcome { stop_reason, text: text.to_string(), usage };
@@ -153,7 +158,9 @@ impl Conversation {
             }
             let messages = self.prompt_messages(system_tokens);
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
-            let generation = match self.generate(&system, &specs, messages, cancel).await {
+            // The last nudge before giving up holds the model to a call.
+            let require_call = nudges == MAX_NUDGES;
+            let generation = match self.generate(&system, &specs, messages, require_call, cancel).await {
                 StreamEnd::Complete(generation) => generation,
                 StreamEnd::Cancelled(partial) => {
                     usage += partial.usage;
@@ -224,8 +231,17 @@ impl Conversation {
         finish(StopReason::MaxIterations, &text, usage)
     }
 
+    /// The workspace context of this conversation, taken once, at its first
+    /// turn: a snapshot that stays put keeps the prompt's prefix, and with it
+    /// the model's KV cache, valid from one iteration to the next.
+    fn workspace_context(&mut self) -> String {
+        let root = self.workspace.root();
+        self.workspace_context.get_or_insert_with(|| prompt::workspace_context(root)).clone()
+    }
+
     /// The messages of the next prompt: the history, compacted when it would
-    /// pass the budget. Reports the context gauge and any new compaction.
+    /// pass the budget, the workspace context put before its first user
+    /// message. Reports the context gauge and any new compaction.
     fn prompt_messages(&mut self, system_tokens: usize) -> Vec<Message> {
         while self.token_counts.len() < self.history.len() {
             let tokens = message_tokens(&*self.backend, &self.history[self.token_counts.len()]);
@@ -252,6 +268,12 @@ impl Conversation {
             }
         };
         self.events.emit(Event::ContextUsage { used_tokens: used as u64, context_window: window as u64 });
+        let mut messages = messages;
+        if let (Some(context), Some(first)) =
+            (&self.workspace_context, messages.iter_mut().find(|m| m.role == Role::User))
+        {
+            first.blocks.insert(0, Block::Text { text: context.clone() });
+        }
         messages
     }
 
@@ -261,11 +283,12 @@ impl Conversation {
         system: &str,
         specs: &[ToolSpec],
         messages: Vec<Message>,
+        require_call: bool,
         cancel: &CancellationToken,
     ) -> StreamEnd {
         let mut attempt = 0;
         loop {
-            match self.stream_once(system, specs, messages.clone(), cancel).await {
+            match self.stream_once(system, specs, messages.clone(), require_call, cancel).await {
                 StreamEnd::Failed(BackendError::Transient(error)) if attempt < self.settings.max_retries => {
                     attempt += 1;
                     // Jitter spreads the retries of many clients hitting one overloaded server.
@@ -287,6 +310,7 @@ impl Conversation {
         system: &str,
         specs: &[ToolSpec],
         messages: Vec<Message>,
+        require_tool_call: bool,
         cancel: &CancellationToken,
     ) -> StreamEnd {
         let request = CompletionRequest {
@@ -294,6 +318,7 @@ impl Conversation {
             messages,
             tools: specs.to_vec(),
             agent_path: self.events.agent_path.clone(),
+            require_tool_call,
         };
         let mut stream = self.backend.stream(request);
         let mut parser = ToolCallParser::new();
@@ -381,8 +406,28 @@ impl Conversation {
                 Err(problem) => (None, Some(problem.to_string())),
             },
         };
+        let problem = problem.or_else(|| self.repeated_lookup(&name, &input, tool.as_deref()));
         generation.blocks.push(Block::ToolUse { id: id.clone(), name: name.clone(), input: input.clone() });
         generation.calls.push(PendingCall { id, name, input, tool, problem });
+    }
+
+    /// Refuses a lookup (Read, Grep, ...) the model already made since the
+    /// workspace last changed: its result is in the history, and a small
+    /// model that repeats one is stuck; telling it so beats running it again.
+    fn repeated_lookup(&mut self, name: &str, input: &Value, tool: Option<&dyn Tool>) -> Option<String> {
+        let tool = tool?;
+        if tool.set() != ToolSet::Read {
+            // Anything else may change what the lookups would find.
+            self.lookups_since_change.clear();
+            return None;
+        }
+        if self.lookups_since_change.insert(format!("{name} {input}")) {
+            return None;
+        }
+        Some(format!(
+            "you already called {name} with exactly this input, and nothing has changed since: its result is above. \
+             Do not repeat it; take the next step (Read another file, Edit the file you read, or answer)"
+        ))
     }
 
     /// Runs the calls of one assistant message and returns their results in

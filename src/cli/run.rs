@@ -41,6 +41,9 @@ pub(super) struct RunArgs {
     /// Most model generations in the turn (default 40).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_iterations: Option<u32>,
+    /// Local models: hold tool calls to the tools' schemas: lazy (default), required or off.
+    #[arg(long, value_name = "MODE", value_parser = ["off", "lazy", "required"])]
+    grammar: Option<String>,
     /// Context window in tokens, overriding the model's.
     #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u64).range(1..))]
     context_window: Option<u64>,
@@ -70,6 +73,9 @@ impl RunArgs {
         }
         if let Some(path) = &self.model {
             model.insert("path".into(), json!(cwd.join(path)));
+        }
+        if let Some(grammar) = &self.grammar {
+            model.insert("grammar".into(), json!(grammar));
         }
         if let Some(tokens) = self.context_window {
             model.insert("contextWindow".into(), json!(tokens));
@@ -123,8 +129,8 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let host = Arc::new(TerminalHost::new(output));
     let mut conversation = Conversation::new(ConversationParts {
+        tools: Arc::new(ToolRegistry::for_model(&settings.tools, backend.context_window(), backend.parameters())),
         backend,
-        tools: Arc::new(ToolRegistry::builtin(&settings.tools)),
         workspace: Arc::new(workspace),
         host,
         policy,

@@ -354,8 +354,8 @@ impl State {
             documents: self.documents.clone(),
         });
         let conversation = Conversation::new(ConversationParts {
+            tools: Arc::new(ToolRegistry::for_model(&settings.tools, backend.context_window(), backend.parameters())),
             backend,
-            tools: Arc::new(ToolRegistry::builtin(&settings.tools)),
             workspace: Arc::new(workspace),
             host,
             policy,

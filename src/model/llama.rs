@@ -11,6 +11,7 @@
 //! back past the window would give wrong logits; the context is created with
 //! the full window kept, so any common prefix can be reused.
 
+use std::collections::VecDeque;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -30,11 +31,11 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
+use super::grammar::{CallFormat, OpenerWatch, Sighting, call_grammar};
 use super::template::{ChatMessage, JinjaTemplate};
-use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_block};
+use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_block, toolcall};
 pub use crate::config::GrammarMode;
 use crate::protocol::{Block, Role, Usage};
-use crate::tools::ToolSpec;
 
 /// Called with the share of the model loaded, from 0.0 to 1.0.
 #[derive(Clone)]
@@ -67,12 +68,16 @@ pub struct LlamaSettings {
     pub grammar: GrammarMode,
     /// Texts that end a generation when the model writes them (not shown).
     pub stop: Vec<String>,
+    /// Teach tack's text protocol even when the chat template has a call
+    /// format of its own.
+    pub text_protocol: bool,
+    /// Where the KV state of prompts' fixed prefix (system prompt and tools)
+    /// is saved, so the first generation of a new process need not evaluate
+    /// it again; `None` keeps no prompt cache.
+    pub prompt_cache: Option<PathBuf>,
     /// Told how loading goes, for progress bars.
     pub progress: Option<LoadProgress>,
 }
-
-/// The trigger that starts a call in tack's text protocol.
-const CALL_TRIGGER: &str = "{\"tool\"";
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sampling {
@@ -103,6 +108,8 @@ impl LlamaSettings {
             reuse_prefix: true,
             grammar: GrammarMode::default(),
             stop: Vec::new(),
+            text_protocol: false,
+            prompt_cache: None,
             progress: None,
         }
     }
@@ -137,11 +144,23 @@ fn runtime() -> Result<&'static Runtime, LlamaError> {
         .map_err(|e| LlamaError::Runtime(e.clone()))
 }
 
+/// How a generation's tool calls are held to the enabled tools.
+struct CallConstraint {
+    format: CallFormat,
+    /// GBNF starting with the format's opener; see [`call_grammar`].
+    gbnf: Arc<String>,
+    /// The reply must start with a call, rather than the model choosing to.
+    required: bool,
+}
+
 /// One generation handed to the worker.
 struct Job {
     prompt: String,
-    /// GBNF for the calls the reply may contain, when constrained.
-    grammar: Option<Arc<String>>,
+    /// The start of `prompt` that depends only on the system prompt and the
+    /// tools: what the prompt cache keeps.
+    prefix: Option<Arc<String>>,
+    /// The call grammar, when calls are constrained.
+    calls: Option<CallConstraint>,
     /// Tokens to decode instead of sampling (teacher forcing, for benchmarks
     /// that must replay the same session through the real model).
     forced: Option<Vec<LlamaToken>>,
@@ -156,9 +175,17 @@ pub struct LlamaBackend {
     /// Tokens generated over the backend's life, for benchmarks and tests.
     generated: Arc<AtomicU64>,
     grammar_mode: GrammarMode,
+    /// Whether prompts' fixed prefix is worth finding (a prompt cache is kept).
+    prompt_cache: bool,
+    /// How this model writes calls: tack's text protocol, or its template's
+    /// own format; `None` when the template's format is one tack cannot
+    /// constrain (calls are then parsed but not held to a grammar).
+    call_format: Option<CallFormat>,
     /// The grammar of the last tool list seen: tools rarely change between
     /// generations, and building a grammar takes milliseconds.
     grammar_cache: std::sync::Mutex<Option<(String, Arc<String>)>>,
+    /// The fixed prefix of the last (system prompt, tools) seen, as text.
+    prefix_cache: std::sync::Mutex<Option<(String, Arc<String>)>>,
 }
 
 /// How conversations become prompt text.
@@ -189,7 +216,14 @@ impl LlamaBackend {
             .map_err(|_| LlamaError::LoadFailed(path_text.clone()))?;
         let model = Arc::new(model);
         let context_size = settings.context_size.unwrap_or_else(|| model.n_ctx_train().clamp(512, 32_768));
-        let template = choose_template(&model);
+        let mut template = choose_template(&model);
+        if let (true, ChatTemplate::Jinja(jinja)) = (settings.text_protocol, &mut template) {
+            jinja.ignore_tools();
+        }
+        let call_format = match &template {
+            ChatTemplate::Jinja(jinja) if jinja.speaks_tools() => CallFormat::of_template(jinja.source()),
+            _ => Some(CallFormat::Tack),
+        };
 
         let (jobs, receiver) = mpsc::channel::<Job>();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<(), LlamaError>>();
@@ -239,7 +273,10 @@ impl LlamaBackend {
             context_size,
             generated,
             grammar_mode: settings.grammar,
+            prompt_cache: settings.prompt_cache.is_some(),
+            call_format,
             grammar_cache: std::sync::Mutex::new(None),
+            prefix_cache: std::sync::Mutex::new(None),
         })
     }
 
@@ -281,24 +318,63 @@ impl LlamaBackend {
         }
     }
 
-    /// The grammar constraining calls to `tools`, built once per tool list.
-    fn grammar_for(&self, tools: &[ToolSpec]) -> Result<Option<Arc<String>>, BackendError> {
-        // The grammar speaks tack's text protocol; a template's own call
-        // format is left to the model.
-        if self.grammar_mode == GrammarMode::Off || tools.is_empty() || self.tool_protocol() != ToolProtocol::Text {
-            return Ok(None);
-        }
-        let key = serde_json::to_string(&tools.iter().map(|t| (&t.name, &t.input_schema)).collect::<Vec<_>>())
-            .unwrap_or_default();
-        let mut cache = self.grammar_cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((cached_key, grammar)) = cache.as_ref() {
+    /// The start of every prompt with this system prompt and these tools:
+    /// where two renderings that differ only in the user's words part.
+    fn fixed_prefix(&self, request: &CompletionRequest) -> Option<Arc<String>> {
+        let key = serde_json::to_string(&(
+            &request.system,
+            request.tools.iter().map(|t| (&t.name, &t.description, &t.input_schema)).collect::<Vec<_>>(),
+        ))
+        .ok()?;
+        let mut cache = self.prefix_cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((cached_key, prefix)) = cache.as_ref() {
             if *cached_key == key {
-                return Ok(Some(grammar.clone()));
+                return Some(prefix.clone());
             }
         }
-        let grammar = Arc::new(call_grammar(tools)?);
-        *cache = Some((key, grammar.clone()));
-        Ok(Some(grammar))
+        let probe = |text: &str| {
+            let probe = CompletionRequest {
+                system: request.system.clone(),
+                messages: vec![crate::protocol::Message::user_text(text)],
+                tools: request.tools.clone(),
+                ..CompletionRequest::default()
+            };
+            self.render(&probe).ok()
+        };
+        let (a, b) = (probe("a")?, probe("b")?);
+        let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+        let mut end = common;
+        while !a.is_char_boundary(end) {
+            end -= 1;
+        }
+        let prefix = Arc::new(a[..end].to_string());
+        *cache = Some((key, prefix.clone()));
+        Some(prefix)
+    }
+
+    /// The constraint on calls to the request's tools, its grammar built
+    /// once per tool list and mode.
+    fn constraint_for(&self, request: &CompletionRequest) -> Result<Option<CallConstraint>, BackendError> {
+        let Some(format) = self.call_format else { return Ok(None) };
+        if self.grammar_mode == GrammarMode::Off || request.tools.is_empty() {
+            return Ok(None);
+        }
+        let required = self.grammar_mode == GrammarMode::Required || request.require_tool_call;
+        let key = serde_json::to_string(&(
+            required,
+            request.tools.iter().map(|t| (&t.name, &t.input_schema)).collect::<Vec<_>>(),
+        ))
+        .unwrap_or_default();
+        let mut cache = self.grammar_cache.lock().unwrap_or_else(|e| e.into_inner());
+        let gbnf = match cache.as_ref() {
+            Some((cached_key, grammar)) if *cached_key == key => grammar.clone(),
+            _ => {
+                let grammar = Arc::new(call_grammar(format, &request.tools, required)?);
+                *cache = Some((key, grammar.clone()));
+                grammar
+            }
+        };
+        Ok(Some(CallConstraint { format, gbnf, required }))
     }
 
     /// A generation whose reply is `completion`, decoded token by token as if
@@ -318,15 +394,17 @@ impl LlamaBackend {
         forced: Option<Vec<LlamaToken>>,
     ) -> BoxStream<'static, Result<ModelChunk, BackendError>> {
         let prepared = self.render(request).and_then(|prompt| {
-            let grammar = if forced.is_some() { None } else { self.grammar_for(&request.tools)? };
-            Ok((prompt, grammar))
+            let calls = if forced.is_some() { None } else { self.constraint_for(request)? };
+            Ok((prompt, calls))
         });
-        let (prompt, grammar) = match prepared {
+        let prefix = if self.prompt_cache { self.fixed_prefix(request) } else { None };
+        let (prompt, calls) = match prepared {
             Ok(prepared) => prepared,
             Err(error) => return stream::once(async move { Err(error) }).boxed(),
         };
+        tracing::trace!(%prompt, constrained = calls.is_some(), "prompt for the model");
         let (out, receiver) = unbounded_channel();
-        if self.jobs.send(Job { prompt, grammar, forced, out }).is_err() {
+        if self.jobs.send(Job { prompt, prefix, calls, forced, out }).is_err() {
             let error = BackendError::Fatal("the model worker has stopped".into());
             return stream::once(async move { Err(error) }).boxed();
         }
@@ -350,43 +428,6 @@ impl LlamaBackend {
         }
         String::from_utf8_lossy(&bytes).into_owned()
     }
-}
-
-/// GBNF accepting one to three calls, one per line, each naming an enabled
-/// tool with input valid against its schema, in tack's text protocol:
-/// `{"tool": "Read", "input": {...}}`.
-pub fn call_grammar(tools: &[ToolSpec]) -> Result<String, BackendError> {
-    let alternatives: Vec<serde_json::Value> = tools
-        .iter()
-        .map(|tool| {
-            serde_json::json!({
-                "type": "object",
-                "properties": { "tool": { "const": tool.name }, "input": tool.input_schema },
-                "required": ["tool", "input"],
-                "additionalProperties": false,
-            })
-        })
-        .collect();
-    let schema = serde_json::json!({ "anyOf": alternatives });
-    let grammar = llama_cpp_2::json_schema_to_grammar(&schema.to_string())
-        .map_err(|e| BackendError::Fatal(format!("cannot build a grammar from the tool schemas: {e}")))?;
-    // The generated grammar's `root` is one call. Up to three may follow each
-    // other, one per line: unbounded, a small model can repeat a call until
-    // it runs out of tokens and leaves the last one cut off.
-    let mut out = String::from("root ::= call (\"\\n\" call){0,2}\n");
-    for line in grammar.lines() {
-        if let Some(rest) = line.strip_prefix("root ::=") {
-            out.push_str(&format!("call ::={rest}\n"));
-        } else if line.starts_with("space ::=") {
-            // One call per line, as the protocol writes them: no newlines or
-            // indentation inside a call, which also spends fewer tokens.
-            out.push_str("space ::= \" \"?\n");
-        } else {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    Ok(out)
 }
 
 /// The chat with tool calls and results written in tack's text protocol.
@@ -531,6 +572,25 @@ impl Worker<'_> {
         }
 
         let started = Instant::now();
+        // The prompt cache: tokens of the fixed prefix, and where their KV
+        // state is saved. A fresh context starts from it.
+        let prefix_len = job
+            .prefix
+            .as_ref()
+            .map(|prefix| {
+                let tokens = vocab.tokenize(prefix.as_bytes(), add_bos, true);
+                // The last token of the prefix may merge with what follows.
+                prompt.iter().zip(&tokens).take_while(|(a, b)| a == b).count().min(tokens.len().saturating_sub(1))
+            })
+            .unwrap_or(0)
+            .min(prompt.len() - 1);
+        let cache_file = self.prompt_cache_file(&prompt[..prefix_len]);
+        let mut save_prefix = false;
+        if let Some(file) = &cache_file {
+            if self.evaluated.is_empty() {
+                save_prefix = !self.load_prefix(file, &prompt[..prefix_len]);
+            }
+        }
         let mut reused = if self.settings.reuse_prefix {
             prompt.iter().zip(&self.evaluated).take_while(|(a, b)| a == b).count()
         } else {
@@ -546,52 +606,107 @@ impl Worker<'_> {
 
         let batch_size = self.settings.batch_size.max(1) as usize;
         let mut batch = LlamaBatch::new(batch_size, 1);
-        let pending = &prompt[reused..];
-        for (chunk_index, chunk) in pending.chunks(batch_size).enumerate() {
-            if job.out.is_closed() {
-                return Ok(());
+        // When the prefix is to be saved, the cache must hold exactly the
+        // prefix at that moment: evaluate up to its end, save, go on.
+        let save_at = match &cache_file {
+            Some(_) if save_prefix && reused < prefix_len => prefix_len,
+            _ => prompt.len(),
+        };
+        for (from, to) in [(reused, save_at), (save_at, prompt.len())] {
+            for (chunk_index, chunk) in prompt[from..to].chunks(batch_size).enumerate() {
+                if job.out.is_closed() {
+                    return Ok(());
+                }
+                batch.clear();
+                let start = from + chunk_index * batch_size;
+                for (offset, token) in chunk.iter().enumerate() {
+                    let position = start + offset;
+                    let last = position == prompt.len() - 1;
+                    batch.add(*token, position as i32, &[0], last).map_err(fatal)?;
+                }
+                self.context.decode(&mut batch).map_err(fatal)?;
+                self.evaluated.extend_from_slice(chunk);
             }
-            batch.clear();
-            let start = reused + chunk_index * batch_size;
-            for (offset, token) in chunk.iter().enumerate() {
-                let position = start + offset;
-                let last = position == prompt.len() - 1;
-                batch.add(*token, position as i32, &[0], last).map_err(fatal)?;
+            if let (Some(file), true) = (&cache_file, to == save_at && save_at < prompt.len()) {
+                self.save_prefix(file);
             }
-            self.context.decode(&mut batch).map_err(fatal)?;
-            self.evaluated.extend_from_slice(chunk);
         }
         let prompt_eval_ms = started.elapsed().as_millis() as u64;
 
         let decoding = Instant::now();
         let mut sampler = self.sampler();
-        let mut grammar = match &job.grammar {
-            Some(gbnf) => Some(self.grammar_sampler(gbnf)?),
-            None => None,
+        let constraint = job.calls;
+        let mut watch = constraint.as_ref().filter(|c| !c.required).map(|c| OpenerWatch::new(c.format));
+        let mut grammar = match &constraint {
+            Some(c) if c.required => Some(self.grammar_sampler(&c.gbnf)?),
+            _ => None,
         };
+        // The rest of a call's opener, when a sampled token ran past it and
+        // was cut back to end there; the grammar starts once it is written.
+        let mut queued: VecDeque<LlamaToken> = VecDeque::new();
+        let mut opening: Option<&str> = None;
         let mut utf8 = Utf8Stream::default();
         let mut stops = StopScanner::new(&self.settings.stop);
         let mut produced = 0u64;
         let mut logits_at = batch.n_tokens() - 1;
         let mut forced = job.forced.map(Vec::into_iter);
         loop {
-            let token = match (forced.as_mut(), grammar.as_mut()) {
-                (Some(forced), _) => match forced.next() {
+            if let Some(opener) = opening.filter(|_| queued.is_empty()) {
+                opening = None;
+                if let Some(c) = &constraint {
+                    grammar = Some(self.opened_grammar(c, opener)?);
+                }
+            }
+            let token = if let Some(forced) = forced.as_mut() {
+                match forced.next() {
                     Some(token) => token,
                     None => break,
-                },
-                (None, Some(grammar)) => self.constrained_sample(&mut sampler, grammar, logits_at),
-                (None, None) => sampler.sample(&self.context, logits_at),
+                }
+            } else if let Some(token) = queued.pop_front() {
+                token
+            } else if let Some(grammar) = grammar.as_mut() {
+                self.constrained_sample(&mut sampler, grammar, logits_at)?
+            } else {
+                let token = sampler.sample(&self.context, logits_at);
+                let piece = vocab.token_to_piece(token, true, None);
+                match watch.as_mut().map(|watch| watch.see(&piece)) {
+                    Some(Sighting::Opened { opener }) => {
+                        opening = Some(opener);
+                        token
+                    }
+                    Some(Sighting::Straddles { opener, keep }) => {
+                        // Cut back to the opener: what followed it is the
+                        // grammar's to decide, and llama.cpp cannot take it back.
+                        opening = Some(opener);
+                        queued.extend(vocab.tokenize(&piece[..keep], false, true));
+                        queued.pop_front().unwrap_or(token)
+                    }
+                    _ => token,
+                }
             };
             if vocab.is_eog(token) {
                 break;
             }
+            let piece = vocab.token_to_piece(token, true, None);
+            // A control token that is not a call tag the parser reads (`<|im_start|>`
+            // where the GGUF does not mark it end-of-generation) means the model
+            // has left its turn: it ends the reply and is never shown.
+            if vocab.is_control(token) && !toolcall::is_call_tag(&String::from_utf8_lossy(&piece)) {
+                break;
+            }
+            if let (Some(c), Some(active)) = (&constraint, grammar.as_mut()) {
+                if !c.required && grammar_allows(active, vocab.eos()) {
+                    // The call is complete: the text after it is free again.
+                    grammar = None;
+                    if let Some(watch) = &mut watch {
+                        watch.reset();
+                    }
+                }
+            }
             produced += 1;
             self.generated.fetch_add(1, Ordering::Relaxed);
-            // Special tokens are shown: some models write a call's tags (Qwen's
-            // `<tool_call>`) as single special tokens. End-of-turn tokens
-            // never get here.
-            let piece = vocab.token_to_piece(token, true, None);
+            // Other special tokens are shown: some models write a call's tags
+            // (Qwen's `<tool_call>`) as single special tokens.
             if let Some(text) = utf8.push(&piece) {
                 let (visible, stopped) = stops.push(&text);
                 if !visible.is_empty() && job.out.send(Ok(ModelChunk::Text(visible))).is_err() {
@@ -628,39 +743,120 @@ impl Worker<'_> {
         Ok(())
     }
 
+    /// The cache file of `prefix`'s KV state, for prefixes long enough to be
+    /// worth one; named by the model file and a hash of the tokens.
+    fn prompt_cache_file(&self, prefix: &[LlamaToken]) -> Option<PathBuf> {
+        const WORTH_CACHING: usize = 64;
+        let dir = self.settings.prompt_cache.as_ref()?;
+        if prefix.len() < WORTH_CACHING {
+            return None;
+        }
+        let model = &self.settings.path;
+        let size = std::fs::metadata(model).map(|m| m.len()).unwrap_or(0);
+        let stem = model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let tokens: Vec<u8> = prefix.iter().flat_map(|t| t.0.to_le_bytes()).collect();
+        Some(dir.join(format!("{stem}-{size}-{:016x}.kv", content_hash(&tokens))))
+    }
+
+    /// Loads a saved prefix into the empty cache. False when there is none
+    /// to load, or it is damaged or stale (then it is to be written again).
+    fn load_prefix(&mut self, file: &Path, prefix: &[LlamaToken]) -> bool {
+        if !file.is_file() {
+            return false;
+        }
+        let intact = std::fs::read(file)
+            .ok()
+            .zip(std::fs::read_to_string(checksum_path(file)).ok())
+            .is_some_and(|(bytes, sum)| sum.trim() == format!("{:016x}", content_hash(&bytes)));
+        let loaded = intact
+            && matches!(
+                self.context.state_seq_load_file(file, 0, prefix.len() + 1),
+                Ok((tokens, _)) if tokens == prefix
+            );
+        if loaded {
+            self.evaluated = prefix.to_vec();
+        } else {
+            tracing::warn!(file = %file.display(), "the prompt cache file is damaged or stale; it will be written again");
+            self.context.clear_kv_cache();
+            self.evaluated.clear();
+        }
+        loaded
+    }
+
+    /// Saves the cache, which holds exactly a prefix, beside its checksum.
+    /// A failure costs the next process time, nothing more: it is logged.
+    fn save_prefix(&self, file: &Path) {
+        let saved = (|| -> std::io::Result<()> {
+            let dir = file.parent().unwrap_or(Path::new("."));
+            std::fs::create_dir_all(dir)?;
+            let partial = tempfile::NamedTempFile::new_in(dir)?;
+            self.context
+                .state_seq_save_file(partial.path(), 0, &self.evaluated)
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+            let sum = format!("{:016x}\n", content_hash(&std::fs::read(partial.path())?));
+            partial.persist(file).map_err(|e| e.error)?;
+            std::fs::write(checksum_path(file), sum)
+        })();
+        if let Err(error) = saved {
+            tracing::warn!(file = %file.display(), %error, "cannot save the prompt cache");
+        }
+    }
+
     fn grammar_sampler(&self, gbnf: &str) -> Result<LlamaSampler, BackendError> {
-        let sampler = match self.settings.grammar {
-            GrammarMode::Required => LlamaSampler::grammar(self.model, gbnf, "root"),
-            _ => LlamaSampler::grammar_lazy(self.model, gbnf, "root", [CALL_TRIGGER], &[]),
-        };
-        sampler.map_err(|e| BackendError::Fatal(format!("llama.cpp refused the tool-call grammar: {e}")))
+        LlamaSampler::grammar(self.model, gbnf, "root")
+            .map_err(|e| BackendError::Fatal(format!("llama.cpp refused the tool-call grammar: {e}")))
+    }
+
+    /// The grammar of a call whose `opener` the model has just written.
+    fn opened_grammar(&self, constraint: &CallConstraint, opener: &str) -> Result<LlamaSampler, BackendError> {
+        let mut grammar = self.grammar_sampler(&constraint.gbnf)?;
+        // Every way into the grammar starts with one of the format's openers,
+        // so it accepts these tokens whichever way the model split the opener.
+        for token in self.model.vocab().tokenize(opener.as_bytes(), false, true) {
+            if !grammar_allows(&mut grammar, token) {
+                return Err(BackendError::Fatal(format!("the tool-call grammar does not start with {opener}")));
+            }
+            grammar.accept(token);
+        }
+        Ok(grammar)
     }
 
     /// Samples under the grammar without paying for it on every token: the
     /// token the unconstrained sampler picks is checked alone first, and the
     /// whole vocabulary (262k entries for Gemma) only goes through the
-    /// grammar when that token is refused.
-    fn constrained_sample(&self, chain: &mut LlamaSampler, grammar: &mut LlamaSampler, at: i32) -> LlamaToken {
+    /// grammar when that token is refused. A token the grammar does not allow
+    /// is never accepted: llama.cpp would abort the process.
+    fn constrained_sample(
+        &self,
+        chain: &mut LlamaSampler,
+        grammar: &mut LlamaSampler,
+        at: i32,
+    ) -> Result<LlamaToken, BackendError> {
         let mut candidates = self.context.token_data_array_ith(at);
         candidates.apply_sampler(chain);
-        let proposed = candidates.selected_token();
-        let allowed = proposed.is_some_and(|token| {
-            let mut single = LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, 0.0, 1.0)], false);
-            single.apply_sampler(grammar);
-            single.data.first().is_some_and(|d| d.logit().is_finite())
-        });
-        let token = match proposed {
-            Some(token) if allowed => token,
-            _ => {
+        let token = match candidates.selected_token().filter(|token| grammar_allows(grammar, *token)) {
+            Some(token) => token,
+            None => {
                 let mut candidates = self.context.token_data_array_ith(at);
                 candidates.apply_sampler(grammar);
                 candidates.apply_sampler(chain);
-                candidates.selected_token().unwrap_or_else(|| self.model.vocab().eos())
+                match candidates.selected_token() {
+                    Some(token) if grammar_allows(grammar, token) => token,
+                    _ => {
+                        return Err(BackendError::Fatal(
+                            "the tool-call grammar allows no next token: the call was cut off".into(),
+                        ));
+                    }
+                }
             }
         };
-        grammar.accept(token);
+        // End-of-generation is allowed only where the grammar is complete,
+        // and accepting it would only ask llama.cpp to check that again.
+        if !self.model.vocab().is_eog(token) {
+            grammar.accept(token);
+        }
         chain.accept(token);
-        token
+        Ok(token)
     }
 
     fn sampler(&self) -> LlamaSampler {
@@ -676,6 +872,25 @@ impl Worker<'_> {
             LlamaSampler::dist(s.seed),
         ])
     }
+}
+
+fn checksum_path(file: &Path) -> PathBuf {
+    file.with_extension("kv.sum")
+}
+
+/// A stable 64-bit FNV-1a hash: names and checks prompt cache files across
+/// processes (std's hasher is not guaranteed to stay the same across releases).
+fn content_hash<T: AsRef<[u8]> + ?Sized>(data: &T) -> u64 {
+    data.as_ref()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Whether the grammar, in its current state, lets `token` come next.
+fn grammar_allows(grammar: &mut LlamaSampler, token: LlamaToken) -> bool {
+    let mut single = LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, 0.0, 1.0)], false);
+    single.apply_sampler(grammar);
+    single.data.first().is_some_and(|d| d.logit().is_finite())
 }
 
 fn fatal(error: impl std::fmt::Display) -> BackendError {
@@ -774,6 +989,10 @@ impl ModelBackend for LlamaBackend {
         self.context_size as usize
     }
 
+    fn parameters(&self) -> Option<u64> {
+        Some(self.model.n_params())
+    }
+
     fn tool_protocol(&self) -> ToolProtocol {
         match &self.template {
             ChatTemplate::Jinja(template) if template.speaks_tools() => ToolProtocol::Template,
@@ -785,23 +1004,6 @@ impl ModelBackend for LlamaBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_call_grammar_admits_only_enabled_tools() {
-        let without_commands = crate::config::ToolSettings {
-            disabled: [crate::tools::ToolSet::Command, crate::tools::ToolSet::Agent].into(),
-            ..Default::default()
-        };
-        let tools = crate::tools::ToolRegistry::builtin(&without_commands).specs(|_| true);
-        let grammar = call_grammar(&tools).unwrap();
-        assert!(grammar.starts_with("root ::= call (\"\\n\" call){0,2}\n"), "{grammar}");
-        assert_eq!(grammar.matches("\ncall ::=").count(), 1, "{grammar}");
-        for tool in ["Read", "Glob", "Grep", "ListDir", "Write", "Edit", "MultiEdit", "Move", "DeleteFile"] {
-            assert!(grammar.contains(&format!("\\\"{tool}\\\"")), "{tool} missing from {grammar}");
-        }
-        assert!(!grammar.contains("\\\"Bash\\\""));
-        assert!(grammar.contains("\nspace ::= \" \"?\n"), "calls stay on one line: {grammar}");
-    }
 
     #[test]
     fn template_messages_carry_calls_and_results_in_the_hugging_face_shape() {
@@ -832,8 +1034,7 @@ mod tests {
                     }],
                 },
             ],
-            tools: vec![],
-            agent_path: Vec::new(),
+            ..CompletionRequest::default()
         };
         let chat = template_messages(&request);
         let roles: Vec<&str> = chat.iter().map(|m| m.role.as_str()).collect();

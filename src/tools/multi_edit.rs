@@ -45,6 +45,7 @@ impl TypedTool for MultiEdit {
     async fn call(&self, input: MultiEditInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let path = ctx.workspace.resolve(&input.file_path)?;
         let before = ctx.workspace.read_text(&path)?;
+        ctx.state.check_read(&path, &before)?;
         let mut after = before.clone();
         let count = input.edits.len();
         for (index, one) in input.edits.into_iter().enumerate() {
@@ -59,7 +60,8 @@ impl TypedTool for MultiEdit {
             })?;
         }
         let display = path.display().to_string();
-        let outcome = ctx.edits.propose(FileChange::Write { path, before: Some(before), after }).await;
+        let outcome = ctx.edits.propose(FileChange::Write { path: path.clone(), before: Some(before), after }).await;
+        ctx.state.note_changed(ctx.workspace, &path);
         describe_outcome(&outcome, &format!("applied {count} edits to"), &display)
     }
 }

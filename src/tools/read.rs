@@ -74,6 +74,7 @@ impl TypedTool for Read {
                 bytes.len()
             )));
         };
+        ctx.state.note_read(&path, text);
         if text.is_empty() {
             return Ok(ToolOutput::ok(
                 format!("{} is empty", path.display()),

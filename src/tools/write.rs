@@ -37,6 +37,10 @@ impl TypedTool for Write {
             return Err(ToolError::Invalid(format!("{} is a directory", path.display())));
         }
         let before = if ctx.workspace.exists(&path) { Some(ctx.workspace.read_text(&path)?) } else { None };
+        match &before {
+            Some(text) => ctx.state.check_read(&path, text)?,
+            None => ctx.state.check_new_file(ctx.workspace, &path)?,
+        }
         if before.as_deref() == Some(input.content.as_str()) {
             return Ok(ToolOutput::ok(
                 format!("{} already has exactly this content; nothing changed", path.display()),
@@ -45,7 +49,8 @@ impl TypedTool for Write {
         }
         let verb = if before.is_some() { "wrote" } else { "created" };
         let display = path.display().to_string();
-        let outcome = ctx.edits.propose(FileChange::Write { path, before, after: input.content }).await;
+        let outcome = ctx.edits.propose(FileChange::Write { path: path.clone(), before, after: input.content }).await;
+        ctx.state.note_changed(ctx.workspace, &path);
         describe_outcome(&outcome, verb, &display)
     }
 }

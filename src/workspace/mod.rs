@@ -9,6 +9,7 @@
 
 pub mod buffers;
 pub mod edits;
+pub mod snapshot;
 
 use std::borrow::Cow;
 use std::io::Write as _;
@@ -29,8 +30,10 @@ pub enum WorkspaceError {
     DanglingSymlink { path: String },
     #[error("cannot access an empty path")]
     EmptyPath,
-    #[error("{path} does not exist")]
-    NotFound { path: String },
+    /// `hint` names what does exist nearby, so a model that guessed a path
+    /// can correct itself (starts with "; ", or is empty).
+    #[error("{path} does not exist{hint}")]
+    NotFound { path: String, hint: String },
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -49,11 +52,19 @@ pub enum WorkspaceError {
 
 impl WorkspaceError {
     pub fn io(path: &WorkspacePath, source: std::io::Error) -> Self {
-        let path = path.display().to_string();
         match source.kind() {
-            std::io::ErrorKind::NotFound => WorkspaceError::NotFound { path },
-            _ => WorkspaceError::Io { path, source },
+            std::io::ErrorKind::NotFound => WorkspaceError::not_found(path),
+            _ => WorkspaceError::Io { path: path.display().to_string(), source },
         }
+    }
+
+    pub fn not_found(path: &WorkspacePath) -> Self {
+        let depth = path.real_rel.split('/').filter(|part| !part.is_empty()).count();
+        let hint = match path.abs.ancestors().nth(depth) {
+            Some(root) => snapshot::missing_path_hint(root, &path.real_rel),
+            None => String::new(),
+        };
+        WorkspaceError::NotFound { path: path.display().to_string(), hint }
     }
 }
 

@@ -35,13 +35,14 @@ fs.mkdirSync(workspace);
 fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
 fs.mkdirSync(extensions);
 
-// The workspace, and the model's script: Bash (asks), then a two-hunk edit.
+// The workspace, and the model's script: Read and Bash (asks), then a two-hunk edit.
 fs.writeFileSync(path.join(workspace, 'greet.py'), "def greet(name):\n    return 'Hello, ' + name\n\n\n\n\nprint(greet('world'))\n");
 const call = (tool, input) => JSON.stringify({ tool, input });
 fs.writeFileSync(
   path.join(scratch, 'script.json'),
   JSON.stringify([
-    'Let me check the shell first.\n' + call('Bash', { command: 'echo hi' }) + '\n',
+    // Read first: an edit of a file the model has not read is refused.
+    'Let me check the shell first.\n' + call('Read', { file_path: 'greet.py' }) + '\n' + call('Bash', { command: 'echo hi' }) + '\n',
     call('MultiEdit', {
       file_path: 'greet.py',
       edits: [

@@ -1,0 +1,303 @@
+//! Call grammars: GBNF that holds a local model's tool calls to the enabled
+//! tools and their input schemas, in the call format the model writes.
+//!
+//! The grammar is never handed to llama.cpp's lazy mode. That mode accepts
+//! any token while it waits for the trigger and then feeds the text after
+//! the trigger into the grammar; a token that straddles the trigger (`"s`
+//! after `{"tool`) leaves the grammar with no way on, and llama.cpp aborts
+//! the process (`GGML_ASSERT(!stacks.empty())`). Instead the decoder watches
+//! the free text for [`CallFormat::opener`] itself ([`OpenerWatch`]), makes
+//! a straddling token end exactly at the opener, and only then starts a plain
+//! (non-lazy) grammar whose first words are the opener.
+
+use super::BackendError;
+use crate::tools::ToolSpec;
+
+/// How a model writes a tool call as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallFormat {
+    /// tack's text protocol: `{"tool": "Read", "input": {...}}` on one line.
+    Tack,
+    /// Hermes, Qwen 2.5 and their kin:
+    /// `<tool_call>\n{"name": "Read", "arguments": {...}}\n</tool_call>`.
+    Hermes,
+    /// Llama 3.x JSON calls: `{"name": "Read", "parameters": {...}}`.
+    Llama3Json,
+}
+
+impl CallFormat {
+    /// The format a chat template teaches, when it speaks tools.
+    pub fn of_template(source: &str) -> Option<CallFormat> {
+        if source.contains("<tool_call>") {
+            Some(CallFormat::Hermes)
+        } else if source.contains("<|start_header_id|>") && source.contains("\"parameters\"") {
+            Some(CallFormat::Llama3Json)
+        } else {
+            None
+        }
+    }
+
+    /// The texts that start a call: from the end of one the grammar holds.
+    /// Small Hermes-style models sometimes drop the tags and write the bare
+    /// JSON object, which the parser reads as a call too, so that opens one.
+    pub fn openers(self) -> &'static [&'static str] {
+        match self {
+            CallFormat::Tack => &["{\"tool\""],
+            CallFormat::Hermes => &["<tool_call>", "{\"name\""],
+            CallFormat::Llama3Json => &["{\"name\""],
+        }
+    }
+
+    /// Keys of the call object: the tool's name, then its input.
+    fn keys(self) -> (&'static str, &'static str) {
+        match self {
+            CallFormat::Tack => ("tool", "input"),
+            CallFormat::Hermes => ("name", "arguments"),
+            CallFormat::Llama3Json => ("name", "parameters"),
+        }
+    }
+}
+
+/// GBNF for calls in `format` to `tools`. With `required` the reply must
+/// consist of one to three calls; without, `root` is exactly one call, which
+/// the decoder starts at the opener and leaves when the call is complete.
+pub fn call_grammar(format: CallFormat, tools: &[ToolSpec], required: bool) -> Result<String, BackendError> {
+    if tools.is_empty() {
+        return Err(BackendError::Fatal("a call grammar needs at least one tool".into()));
+    }
+    let (name_key, input_key) = format.keys();
+    // Written as text so the keys keep this order (the name first, as models
+    // write it): llama.cpp's converter lays properties out in schema order.
+    let alternatives: Vec<String> = tools
+        .iter()
+        .map(|tool| {
+            format!(
+                r#"{{"type":"object","properties":{{"{name_key}":{{"const":{}}},"{input_key}":{}}},"required":["{name_key}","{input_key}"],"additionalProperties":false}}"#,
+                serde_json::Value::from(tool.name.as_str()),
+                required_first(&tool.input_schema)
+            )
+        })
+        .collect();
+    let schema = format!(r#"{{"anyOf":[{}]}}"#, alternatives.join(","));
+    let generated = llama_cpp_2::json_schema_to_grammar(&schema)
+        .map_err(|e| BackendError::Fatal(format!("cannot build a grammar from the tool schemas: {e}")))?;
+    let mut out = String::new();
+    out.push_str(if required { "root ::= call (\"\\n\" call){0,2}\n" } else { "root ::= call\n" });
+    match format {
+        CallFormat::Hermes => {
+            out.push_str("call ::= \"<tool_call>\" \"\\n\"? object \"\\n\"? \"</tool_call>\" | object\n")
+        }
+        CallFormat::Tack | CallFormat::Llama3Json => out.push_str("call ::= object\n"),
+    }
+    for line in generated.lines() {
+        if let Some(rest) = line.strip_prefix("root ::=") {
+            out.push_str(&format!("object ::={rest}\n"));
+        } else if line.starts_with("space ::=") {
+            // A call is one line: no newlines or indentation inside it, which
+            // also spends fewer tokens.
+            out.push_str("space ::= \" \"?\n");
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+/// `schema` as JSON text with each object's required properties first, in
+/// the order `required` lists them (`file_path`, `old_string`, `new_string`),
+/// then the optional ones: the grammar makes the model write them in this
+/// order, and it is the order the tool was designed to be called in.
+fn required_first(schema: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match schema {
+        Value::Object(map) => {
+            let fields: Vec<String> = map
+                .iter()
+                .map(|(key, value)| {
+                    let text = match (key.as_str(), value) {
+                        ("properties", Value::Object(properties)) => {
+                            let required: Vec<&str> = map
+                                .get("required")
+                                .and_then(Value::as_array)
+                                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                                .unwrap_or_default();
+                            let mut names: Vec<&String> = properties.keys().collect();
+                            names.sort_by_key(|name| required.iter().position(|r| r == name).unwrap_or(usize::MAX));
+                            let inner: Vec<String> = names
+                                .into_iter()
+                                .map(|name| {
+                                    format!("{}:{}", Value::from(name.as_str()), required_first(&properties[name]))
+                                })
+                                .collect();
+                            format!("{{{}}}", inner.join(","))
+                        }
+                        _ => required_first(value),
+                    };
+                    format!("{}:{text}", Value::from(key.as_str()))
+                })
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => format!("[{}]", items.iter().map(required_first).collect::<Vec<_>>().join(",")),
+        other => other.to_string(),
+    }
+}
+
+/// Watches free text for a call's openers, token by token.
+#[derive(Debug)]
+pub struct OpenerWatch {
+    openers: &'static [&'static str],
+    /// The end of the free text, as long as the longest opener minus one
+    /// byte: the part an opener could be completed from.
+    tail: Vec<u8>,
+}
+
+/// What a token's text means for the watch.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Sighting {
+    /// No call starts here.
+    None,
+    /// The token ends exactly at `opener`: constrain from the next token.
+    Opened { opener: &'static str },
+    /// `opener` ends inside the token, which runs on past it: only the
+    /// token's first `keep` bytes may stand, the rest must be left to the grammar.
+    Straddles { opener: &'static str, keep: usize },
+}
+
+impl OpenerWatch {
+    pub fn new(format: CallFormat) -> OpenerWatch {
+        OpenerWatch { openers: format.openers(), tail: Vec::new() }
+    }
+
+    /// Looks at the next token's text. A sighting resets the watch.
+    pub fn see(&mut self, piece: &[u8]) -> Sighting {
+        let mut joined = std::mem::take(&mut self.tail);
+        let before = joined.len();
+        joined.extend_from_slice(piece);
+        // The opener that is complete first wins.
+        let first = self
+            .openers
+            .iter()
+            .filter_map(|opener| {
+                let bytes = opener.as_bytes();
+                let at = joined.windows(bytes.len()).position(|w| w == bytes)?;
+                Some((at + bytes.len(), *opener))
+            })
+            .min_by_key(|(end, _)| *end);
+        if let Some((end, opener)) = first {
+            // The tail alone never holds a whole opener, so `end > before`.
+            return if end == joined.len() {
+                Sighting::Opened { opener }
+            } else {
+                Sighting::Straddles { opener, keep: end - before }
+            };
+        }
+        let longest = self.openers.iter().map(|o| o.len()).max().unwrap_or(1);
+        let keep = joined.len().min(longest - 1);
+        self.tail = joined.split_off(joined.len() - keep);
+        Sighting::None
+    }
+
+    pub fn reset(&mut self) {
+        self.tail.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tools() -> Vec<ToolSpec> {
+        let without_commands = crate::config::ToolSettings {
+            disabled: [crate::tools::ToolSet::Command, crate::tools::ToolSet::Agent].into(),
+            ..Default::default()
+        };
+        crate::tools::ToolRegistry::builtin(&without_commands).specs(|_| true)
+    }
+
+    #[test]
+    fn the_call_grammar_admits_only_enabled_tools_with_the_name_first() {
+        let grammar = call_grammar(CallFormat::Tack, &tools(), false).unwrap();
+        assert!(grammar.starts_with("root ::= call\ncall ::= object\n"), "{grammar}");
+        assert!(grammar.contains("\nobject ::= alternative-0 | alternative-1 | "), "{grammar}");
+        for tool in ["Read", "Glob", "Grep", "ListDir", "Write", "Edit", "MultiEdit", "Move", "DeleteFile"] {
+            assert!(grammar.contains(&format!("-tool ::= \"\\\"{tool}\\\"\"\n")), "{tool}: {grammar}");
+        }
+        assert!(
+            grammar.contains("alternative-0 ::= \"{\" space alternative-0-tool-kv \",\" space alternative-0-input-kv"),
+            "the name comes first: {grammar}"
+        );
+        assert!(!grammar.contains("\\\"Bash\\\""));
+        assert!(grammar.contains("\nspace ::= \" \"?\n"), "calls stay on one line: {grammar}");
+        let required = call_grammar(CallFormat::Tack, &tools(), true).unwrap();
+        assert!(required.starts_with("root ::= call (\"\\n\" call){0,2}\n"), "{required}");
+    }
+
+    #[test]
+    fn required_properties_come_first_in_their_listed_order() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"a_opt": {"type": "string"}, "new_string": {"type": "string"}, "old_string": {"type": "string"}},
+            "required": ["old_string", "new_string"],
+        });
+        let text = required_first(&schema);
+        assert_eq!(
+            text,
+            r#"{"properties":{"old_string":{"type":"string"},"new_string":{"type":"string"},"a_opt":{"type":"string"}},"required":["old_string","new_string"],"type":"object"}"#
+        );
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), schema);
+    }
+
+    #[test]
+    fn hermes_calls_are_wrapped_in_their_tags() {
+        let grammar = call_grammar(CallFormat::Hermes, &tools(), false).unwrap();
+        assert!(
+            grammar.contains("call ::= \"<tool_call>\" \"\\n\"? object \"\\n\"? \"</tool_call>\" | object\n"),
+            "{grammar}"
+        );
+        assert!(grammar.contains("alternative-0-name ::= \"\\\"Read\\\"\"\n"), "{grammar}");
+        assert!(
+            grammar
+                .contains("alternative-0 ::= \"{\" space alternative-0-name-kv \",\" space alternative-0-arguments-kv"),
+            "{grammar}"
+        );
+    }
+
+    #[test]
+    fn template_formats_are_told_apart() {
+        assert_eq!(CallFormat::of_template("... <tool_call>{\"name\": ...}</tool_call>"), Some(CallFormat::Hermes));
+        assert_eq!(
+            CallFormat::of_template("<|start_header_id|>ipython ... {\"name\": ..., \"parameters\": ...}"),
+            Some(CallFormat::Llama3Json)
+        );
+        assert_eq!(CallFormat::of_template("{{ messages }}"), None);
+    }
+
+    #[test]
+    fn the_watch_sees_openers_split_across_tokens_and_straddling_ones() {
+        let tool = "{\"tool\"";
+        let mut watch = OpenerWatch::new(CallFormat::Tack);
+        assert_eq!(watch.see(b"Let me look.\n{\"to"), Sighting::None);
+        assert_eq!(watch.see(b"ol\""), Sighting::Opened { opener: tool });
+        // After a sighting the watch starts afresh.
+        assert_eq!(watch.see(b"ol\""), Sighting::None);
+
+        let mut watch = OpenerWatch::new(CallFormat::Tack);
+        assert_eq!(watch.see(b"{\"to"), Sighting::None);
+        assert_eq!(watch.see(b"ol\"s"), Sighting::Straddles { opener: tool, keep: 3 });
+        assert_eq!(watch.see(b"x{\"tool\": "), Sighting::Straddles { opener: tool, keep: 8 });
+
+        let mut hermes = OpenerWatch::new(CallFormat::Hermes);
+        let tag = "<tool_call>";
+        assert_eq!(
+            hermes.see(b"<tool_call>"),
+            Sighting::Opened { opener: tag },
+            "a special token holding the whole opener"
+        );
+        assert_eq!(hermes.see(b"<tool"), Sighting::None);
+        hermes.reset();
+        assert_eq!(hermes.see(b"_call>"), Sighting::None, "reset forgets the tail");
+        assert_eq!(hermes.see(b"\n{\"name\""), Sighting::Opened { opener: "{\"name\"" }, "a call without its tags");
+    }
+}
