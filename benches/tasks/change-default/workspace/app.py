@@ -1,0 +1,5 @@
+DEFAULT_LANGUAGE = "fr"
+
+
+def hello(language=DEFAULT_LANGUAGE):
+    return {"en": "Hello", "fr": "Bonjour"}[language]

@@ -1,0 +1,3 @@
+# Seconds to wait for the server.
+TIMEOUT = 30
+RETRIES = 3

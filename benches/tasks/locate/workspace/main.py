@@ -1,0 +1,3 @@
+from util.dates import parse_date
+
+print(parse_date("2024-01-02"))

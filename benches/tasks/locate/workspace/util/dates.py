@@ -1,0 +1,5 @@
+import datetime
+
+
+def parse_date(text):
+    return datetime.date.fromisoformat(text)

@@ -1,0 +1,2 @@
+def strip_all(xs):
+    return [x.strip() for x in xs]

@@ -1,0 +1,5 @@
+from config import HOST, PORT
+
+
+def serve():
+    print(f"listening on {HOST}:{PORT}")

@@ -1,0 +1,2 @@
+def greet(name):
+    return "Helo, " + name + "!"
