@@ -74,6 +74,10 @@ pub struct ModelSettings {
     pub grammar: Option<GrammarMode>,
     /// Texts that end a generation when the model writes them.
     pub stop: Vec<String>,
+    /// Local models: tool calls one reply may hold; the generation ends after
+    /// the last (default 1: a small model that goes on writes calls whose
+    /// input depends on results it has not seen).
+    pub max_calls_per_reply: Option<u32>,
     /// Local models: save the KV state of the system prompt and tools in the
     /// cache directory, so a new session does not evaluate them again
     /// (default on).
@@ -161,7 +165,7 @@ pub enum ToolProfile {
     Auto,
     /// Every tool of the enabled sets.
     Full,
-    /// The few tools a coding task needs: find, read, change, run
+    /// The few tools a coding task needs: find, read, change
     /// ([`crate::tools::COMPACT_TOOLS`]).
     Compact,
 }

@@ -212,6 +212,8 @@ async fn move_and_delete_files() {
                     call("DeleteFile", serde_json::json!({"file_path": "moved"})),
                 ]
                 .join("\n"),
+                // The last change failed: the model is asked once to go on.
+                "done",
                 "done",
             ],
             "tidy",
@@ -266,15 +268,14 @@ async fn edits_of_files_not_read_or_changed_since_are_refused_and_leave_them_alo
         .file("b.txt", "bee\n")
         .run(
             &[
-                // Never read: refused.
+                // Never read: refused, with the file shown.
                 &edit_call(),
                 &call("Write", serde_json::json!({"file_path": "b.txt", "content": "wasp\n"})),
                 // Read, then changed behind the model's back: refused again.
                 &read,
                 &bash("echo more >> a.txt", None),
                 &edit_call(),
-                // Read again: the edit goes through, and a second one after it too.
-                &read,
+                // Having been shown the file, the model can edit it.
                 &edit_call(),
                 &call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "more", "new_string": "less"})),
                 "done",
@@ -283,10 +284,21 @@ async fn edits_of_files_not_read_or_changed_since_are_refused_and_leave_them_alo
         )
         .await;
     let results = run.results();
-    assert!(results[0].1 && results[0].2.contains("you have not read a.txt yet. Next step: call Read"), "{results:?}");
-    assert!(results[1].1 && results[1].2.contains("you have not read b.txt yet"), "{results:?}");
-    assert!(results[4].1 && results[4].2.contains("a.txt has changed since you last read it"), "{results:?}");
-    assert!(!results[6].1 && !results[7].1, "{results:?}");
+    assert!(results[0].1, "{results:?}");
+    assert_eq!(
+        run.result_output(0),
+        "nothing was changed: you had not read a.txt. Here it is now; make the change again, with old_string \
+         copied exactly from these lines (without the line numbers):\n     1\tone\n"
+    );
+    assert!(results[1].1 && results[1].2.contains("you had not read b.txt. Here it is now"), "{results:?}");
+    assert!(results[4].1, "{results:?}");
+    assert!(
+        run.result_output(4)
+            .starts_with("nothing was changed: a.txt has changed since you last read it. Here it is now"),
+        "{results:?}"
+    );
+    assert!(run.result_output(4).ends_with("     1\tone\n     2\tmore\n"), "{results:?}");
+    assert!(!results[5].1 && !results[6].1, "{results:?}");
     assert_eq!(run.read("a.txt"), "two\nless\n");
     assert_eq!(run.read("b.txt"), "bee\n");
 }
@@ -797,13 +809,17 @@ async fn huge_files_are_refused_without_being_loaded() {
 async fn a_repeated_failing_call_gets_an_intervention_and_the_turn_goes_on() {
     let read = call("Read", serde_json::json!({"file_path": "a.txt"}));
     let bad = call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "nope", "new_string": "x"}));
-    let run =
-        Scenario::new().file("a.txt", "one\n").run(&[&read, &bad, &bad, "I cannot find that text."], "edit").await;
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .run(&[&read, &bad, &bad, "I cannot find that text.", "I cannot find that text."], "edit")
+        .await;
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
     assert_eq!(run.kinds().iter().filter(|k| **k == "loop_detected").count(), 1);
     let request = run.backend.last_request().unwrap();
+    // The answer right after the failed change was met with one push to go on.
     let last = request.messages.last().unwrap();
-    let advice = last.text();
+    assert!(last.text().starts_with("[tack] Your last change failed"), "{}", last.text());
+    let advice = request.messages[request.messages.len() - 3].text();
     assert!(advice.starts_with("[tack] Loop detected: the same call failed twice: Edit"), "{advice}");
     assert!(advice.contains("take a different step"), "{advice}");
     assert_snapshot!(run.render());

@@ -24,6 +24,7 @@ The project's files are listed at the start of the conversation; paths are relat
 Work in small verified steps: find the file that matters (Grep searches contents), Read it before you change it, \
 change it with Edit, copying old_string exactly from what Read showed, and check the result (run the tests when there are any). \
 Keep edits minimal and in the project's style, never invent file contents, and never repeat a call whose result you already have. \
+Answer questions about the project from what you have read in it, not from guesses. \
 When the task is done, or you need the user, answer in plain text without calling a tool.";
 
 const TEXT_PROTOCOL: &str = "To call a tool, write one JSON object on its own line, exactly like this:\n\

@@ -50,6 +50,29 @@ const THOUGHTS_ONLY: (&str, &str) = (
     "[tack] Your last reply held only internal thoughts, which the user cannot see. Act on them now: call a tool, or answer the user in plain text.",
 );
 
+/// Told to a model that answered right after a failed change, once a turn:
+/// small models read an error as the end of their part and explain to the
+/// user what *they* should do, instead of fixing the call themselves.
+const UNFIXED_ERROR: (&str, &str) = (
+    "[the last change failed and the model stopped — asking it to go on…]",
+    "[tack] Your last change failed, so nothing was changed, and you stopped without fixing it. The task is not \
+     done yet, and nobody else will do it: continue yourself now with the next tool call, using what the error \
+     told you. Only if the task cannot be done at all, explain why in plain text.",
+);
+
+/// Whether a failed call's result is one the model should fix and retry:
+/// not a refusal by the user, a rule or a hook, which it must respect.
+fn fixable_failure(block: &Block) -> bool {
+    match block {
+        Block::ToolResult { is_error: true, output, .. } => {
+            !(output.starts_with("permission denied")
+                || output.starts_with("blocked by a hook")
+                || output.contains(" was rejected: "))
+        }
+        _ => false,
+    }
+}
+
 /// The tool name recorded for a call whose text could not be parsed at all.
 const UNPARSED_CALL: &str = "invalid_tool_call";
 
@@ -151,6 +174,10 @@ impl Conversation {
         let mut recent_calls: Vec<CallRecord> = Vec::new();
         let mut detections = 0;
         let mut nudges = 0;
+        // Whether the last results held a failure the model should fix, and
+        // whether it was already told once this turn to go on after one.
+        let mut unfixed_failure = false;
+        let mut pushed_on = false;
 
         for _ in 0..self.settings.max_iterations {
             if cancel.is_cancelled() {
@@ -198,6 +225,14 @@ impl Conversation {
                 continue;
             }
             nudges = 0;
+            if calls.is_empty() && unfixed_failure && !pushed_on {
+                pushed_on = true;
+                unfixed_failure = false;
+                let (notice, nudge) = UNFIXED_ERROR;
+                self.events.emit(Event::Text { text: format!("\n{notice}\n") });
+                self.record(Message::user_text(nudge));
+                continue;
+            }
             if calls.is_empty() {
                 return finish(StopReason::EndTurn, &text, usage);
             }
@@ -207,6 +242,15 @@ impl Conversation {
                 self.record(Message { role: Role::User, blocks: results });
                 return finish(StopReason::Cancelled, &text, usage);
             }
+            // Only failed changes count: a lookup that finds nothing is often
+            // an answer in itself, and a capable model rightly says so.
+            // The last change of the batch decides: one that failed and was
+            // then made another way in the same reply is fixed.
+            unfixed_failure = calls
+                .iter()
+                .zip(&results)
+                .rfind(|(call, _)| call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit))
+                .is_some_and(|(_, result)| fixable_failure(result));
             for (call, result) in calls.iter().zip(&results) {
                 let is_error = matches!(result, Block::ToolResult { is_error: true, .. });
                 recent_calls.push(CallRecord { name: call.name.clone(), input: call.input.clone(), is_error });

@@ -59,9 +59,14 @@ impl CallFormat {
 }
 
 /// GBNF for calls in `format` to `tools`. With `required` the reply must
-/// consist of one to three calls; without, `root` is exactly one call, which
-/// the decoder starts at the opener and leaves when the call is complete.
-pub fn call_grammar(format: CallFormat, tools: &[ToolSpec], required: bool) -> Result<String, BackendError> {
+/// consist of one to `max_calls` calls; without, `root` is exactly one call,
+/// which the decoder starts at the opener and leaves when the call is complete.
+pub fn call_grammar(
+    format: CallFormat,
+    tools: &[ToolSpec],
+    required: bool,
+    max_calls: u32,
+) -> Result<String, BackendError> {
     if tools.is_empty() {
         return Err(BackendError::Fatal("a call grammar needs at least one tool".into()));
     }
@@ -82,7 +87,10 @@ pub fn call_grammar(format: CallFormat, tools: &[ToolSpec], required: bool) -> R
     let generated = llama_cpp_2::json_schema_to_grammar(&schema)
         .map_err(|e| BackendError::Fatal(format!("cannot build a grammar from the tool schemas: {e}")))?;
     let mut out = String::new();
-    out.push_str(if required { "root ::= call (\"\\n\" call){0,2}\n" } else { "root ::= call\n" });
+    match max_calls {
+        2.. if required => out.push_str(&format!("root ::= call (\"\\n\" call){{0,{}}}\n", max_calls - 1)),
+        _ => out.push_str("root ::= call\n"),
+    }
     match format {
         CallFormat::Hermes => {
             out.push_str("call ::= \"<tool_call>\" \"\\n\"? object \"\\n\"? \"</tool_call>\" | object\n")
@@ -218,7 +226,7 @@ mod tests {
 
     #[test]
     fn the_call_grammar_admits_only_enabled_tools_with_the_name_first() {
-        let grammar = call_grammar(CallFormat::Tack, &tools(), false).unwrap();
+        let grammar = call_grammar(CallFormat::Tack, &tools(), false, 3).unwrap();
         assert!(grammar.starts_with("root ::= call\ncall ::= object\n"), "{grammar}");
         assert!(grammar.contains("\nobject ::= alternative-0 | alternative-1 | "), "{grammar}");
         for tool in ["Read", "Glob", "Grep", "ListDir", "Write", "Edit", "MultiEdit", "Move", "DeleteFile"] {
@@ -230,8 +238,10 @@ mod tests {
         );
         assert!(!grammar.contains("\\\"Bash\\\""));
         assert!(grammar.contains("\nspace ::= \" \"?\n"), "calls stay on one line: {grammar}");
-        let required = call_grammar(CallFormat::Tack, &tools(), true).unwrap();
+        let required = call_grammar(CallFormat::Tack, &tools(), true, 3).unwrap();
         assert!(required.starts_with("root ::= call (\"\\n\" call){0,2}\n"), "{required}");
+        let one = call_grammar(CallFormat::Tack, &tools(), true, 1).unwrap();
+        assert!(one.starts_with("root ::= call\n"), "{one}");
     }
 
     #[test]
@@ -251,7 +261,7 @@ mod tests {
 
     #[test]
     fn hermes_calls_are_wrapped_in_their_tags() {
-        let grammar = call_grammar(CallFormat::Hermes, &tools(), false).unwrap();
+        let grammar = call_grammar(CallFormat::Hermes, &tools(), false, 1).unwrap();
         assert!(
             grammar.contains("call ::= \"<tool_call>\" \"\\n\"? object \"\\n\"? \"</tool_call>\" | object\n"),
             "{grammar}"

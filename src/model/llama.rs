@@ -68,6 +68,8 @@ pub struct LlamaSettings {
     pub grammar: GrammarMode,
     /// Texts that end a generation when the model writes them (not shown).
     pub stop: Vec<String>,
+    /// Tool calls one reply may hold: the generation ends after the last.
+    pub max_calls_per_reply: u32,
     /// Teach tack's text protocol even when the chat template has a call
     /// format of its own.
     pub text_protocol: bool,
@@ -108,6 +110,7 @@ impl LlamaSettings {
             reuse_prefix: true,
             grammar: GrammarMode::default(),
             stop: Vec::new(),
+            max_calls_per_reply: 1,
             text_protocol: false,
             prompt_cache: None,
             progress: None,
@@ -175,6 +178,7 @@ pub struct LlamaBackend {
     /// Tokens generated over the backend's life, for benchmarks and tests.
     generated: Arc<AtomicU64>,
     grammar_mode: GrammarMode,
+    max_calls_per_reply: u32,
     /// Whether prompts' fixed prefix is worth finding (a prompt cache is kept).
     prompt_cache: bool,
     /// How this model writes calls: tack's text protocol, or its template's
@@ -273,6 +277,7 @@ impl LlamaBackend {
             context_size,
             generated,
             grammar_mode: settings.grammar,
+            max_calls_per_reply: settings.max_calls_per_reply.max(1),
             prompt_cache: settings.prompt_cache.is_some(),
             call_format,
             grammar_cache: std::sync::Mutex::new(None),
@@ -360,8 +365,10 @@ impl LlamaBackend {
             return Ok(None);
         }
         let required = self.grammar_mode == GrammarMode::Required || request.require_tool_call;
+        let max_calls = self.max_calls_per_reply;
         let key = serde_json::to_string(&(
             required,
+            max_calls,
             request.tools.iter().map(|t| (&t.name, &t.input_schema)).collect::<Vec<_>>(),
         ))
         .unwrap_or_default();
@@ -369,7 +376,7 @@ impl LlamaBackend {
         let gbnf = match cache.as_ref() {
             Some((cached_key, grammar)) if *cached_key == key => grammar.clone(),
             _ => {
-                let grammar = Arc::new(call_grammar(format, &request.tools, required)?);
+                let grammar = Arc::new(call_grammar(format, &request.tools, required, max_calls)?);
                 *cache = Some((key, grammar.clone()));
                 grammar
             }
@@ -648,6 +655,8 @@ impl Worker<'_> {
         let mut utf8 = Utf8Stream::default();
         let mut stops = StopScanner::new(&self.settings.stop);
         let mut produced = 0u64;
+        let mut calls_written = 0u32;
+        let mut last_call_done = false;
         let mut logits_at = batch.n_tokens() - 1;
         let mut forced = job.forced.map(Vec::into_iter);
         loop {
@@ -696,10 +705,16 @@ impl Worker<'_> {
             }
             if let (Some(c), Some(active)) = (&constraint, grammar.as_mut()) {
                 if !c.required && grammar_allows(active, vocab.eos()) {
-                    // The call is complete: the text after it is free again.
+                    // The call is complete: the text after it is free again,
+                    // unless the reply has all the calls it may hold.
                     grammar = None;
+                    calls_written += 1;
                     if let Some(watch) = &mut watch {
                         watch.reset();
+                    }
+                    if calls_written >= self.settings.max_calls_per_reply {
+                        watch = None;
+                        last_call_done = true;
                     }
                 }
             }
@@ -716,6 +731,9 @@ impl Worker<'_> {
                 if stopped {
                     break;
                 }
+            }
+            if last_call_done {
+                break;
             }
             let position = self.evaluated.len();
             if produced >= self.settings.max_tokens as u64 || position + 1 >= window {

@@ -44,6 +44,7 @@ fn llama_settings(settings: &Settings, path: PathBuf) -> LlamaSettings {
     llama.max_tokens = model.max_tokens.unwrap_or(llama.max_tokens);
     llama.grammar = model.grammar.unwrap_or(llama.grammar);
     llama.stop = model.stop.clone();
+    llama.max_calls_per_reply = model.max_calls_per_reply.unwrap_or(llama.max_calls_per_reply).max(1);
     if model.prompt_cache.unwrap_or(true) {
         llama.prompt_cache = crate::config::cache_dir().map(|dir| dir.join("prompt-cache"));
     }

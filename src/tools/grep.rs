@@ -38,7 +38,7 @@ pub struct GrepInput {
     pattern: String,
     /// File or directory to search, relative to the workspace root (default: the root).
     path: Option<String>,
-    /// Only search files whose name matches this glob, e.g. `*.rs` or `src/**/*.ts`.
+    /// Only search files whose path matches this glob; leave it out to search every file.
     glob: Option<String>,
     /// Match regardless of case.
     #[serde(default)]

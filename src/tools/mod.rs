@@ -67,8 +67,10 @@ pub enum ToolSet {
     Agent,
 }
 
-/// The tools of the compact profile: enough to find, read, change and test code.
-pub const COMPACT_TOOLS: [&str; 7] = ["Read", "Glob", "Grep", "ListDir", "Edit", "Write", "Bash"];
+/// The tools of the compact profile: enough to find, read and change code.
+/// Bash is left out: small models reach for it to change files they have not
+/// read (`sed -i` on guessed text), past the guards of Edit and Write.
+pub const COMPACT_TOOLS: [&str; 6] = ["Read", "Glob", "Grep", "ListDir", "Edit", "Write"];
 
 /// What a call produced. An error result is still a result: the model reads it.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,6 +140,9 @@ struct ReadLedger {
     warned: std::collections::HashSet<std::path::PathBuf>,
 }
 
+/// Lines of a file a refused blind edit shows; longer files must be Read.
+const SHOWN_ON_BLIND_EDIT: usize = 400;
+
 fn text_hash(text: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -156,20 +161,31 @@ impl ConversationState {
     }
 
     /// Refuses a change to the existing file `path`, now holding `current`,
-    /// unless the model has read it as it is.
+    /// unless the model has read it as it is. A file short enough to show is
+    /// shown in the refusal, and counts as read: the model can make the
+    /// change right away, from the real text (a small model told to go and
+    /// read tends to pass the advice on to the user instead).
     pub(crate) fn check_read(&self, path: &WorkspacePath, current: &str) -> Result<(), ToolError> {
-        match self.ledger().seen.get(&path.abs) {
-            None => Err(ToolError::Invalid(format!(
-                "nothing was changed: you have not read {0} yet. Next step: call Read with file_path {0}, \
-                 then repeat the change with old_string copied exactly from what Read shows",
+        let why = match self.ledger().seen.get(&path.abs) {
+            None => format!("you had not read {}", path.display()),
+            Some(hash) if *hash != text_hash(current) => {
+                format!("{} has changed since you last read it", path.display())
+            }
+            Some(_) => return Ok(()),
+        };
+        if current.lines().count() > SHOWN_ON_BLIND_EDIT {
+            return Err(ToolError::Invalid(format!(
+                "nothing was changed: {why}. Read it now (Read with file_path {0}), then make the change again \
+                 with old_string copied exactly from what Read shows",
                 path.display()
-            ))),
-            Some(hash) if *hash != text_hash(current) => Err(ToolError::Invalid(format!(
-                "nothing was changed: {0} has changed since you last read it. Next step: call Read with file_path {0} again",
-                path.display()
-            ))),
-            Some(_) => Ok(()),
+            )));
         }
+        self.note_read(path, current);
+        Err(ToolError::Invalid(format!(
+            "nothing was changed: {why}. Here it is now; make the change again, with old_string copied exactly \
+             from these lines (without the line numbers):\n{}",
+            number_lines(current.lines().enumerate().map(|(i, line)| (i + 1, line)))
+        )))
     }
 
     /// After a change was proposed: the model knows the file as it now is.

@@ -45,20 +45,19 @@ impl TypedTool for MultiEdit {
     async fn call(&self, input: MultiEditInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let path = ctx.workspace.resolve(&input.file_path)?;
         let before = ctx.workspace.read_text(&path)?;
-        ctx.state.check_read(&path, &before)?;
-        let mut after = before.clone();
         let count = input.edits.len();
-        for (index, one) in input.edits.into_iter().enumerate() {
+        let applied = input.edits.into_iter().enumerate().try_fold(before.clone(), |text, (index, one)| {
             let edit = EditInput {
                 file_path: input.file_path.clone(),
                 old_string: one.old_string,
                 new_string: one.new_string,
                 replace_all: one.replace_all,
             };
-            after = replace(&after, &edit, path.display()).map_err(|problem| {
-                ToolError::Invalid(format!("edit {} of {count} failed, so none was applied: {problem}", index + 1))
-            })?;
-        }
+            replace(&text, &edit, path.display())
+                .map_err(|problem| format!("edit {} of {count} failed, so none was applied: {problem}", index + 1))
+        });
+        ctx.state.check_read(&path, &before)?;
+        let after = applied.map_err(ToolError::Invalid)?;
         let display = path.display().to_string();
         let outcome = ctx.edits.propose(FileChange::Write { path: path.clone(), before: Some(before), after }).await;
         ctx.state.note_changed(ctx.workspace, &path);
