@@ -21,7 +21,7 @@ use super::prompt;
 use super::subagent::SubAgents;
 use super::{ApprovalRequest, Conversation, EventSink, HookCall, TurnOutcome};
 use crate::model::toolcall::{ParseEvent, ToolCallParser};
-use crate::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk, render_message};
+use crate::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_message};
 use crate::permissions::{CallFacts, Verdict, visible_in_mode};
 use crate::protocol::{AgentStatus, ApprovalDecision, Block, Event, Message, Role, StopReason, Usage};
 use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSet, ToolSpec};
@@ -423,11 +423,17 @@ impl Conversation {
             }
             ParseEvent::Malformed(bad) => {
                 let id = self.next_call_id();
-                let problem = format!(
-                    "your tool call could not be read: {}\nwrite each call as one JSON object on its own line, e.g. \
-                     {{\"tool\": \"Read\", \"input\": {{\"file_path\": \"src/main.rs\"}}}}",
-                    bad.problem
-                );
+                // The example is in the format the model was taught: tack's
+                // protocol, or the one its chat template lays out.
+                let example = match self.backend.tool_protocol() {
+                    ToolProtocol::Template => {
+                        "exactly as the tool list shows, e.g. <tool_call>\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"src/main.rs\"}}\n</tool_call>"
+                    }
+                    ToolProtocol::Text | ToolProtocol::Native => {
+                        "as one JSON object on its own line, e.g. {\"tool\": \"Read\", \"input\": {\"file_path\": \"src/main.rs\"}}"
+                    }
+                };
+                let problem = format!("your tool call could not be read: {}\nwrite each call {example}", bad.problem);
                 let name = bad.name.unwrap_or_else(|| UNPARSED_CALL.to_string());
                 self.add_call(generation, id, name, serde_json::json!({ "raw": bad.raw }), Some(problem));
             }
