@@ -154,6 +154,8 @@ struct CallConstraint {
     gbnf: Arc<String>,
     /// The reply must start with a call, rather than the model choosing to.
     required: bool,
+    /// Calls the reply may hold (at least 1): the generation ends after the last.
+    max_calls: u32,
 }
 
 /// One generation handed to the worker.
@@ -381,7 +383,7 @@ impl LlamaBackend {
                 grammar
             }
         };
-        Ok(Some(CallConstraint { format, gbnf, required }))
+        Ok(Some(CallConstraint { format, gbnf, required, max_calls }))
     }
 
     /// A generation whose reply is `completion`, decoded token by token as if
@@ -579,25 +581,23 @@ impl Worker<'_> {
         }
 
         let started = Instant::now();
-        // The prompt cache: tokens of the fixed prefix, and where their KV
-        // state is saved. A fresh context starts from it.
-        let prefix_len = job
-            .prefix
-            .as_ref()
-            .map(|prefix| {
+        // The prompt cache: a fresh context starts from the saved KV state of
+        // the fixed prefix, or saves it when there is none (or it is damaged).
+        // A context that holds tokens already reuses them instead.
+        let (prefix_len, cache_file) = match &job.prefix {
+            Some(prefix) if self.evaluated.is_empty() => {
                 let tokens = vocab.tokenize(prefix.as_bytes(), add_bos, true);
                 // The last token of the prefix may merge with what follows.
-                prompt.iter().zip(&tokens).take_while(|(a, b)| a == b).count().min(tokens.len().saturating_sub(1))
-            })
-            .unwrap_or(0)
-            .min(prompt.len() - 1);
-        let cache_file = self.prompt_cache_file(&prompt[..prefix_len]);
-        let mut save_prefix = false;
-        if let Some(file) = &cache_file {
-            if self.evaluated.is_empty() {
-                save_prefix = !self.load_prefix(file, &prompt[..prefix_len]);
+                let len = prompt.iter().zip(&tokens).take_while(|(a, b)| a == b).count();
+                let len = len.min(tokens.len().saturating_sub(1)).min(prompt.len() - 1);
+                (len, self.prompt_cache_file(&prompt[..len]))
             }
-        }
+            _ => (0, None),
+        };
+        let save_prefix = match &cache_file {
+            Some(file) => !self.load_prefix(file, &prompt[..prefix_len]),
+            None => false,
+        };
         let mut reused = if self.settings.reuse_prefix {
             prompt.iter().zip(&self.evaluated).take_while(|(a, b)| a == b).count()
         } else {
@@ -615,10 +615,7 @@ impl Worker<'_> {
         let mut batch = LlamaBatch::new(batch_size, 1);
         // When the prefix is to be saved, the cache must hold exactly the
         // prefix at that moment: evaluate up to its end, save, go on.
-        let save_at = match &cache_file {
-            Some(_) if save_prefix && reused < prefix_len => prefix_len,
-            _ => prompt.len(),
-        };
+        let save_at = if save_prefix && reused < prefix_len { prefix_len } else { prompt.len() };
         for (from, to) in [(reused, save_at), (save_at, prompt.len())] {
             for (chunk_index, chunk) in prompt[from..to].chunks(batch_size).enumerate() {
                 if job.out.is_closed() {
@@ -712,7 +709,7 @@ impl Worker<'_> {
                     if let Some(watch) = &mut watch {
                         watch.reset();
                     }
-                    if calls_written >= self.settings.max_calls_per_reply {
+                    if calls_written >= c.max_calls {
                         watch = None;
                         last_call_done = true;
                     }

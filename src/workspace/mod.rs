@@ -58,7 +58,7 @@ impl WorkspaceError {
         }
     }
 
-    pub fn not_found(path: &WorkspacePath) -> Self {
+    fn not_found(path: &WorkspacePath) -> Self {
         let depth = path.real_rel.split('/').filter(|part| !part.is_empty()).count();
         let hint = match path.abs.ancestors().nth(depth) {
             Some(root) => snapshot::missing_path_hint(root, &path.real_rel),
