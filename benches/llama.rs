@@ -108,7 +108,7 @@ async fn tack_throughput() -> (f64, f64) {
 fn llama_bench() -> Result<(f64, f64), String> {
     let binary = std::env::var_os("LLAMA_BENCH")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/llama-bench/llama-bench"));
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/llama-cpp/bin/llama-bench"));
     if !binary.is_file() {
         return Err("llama-bench not built: run scripts/build-llama-bench for the reference".into());
     }

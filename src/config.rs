@@ -7,7 +7,7 @@
 //! user's deny rule by writing its own. Keys are camelCase; snake_case is
 //! accepted too, since that is how TOML is usually written.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -74,7 +74,7 @@ pub struct ModelSettings {
     pub grammar: Option<GrammarMode>,
     /// Texts that end a generation when the model writes them.
     pub stop: Vec<String>,
-    /// Local models: tool calls one reply may hold; the generation ends after
+    /// Tool calls one reply may hold; the generation ends after
     /// the last (default 1: a small model that goes on writes calls whose
     /// input depends on results it has not seen).
     pub max_calls_per_reply: Option<u32>,
@@ -82,6 +82,45 @@ pub struct ModelSettings {
     /// cache directory, so a new session does not evaluate them again
     /// (default on).
     pub prompt_cache: Option<bool>,
+    /// OpenAI-compatible servers: the API root, e.g. `http://127.0.0.1:8080/v1`.
+    pub base_url: Option<String>,
+    /// OpenAI-compatible servers: the model's name on the server (default:
+    /// the server's only model).
+    pub model: Option<String>,
+    /// OpenAI-compatible servers: the environment variable that holds the
+    /// API key. The key itself never goes in a config file.
+    pub api_key_env: Option<String>,
+    /// OpenAI-compatible servers: extra HTTP headers (not for secrets).
+    pub headers: BTreeMap<String, String>,
+    /// OpenAI-compatible servers: how tool calls travel (`auto` by default).
+    pub tool_calls: Option<ToolCallMode>,
+    /// OpenAI-compatible servers: generations in flight at once (default 4),
+    /// across conversations and sub-agents.
+    pub max_concurrent_requests: Option<u32>,
+    /// OpenAI-compatible servers: time to connect (default 10 s).
+    pub connect_timeout_ms: Option<u64>,
+    /// OpenAI-compatible servers: longest silence before the first byte or
+    /// between two (default 300 s), after which the generation is retried.
+    pub idle_timeout_ms: Option<u64>,
+}
+
+/// How an OpenAI-compatible server's model calls tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallMode {
+    /// `template` for a llama.cpp server whose model's chat template lays out
+    /// tools in a format tack knows, `native` otherwise.
+    #[default]
+    Auto,
+    /// The API's `tools` and `tool_calls`: the server parses the model's calls.
+    Native,
+    /// llama.cpp servers: tack renders the model's chat template itself and
+    /// sends a grammar that holds calls to the tools' schemas, as the llama
+    /// backend does (the server refuses a grammar beside `tools`).
+    Template,
+    /// tack's text protocol, taught in the prompt and parsed by tack, for
+    /// servers or models without tool calling.
+    Text,
 }
 
 /// How a local model's decoding is constrained by the enabled tools' schemas.

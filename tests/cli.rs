@@ -209,12 +209,19 @@ fn bad_flags_and_bad_config_get_one_clear_line() {
 }
 
 #[test]
-fn backends_not_built_yet_say_so() {
+fn the_openai_backend_says_which_address_it_needs_and_which_it_cannot_reach() {
     let cli = Cli::new();
     let output = cli.run(&["run", "--backend", "openai", "hi"]);
     assert_eq!(output.status.code(), Some(1));
     let err = stderr(&output);
-    assert!(err.contains("the openai backend is not built into this version of tack yet"), "{err}");
+    assert!(err.contains("--base-url"), "{err}");
+
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let url = format!("http://{closed}/v1");
+    let output = cli.run(&["run", "--backend", "openai", "--base-url", &url, "hi"]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(err.contains(&url) && err.contains("cannot connect"), "{err}");
 }
 
 #[test]

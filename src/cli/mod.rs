@@ -21,7 +21,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run one agent turn headless: streamed text and tool calls on stderr, the answer on stdout.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// List the sessions of a workspace, most recent first.
     Sessions(sessions::SessionsArgs),
     /// Serve the Language Server Protocol on stdin and stdout, for an editor.
@@ -60,7 +60,7 @@ pub fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
-            Command::Run(args) => run::run(args).await,
+            Command::Run(args) => run::run(*args).await,
             Command::Sessions(args) => sessions::list(args),
             Command::Lsp => {
                 crate::lsp::serve_stdio().await;

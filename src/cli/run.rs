@@ -35,6 +35,12 @@ pub(super) struct RunArgs {
     /// GGUF model file, for the llama backend.
     #[arg(long, value_name = "PATH")]
     model: Option<PathBuf>,
+    /// OpenAI-compatible server's API root, for the openai backend (e.g. http://127.0.0.1:8080/v1).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The model's name on the server, for the openai backend.
+    #[arg(long, value_name = "NAME")]
+    model_name: Option<String>,
     /// plan, ask, auto_read (default) or auto_all.
     #[arg(long, value_name = "MODE")]
     permission_mode: Option<PermissionMode>,
@@ -73,6 +79,12 @@ impl RunArgs {
         }
         if let Some(path) = &self.model {
             model.insert("path".into(), json!(cwd.join(path)));
+        }
+        if let Some(url) = &self.base_url {
+            model.insert("baseUrl".into(), json!(url));
+        }
+        if let Some(name) = &self.model_name {
+            model.insert("model".into(), json!(name));
         }
         if let Some(grammar) = &self.grammar {
             model.insert("grammar".into(), json!(grammar));

@@ -112,6 +112,18 @@ pub fn call_grammar(
     Ok(out)
 }
 
+/// GBNF for a whole reply decoded by a server, which cannot start a grammar
+/// midway as tack's decoder does: the reply is either one call in `format`
+/// (after any blank space) or prose that does not start like a call. Prose
+/// is free, so a call written after some words is left to the parser.
+pub fn reply_grammar(format: CallFormat, tools: &[ToolSpec]) -> Result<String, BackendError> {
+    let calls = call_grammar(format, tools, false, 1)?;
+    let rules = calls.strip_prefix("root ::= call\n").unwrap_or(&calls);
+    let mut out = String::from("root ::= [ \t\n]* call | prose\nprose ::= [^{< \t\n] .*\n");
+    out.push_str(rules);
+    Ok(out)
+}
+
 /// `schema` as JSON text with each object's required properties first, in
 /// the order `required` lists them (`file_path`, `old_string`, `new_string`),
 /// then the optional ones: the grammar makes the model write them in this

@@ -32,10 +32,10 @@ use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::grammar::{CallFormat, OpenerWatch, Sighting, call_grammar};
-use super::template::{ChatMessage, JinjaTemplate};
+use super::template::{ChatMessage, JinjaTemplate, chat_messages, tool_definitions};
 use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_block, toolcall};
 pub use crate::config::GrammarMode;
-use crate::protocol::{Block, Role, Usage};
+use crate::protocol::{Role, Usage};
 
 /// Called with the share of the model loaded, from 0.0 to 1.0.
 #[derive(Clone)]
@@ -291,17 +291,9 @@ impl LlamaBackend {
     pub fn render(&self, request: &CompletionRequest) -> Result<String, BackendError> {
         match &self.template {
             ChatTemplate::Jinja(template) if template.speaks_tools() => {
-                let tools: Vec<serde_json::Value> = request
-                    .tools
-                    .iter()
-                    .map(|tool| {
-                        serde_json::json!({"type": "function", "function": {
-                            "name": tool.name, "description": tool.description, "parameters": tool.input_schema,
-                        }})
-                    })
-                    .collect();
+                let tools = tool_definitions(&request.tools);
                 let tools = (!tools.is_empty()).then_some(tools);
-                template.render(&template_messages(request), tools.as_deref(), true).map_err(BackendError::Fatal)
+                template.render(&chat_messages(request), tools.as_deref(), true).map_err(BackendError::Fatal)
             }
             ChatTemplate::Jinja(template) => {
                 let messages: Vec<ChatMessage> = text_protocol_chat(request)
@@ -455,43 +447,6 @@ fn text_protocol_chat(request: &CompletionRequest) -> Vec<(&'static str, String)
             Role::Assistant => "assistant",
         };
         chat.push((role, content.trim_end().to_string()));
-    }
-    chat
-}
-
-/// The chat in the shape Hugging Face templates expect: calls as
-/// `tool_calls`, each result as a `tool` message.
-fn template_messages(request: &CompletionRequest) -> Vec<ChatMessage> {
-    let mut chat = Vec::new();
-    if !request.system.is_empty() {
-        chat.push(ChatMessage::new("system", request.system.clone()));
-    }
-    for message in &request.messages {
-        let role = match message.role {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        };
-        let mut turn = ChatMessage::new(role, message.text());
-        let mut results = Vec::new();
-        for block in &message.blocks {
-            match block {
-                Block::ToolUse { id, name, input } => turn.tool_calls.push(serde_json::json!({
-                    "id": id, "type": "function", "function": {"name": name, "arguments": input},
-                })),
-                Block::ToolResult { tool_use_id, output, is_error, .. } => {
-                    let content = if *is_error { format!("error: {output}") } else { output.clone() };
-                    let mut result = ChatMessage::new("tool", content);
-                    result.tool_call_id = Some(tool_use_id.clone());
-                    results.push(result);
-                }
-                Block::Text { .. } | Block::Thought { .. } => {}
-            }
-        }
-        // Results come first: they answer the calls of the message before.
-        chat.extend(results);
-        if !turn.content.trim().is_empty() || !turn.tool_calls.is_empty() {
-            chat.push(turn);
-        }
     }
     chat
 }
@@ -1019,46 +974,6 @@ impl ModelBackend for LlamaBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn template_messages_carry_calls_and_results_in_the_hugging_face_shape() {
-        use crate::protocol::Message;
-        let request = CompletionRequest {
-            system: "sys".into(),
-            messages: vec![
-                Message::user_text("read a.rs"),
-                Message {
-                    role: Role::Assistant,
-                    blocks: vec![
-                        Block::Thought { text: "hidden".into() },
-                        Block::Text { text: "Looking.".into() },
-                        Block::ToolUse {
-                            id: "call_1".into(),
-                            name: "Read".into(),
-                            input: serde_json::json!({"file_path": "a.rs"}),
-                        },
-                    ],
-                },
-                Message {
-                    role: Role::User,
-                    blocks: vec![Block::ToolResult {
-                        tool_use_id: "call_1".into(),
-                        output: "no such file".into(),
-                        is_error: true,
-                        summary: "x".into(),
-                    }],
-                },
-            ],
-            ..CompletionRequest::default()
-        };
-        let chat = template_messages(&request);
-        let roles: Vec<&str> = chat.iter().map(|m| m.role.as_str()).collect();
-        assert_eq!(roles, ["system", "user", "assistant", "tool"]);
-        assert_eq!(chat[2].content, "Looking.", "thoughts are not fed back");
-        assert_eq!(chat[2].tool_calls[0]["function"]["arguments"]["file_path"], "a.rs");
-        assert_eq!(chat[3].content, "error: no such file");
-        assert_eq!(chat[3].tool_call_id.as_deref(), Some("call_1"));
-    }
 
     #[test]
     fn stop_strings_end_the_text_and_are_never_shown() {

@@ -1,14 +1,16 @@
 //! Builds the backend that the settings name: the scripted replayer, or a
 //! local GGUF model found from the settings, `TACK_MODEL`, or the default
-//! model's install location. Front ends share it.
+//! model's install location, or an OpenAI-compatible server. Front ends share it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::bail;
 
 use super::ModelBackend;
 use super::llama::{LlamaBackend, LlamaSettings, LoadProgress};
+use super::openai::{OpenAiBackend, OpenAiSettings};
 use super::scripted::ScriptedBackend;
 use super::tokenizer::HfTokenizer;
 use crate::config::{BackendKind, Settings};
@@ -57,6 +59,41 @@ fn llama_settings(settings: &Settings, path: PathBuf) -> LlamaSettings {
     llama
 }
 
+fn openai_settings(settings: &Settings) -> anyhow::Result<OpenAiSettings> {
+    let model = &settings.model;
+    let Some(base_url) = &model.base_url else {
+        bail!(
+            "the openai backend needs the server's address: pass --base-url URL or set model.baseUrl (e.g. http://127.0.0.1:8080/v1)"
+        );
+    };
+    let mut openai = OpenAiSettings::new(base_url.clone());
+    openai.model = model.model.clone();
+    openai.api_key_env = model.api_key_env.clone();
+    openai.headers = model.headers.clone();
+    openai.tool_calls = model.tool_calls.unwrap_or_default();
+    openai.grammar = model.grammar.unwrap_or_default();
+    openai.temperature = model.temperature;
+    openai.top_p = model.top_p;
+    openai.top_k = model.top_k;
+    openai.min_p = model.min_p;
+    openai.seed = model.seed;
+    openai.max_tokens = model.max_tokens;
+    openai.stop = model.stop.clone();
+    openai.max_calls_per_reply = model.max_calls_per_reply.unwrap_or(1).max(1) as usize;
+    openai.context_window = model.context_window;
+    openai.tokenizer = model.tokenizer.clone();
+    if let Some(limit) = model.max_concurrent_requests {
+        openai.max_concurrent_requests = limit.max(1) as usize;
+    }
+    if let Some(ms) = model.connect_timeout_ms {
+        openai.connect_timeout = Duration::from_millis(ms.max(1));
+    }
+    if let Some(ms) = model.idle_timeout_ms {
+        openai.idle_timeout = Duration::from_millis(ms.max(1));
+    }
+    Ok(openai)
+}
+
 /// The backend the settings name, loaded. `progress` hears how far a local
 /// model has loaded.
 pub async fn load_backend(
@@ -82,9 +119,6 @@ pub async fn load_backend(
             let backend = tokio::task::spawn_blocking(move || LlamaBackend::load(llama)).await??;
             Ok(Arc::new(backend))
         }
-        other => bail!(
-            "the {} backend is not built into this version of tack yet; use --backend llama or --backend scripted",
-            other.as_str()
-        ),
+        BackendKind::Openai => Ok(Arc::new(OpenAiBackend::connect(openai_settings(settings)?).await?)),
     }
 }

@@ -8,6 +8,7 @@
 pub mod grammar;
 pub mod llama;
 mod load;
+pub mod openai;
 pub mod scripted;
 pub mod template;
 pub mod tokenizer;
@@ -65,6 +66,10 @@ pub enum BackendError {
     /// generation with backoff, a few times, then gives up with `error`.
     #[error("transient model error: {0}")]
     Transient(String),
+    /// The server is overloaded and said how long to wait (`Retry-After`):
+    /// retried like a transient error, but not sooner than that.
+    #[error("transient model error: {message}")]
+    Busy { message: String, retry_after: std::time::Duration },
     /// Nothing to retry (bad request, script exhausted, model not loaded):
     /// the turn ends with stop reason `error`.
     #[error("{0}")]

@@ -3,6 +3,10 @@
 
 use minijinja::{Environment, Error, ErrorKind, Value, context};
 
+use super::CompletionRequest;
+use crate::protocol::{Block, Role};
+use crate::tools::ToolSpec;
+
 /// A compiled Jinja chat template.
 pub struct JinjaTemplate {
     env: Environment<'static>,
@@ -112,9 +116,100 @@ impl JinjaTemplate {
     }
 }
 
+/// The chat in the shape Hugging Face templates expect: calls as
+/// `tool_calls`, each result as a `tool` message.
+pub fn chat_messages(request: &CompletionRequest) -> Vec<ChatMessage> {
+    let mut chat = Vec::new();
+    if !request.system.is_empty() {
+        chat.push(ChatMessage::new("system", request.system.clone()));
+    }
+    for message in &request.messages {
+        let role = match message.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        let mut turn = ChatMessage::new(role, message.text());
+        let mut results = Vec::new();
+        for block in &message.blocks {
+            match block {
+                Block::ToolUse { id, name, input } => turn.tool_calls.push(serde_json::json!({
+                    "id": id, "type": "function", "function": {"name": name, "arguments": input},
+                })),
+                Block::ToolResult { tool_use_id, output, is_error, .. } => {
+                    let content = if *is_error { format!("error: {output}") } else { output.clone() };
+                    let mut result = ChatMessage::new("tool", content);
+                    result.tool_call_id = Some(tool_use_id.clone());
+                    results.push(result);
+                }
+                Block::Text { .. } | Block::Thought { .. } => {}
+            }
+        }
+        // Results come first: they answer the calls of the message before.
+        chat.extend(results);
+        if !turn.content.trim().is_empty() || !turn.tool_calls.is_empty() {
+            chat.push(turn);
+        }
+    }
+    chat
+}
+
+/// Tools as OpenAI-style function definitions, the shape chat templates and
+/// OpenAI-compatible APIs take.
+pub fn tool_definitions(tools: &[ToolSpec]) -> Vec<serde_json::Value> {
+    tools
+        .iter()
+        .map(|tool| {
+            serde_json::json!({"type": "function", "function": {
+                "name": tool.name, "description": tool.description, "parameters": tool.input_schema,
+            }})
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chat_messages_carry_calls_and_results_in_the_hugging_face_shape() {
+        use crate::protocol::Message;
+        use crate::protocol::{Block, Role};
+        let request = CompletionRequest {
+            system: "sys".into(),
+            messages: vec![
+                Message::user_text("read a.rs"),
+                Message {
+                    role: Role::Assistant,
+                    blocks: vec![
+                        Block::Thought { text: "hidden".into() },
+                        Block::Text { text: "Looking.".into() },
+                        Block::ToolUse {
+                            id: "call_1".into(),
+                            name: "Read".into(),
+                            input: serde_json::json!({"file_path": "a.rs"}),
+                        },
+                    ],
+                },
+                Message {
+                    role: Role::User,
+                    blocks: vec![Block::ToolResult {
+                        tool_use_id: "call_1".into(),
+                        output: "no such file".into(),
+                        is_error: true,
+                        summary: "x".into(),
+                    }],
+                },
+            ],
+            ..CompletionRequest::default()
+        };
+        let chat = chat_messages(&request);
+        let roles: Vec<&str> = chat.iter().map(|m| m.role.as_str()).collect();
+        assert_eq!(roles, ["system", "user", "assistant", "tool"]);
+        assert_eq!(chat[2].content, "Looking.", "thoughts are not fed back");
+        assert_eq!(chat[2].tool_calls[0]["function"]["arguments"]["file_path"], "a.rs");
+        assert_eq!(chat[3].content, "error: no such file");
+        assert_eq!(chat[3].tool_call_id.as_deref(), Some("call_1"));
+    }
 
     fn chat(pairs: &[(&str, &str)]) -> Vec<ChatMessage> {
         pairs.iter().map(|(role, content)| ChatMessage::new(role, *content)).collect()

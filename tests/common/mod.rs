@@ -2,6 +2,8 @@
 //! that records every event and answers approvals from a list.
 #![allow(dead_code)]
 
+pub mod llama_server;
+
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -10,6 +12,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tack::agent::TurnOutcome;
 use tack::agent::{Approval, ApprovalRequest, Conversation, ConversationParts, Host, LoopSettings, ToolHook};
+use tack::model::ModelBackend;
 use tack::model::scripted::{ScriptEntry, ScriptedBackend};
 use tack::permissions::{Policy, Rule};
 use tack::protocol::{ApprovalDecision, Event, PermissionMode, SequencedEvent};
@@ -86,6 +89,8 @@ pub struct Scenario {
     tools: Option<Vec<Arc<dyn Tool>>>,
     hooks: Vec<Arc<dyn ToolHook>>,
     overlay: Option<Arc<dyn BufferOverlay>>,
+    /// Offer the tools the front ends offer this model (`tools.profile = auto`).
+    sized_for_model: bool,
 }
 
 pub struct Run {
@@ -111,7 +116,15 @@ impl Scenario {
             tools: None,
             hooks: Vec::new(),
             overlay: None,
+            sized_for_model: false,
         }
+    }
+
+    /// Offers the model the tool list the front ends would (compact for a
+    /// small model), instead of every tool.
+    pub fn sized_for_model(mut self) -> Scenario {
+        self.sized_for_model = true;
+        self
     }
 
     pub fn file(self, path: &str, contents: &str) -> Scenario {
@@ -196,6 +209,23 @@ impl Scenario {
 
     pub async fn run_backend(self, backend: ScriptedBackend, prompt: &str, cancel: CancellationToken) -> Run {
         let backend = Arc::new(backend);
+        let model: Arc<dyn ModelBackend> = backend.clone();
+        let (dir, events, outcome, asked, history_len) = self.drive(model, prompt, cancel).await;
+        Run { dir, events, outcome, asked, backend, history_len }
+    }
+
+    /// Runs one turn against any backend (a model server, a real model).
+    pub async fn run_model(self, model: Arc<dyn ModelBackend>, prompt: &str, cancel: CancellationToken) -> ModelRun {
+        let (dir, events, outcome, _, _) = self.drive(model, prompt, cancel).await;
+        ModelRun { dir, events, outcome }
+    }
+
+    async fn drive(
+        self,
+        backend: Arc<dyn ModelBackend>,
+        prompt: &str,
+        cancel: CancellationToken,
+    ) -> (tempfile::TempDir, Vec<SequencedEvent>, TurnOutcome, Vec<ApprovalRequest>, usize) {
         let host = Arc::new(RecordingHost::new(self.answers.clone(), self.edits));
         let unanswered = host.on_unanswered.clone();
         let cancel_on_wait = cancel.clone();
@@ -209,6 +239,9 @@ impl Scenario {
         }
         let tools = match self.tools {
             Some(tools) => ToolRegistry::new(tools),
+            None if self.sized_for_model => {
+                ToolRegistry::for_model(&Default::default(), backend.context_window(), backend.parameters())
+            }
             None => ToolRegistry::builtin(&Default::default()),
         };
         let mut conversation = Conversation::new(ConversationParts {
@@ -235,14 +268,33 @@ impl Scenario {
         let events = host.events.lock().unwrap().clone();
         let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
         assert_eq!(seqs, (1..=events.len() as u64).collect::<Vec<_>>(), "seq must be gapless from 1");
-        Run {
-            dir: self.dir,
-            events,
-            outcome,
-            asked: host.asked.lock().unwrap().clone(),
-            backend,
-            history_len: conversation.history().len(),
-        }
+        let asked = host.asked.lock().unwrap().clone();
+        (self.dir, events, outcome, asked, conversation.history().len())
+    }
+}
+
+/// A turn against a backend other than the scripted one.
+pub struct ModelRun {
+    pub dir: tempfile::TempDir,
+    pub events: Vec<SequencedEvent>,
+    pub outcome: TurnOutcome,
+}
+
+impl ModelRun {
+    /// The events of one kind, by their protocol name (`retry`, `usage`, ...).
+    pub fn of_kind(&self, kind: &str) -> Vec<&Event> {
+        self.events.iter().map(|e| &e.event).filter(|e| e.kind() == kind).collect()
+    }
+
+    /// Every text delta of the turn, joined.
+    pub fn text(&self) -> String {
+        self.events
+            .iter()
+            .filter_map(|e| match &e.event {
+                Event::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
     }
 }
 
