@@ -113,15 +113,51 @@ pub fn call_grammar(
 }
 
 /// GBNF for a whole reply decoded by a server, which cannot start a grammar
-/// midway as tack's decoder does: the reply is either one call in `format`
-/// (after any blank space) or prose that does not start like a call. Prose
-/// is free, so a call written after some words is left to the parser.
+/// midway as tack's decoder does: free text in which no call opener can
+/// appear, then at most one call held to the tools' schemas. Whatever way the
+/// model starts a call (bare, in tags, inside a code fence) it is held from
+/// the opener on, as with the llama backend, pretty-printed or not. The cost: the text cannot hold
+/// `{"` (every call object starts so) or a call tag; code with JSON in it
+/// belongs in files, which calls write.
 pub fn reply_grammar(format: CallFormat, tools: &[ToolSpec]) -> Result<String, BackendError> {
     let calls = call_grammar(format, tools, false, 1)?;
     let rules = calls.strip_prefix("root ::= call\n").unwrap_or(&calls);
-    let mut out = String::from("root ::= [ \t\n]* call | prose\nprose ::= [^{< \t\n] .*\n");
-    out.push_str(rules);
+    let tags: Vec<&str> = format.openers().iter().copied().filter(|o| o.starts_with('<')).collect();
+    // `{` then `"`, with any blank space between, only starts a call.
+    let mut piece = vec![r#"[^{<]"#.to_string(), r#""{" [ \t\n]* [^" \t\n]"#.to_string()];
+    match tags.as_slice() {
+        [] => piece.push(r#""<""#.to_string()),
+        tags => piece.extend(tags.iter().map(|tag| format!("\"<\" {}", not_rest(&tag[1..])))),
+    }
+    let mut out = String::from("root ::= text call?\n");
+    out.push_str(&format!("text ::= ({})* (\"{{\" [ \\t\\n]* | \"<\")?\n", piece.join(" | ")));
+    for line in rules.lines() {
+        // Models that write a call as pretty JSON (`{\n  "name"`) must stay
+        // on the call's path: the text's `{` may not be followed by `"`.
+        if line.starts_with("space ::=") {
+            out.push_str("space ::= [ \\t\\n]{0,16}\n");
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
     Ok(out)
+}
+
+/// GBNF for a few characters that do not spell `rest`: `[^t] | "t" ([^o] | ...)`.
+fn not_rest(rest: &str) -> String {
+    let mut chars = rest.chars();
+    let Some(first) = chars.next() else { return "[^\\x00]".to_string() };
+    let escaped = |c: char| match c {
+        '"' | '\\' | ']' | '[' | '^' | '-' => format!("\\{c}"),
+        c => c.to_string(),
+    };
+    let tail = chars.as_str();
+    if tail.is_empty() {
+        format!("[^{}]", escaped(first))
+    } else {
+        format!("([^{}] | \"{}\" {})", escaped(first), escaped(first), not_rest(tail))
+    }
 }
 
 /// `schema` as JSON text with each object's required properties first, in
@@ -321,5 +357,20 @@ mod tests {
         hermes.reset();
         assert_eq!(hermes.see(b"_call>"), Sighting::None, "reset forgets the tail");
         assert_eq!(hermes.see(b"\n{\"name\""), Sighting::Opened { opener: "{\"name\"" }, "a call without its tags");
+    }
+
+    #[test]
+    fn a_reply_grammar_keeps_openers_out_of_the_free_text() {
+        let tools = vec![ToolSpec {
+            name: "Read".into(),
+            description: String::new(),
+            input_schema: serde_json::json!({"type": "object", "properties": {"file_path": {"type": "string"}}, "required": ["file_path"]}),
+        }];
+        let grammar = reply_grammar(CallFormat::Hermes, &tools).unwrap();
+        assert!(grammar.starts_with("root ::= text call?\n"), "{grammar}");
+        assert!(grammar.contains(r#""<" ([^t] | "t" ([^o] | "o" "#), "{grammar}");
+        assert!(grammar.contains("call ::= \"<tool_call>\""), "{grammar}");
+        assert!(!grammar.contains("root ::= call"), "{grammar}");
+        assert!(grammar.contains("space ::= [ \\t\\n]{0,16}\n"), "{grammar}");
     }
 }

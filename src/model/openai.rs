@@ -563,6 +563,7 @@ impl Shared {
         let idle = self.settings.idle_timeout;
         let silent =
             || BackendError::Transient(format!("the model server sent nothing for {} s", idle.as_secs_f64().round()));
+        tracing::trace!(%url, %body, "request to the model server");
         let started = Instant::now();
         let send = self.client.post(url).json(&body).send();
         let response = tokio::time::timeout(idle, send).await.map_err(|_| silent())?.map_err(|e| {
@@ -615,6 +616,7 @@ impl Shared {
                 // the reply is over when the last allowed one is complete.
                 // A server held by a grammar stops there by itself and sends
                 // its usage; one that goes on is hung up on.
+                tracing::debug!(?texts, "the model wrote on after its last allowed call; hanging up");
                 finished = true;
                 break;
             }
