@@ -24,7 +24,7 @@ use tack::model::openai::{OpenAiBackend, OpenAiSettings};
 use tack::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk};
 use tack::protocol::Message;
 
-const RUNS: usize = 9;
+const RUNS: usize = 21;
 const TOKENS: u32 = 64;
 const SYSTEM: &str = "You are a helpful assistant.";
 const PROMPT: &str = "Write a short story about a lighthouse keeper and a storm.";
@@ -44,6 +44,12 @@ fn server_binary() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/llama-cpp/bin/llama-server"))
 }
 
+/// The server's log, kept for when a run goes wrong.
+fn log_file() -> std::fs::File {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/llama-server-bench.log");
+    std::fs::File::create(path).expect("cannot write the server log")
+}
+
 struct Server {
     child: Child,
     base_url: String,
@@ -58,7 +64,7 @@ impl Server {
             .args(["--host", "127.0.0.1", "--port", &port.to_string(), "-t", "2", "--alias", "bench"])
             .args(["-c", &(4096 * parallel).to_string(), "-np", &parallel.to_string()])
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(log_file())
             .spawn()
             .expect("llama-server not built: run scripts/build-llama-tool llama-server");
         let server = Server { child, base_url: format!("http://127.0.0.1:{port}/v1") };
@@ -159,6 +165,14 @@ async fn overhead() {
     });
     // A first round warms the server's prompt cache for both: each run
     // then evaluates the same one token of prompt and decodes the same reply.
+    // (Retried: a server that has just said it is healthy has been seen to
+    // drop the very first connection.)
+    for _ in 0..5 {
+        if client.post(&url).json(&body).send().await.is_ok_and(|r| r.status().is_success()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
     let _ = direct(&client, &url, &body).await;
     let (mut tack_first, mut tack_total, mut direct_first, mut direct_total) = (vec![], vec![], vec![], vec![]);
     let mut tokens = 0;
