@@ -335,6 +335,36 @@ async fn generations_run_in_parallel_up_to_the_configured_limit() {
 }
 
 #[tokio::test]
+async fn sub_agents_generate_at_the_same_time_against_a_server() {
+    let agent_call = |index: u32, id: &str, task: &str| {
+        let arguments = json!({ "description": task, "prompt": format!("Say {task}.") }).to_string();
+        json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": index, "id": id, "function": { "name": "Agent", "arguments": arguments } }] } }] })
+    };
+    let slow = |word: &str| Answer::Stream {
+        events: text_events(&[word]),
+        complete: true,
+        first_byte_delay: Duration::from_millis(500),
+    };
+    let server = FaultServer::start(vec![
+        streamed(vec![
+            agent_call(0, "a", "one"),
+            agent_call(1, "b", "two"),
+            json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "tool_calls" }] }),
+        ]),
+        slow("one"),
+        slow("two"),
+        streamed(text_events(&["Both said their word."])),
+    ])
+    .await;
+    let mut settings = server.settings();
+    settings.max_calls_per_reply = 2;
+    let run = Scenario::new().run_model(connect(settings).await, "ask two helpers", CancellationToken::new()).await;
+    assert_eq!(run.outcome.text, "Both said their word.");
+    assert_eq!(run.of_kind("subagent_finished").len(), 2, "{:?}", run.events);
+    assert_eq!(server.in_flight.lock().unwrap().1, 2, "the two sub-agents' generations should overlap");
+}
+
+#[tokio::test]
 async fn connecting_explains_a_refused_port_a_wrong_path_and_an_unknown_model() {
     let closed = TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
     let error = OpenAiBackend::connect(OpenAiSettings::new(format!("http://{closed}/v1"))).await.err().unwrap();
@@ -547,6 +577,31 @@ fn the_language_server_runs_a_turn_through_llama_server() {
     assert!(["end_turn", "max_iterations"].contains(&finished["stopReason"].as_str().unwrap()), "{finished}");
     assert!(finished["usage"]["completionTokens"].as_u64().unwrap() > 0, "{finished}");
     assert!(client.events(&conversation).iter().any(|e| e["kind"] == "text"), "{}", client.report());
+    assert_eq!(client.shutdown_and_exit().code(), Some(0));
+}
+
+#[test]
+fn two_conversations_in_the_language_server_generate_at_the_same_time() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let slow = |word: &'static str| Answer::Stream {
+        events: text_events(&[word]),
+        complete: true,
+        first_byte_delay: Duration::from_millis(800),
+    };
+    let server = runtime.block_on(FaultServer::start(vec![slow("first"), slow("second")]));
+    let workspace = tempfile::tempdir().unwrap();
+    let options = json!({ "model": { "backend": "openai", "baseUrl": server.base_url, "model": "fault-model" } });
+    let mut client = lsp_client::LspClient::start(workspace.path(), options);
+    client.timeout = Duration::from_secs(30);
+    let one = client.new_conversation(None);
+    let two = client.new_conversation(None);
+    client.turn(&one, "hi");
+    client.turn(&two, "hello");
+    let answers = [client.wait_turn_finished(&one), client.wait_turn_finished(&two)];
+    let mut texts: Vec<&str> = answers.iter().map(|f| f["text"].as_str().unwrap()).collect();
+    texts.sort();
+    assert_eq!(texts, ["first", "second"], "{}", client.report());
+    assert_eq!(server.in_flight.lock().unwrap().1, 2, "the conversations' generations should overlap");
     assert_eq!(client.shutdown_and_exit().code(), Some(0));
 }
 
