@@ -882,6 +882,10 @@ async fn empty_and_thought_only_replies_are_nudged() {
     assert!(!prompt.contains("I should greet."), "{prompt}");
     assert!(prompt.contains("Your last reply held only internal thoughts"));
 
+    // Bare tags copied from a chat template are no answer either.
+    let run = Scenario::new().run(&["<tools>\n\n", "It is in src/date.py."], "where?").await;
+    assert_eq!(run.outcome.text, "It is in src/date.py.");
+
     let run = Scenario::new().run(&["", " \n", ""], "hi").await;
     assert_eq!(run.outcome.stop_reason, StopReason::Error);
     assert!(run.render().contains("the model gave no answer and called no tool, 3 times in a row"));

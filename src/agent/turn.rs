@@ -208,7 +208,7 @@ impl Conversation {
             usage += generation_usage;
             let message = Message { role: Role::Assistant, blocks };
             text = message.text();
-            let silent = calls.is_empty() && text.trim().is_empty();
+            let silent = calls.is_empty() && says_nothing(&text);
             let thoughts_only = silent && message.blocks.iter().any(|b| matches!(b, Block::Thought { .. }));
             self.record_with_usage(message, Some(generation_usage));
             if silent {
@@ -374,7 +374,7 @@ impl Conversation {
             require_tool_call,
         };
         let mut stream = self.backend.stream(request);
-        let mut parser = ToolCallParser::new();
+        let mut parser = ToolCallParser::for_tools(specs.iter().map(|spec| spec.name.as_str()));
         let mut generation = Generation::default();
         loop {
             let next = tokio::select! {
@@ -692,6 +692,21 @@ impl Conversation {
     }
 }
 
+/// Whether an answer holds no words: blank, or only bare markup tags
+/// (`<tools>`) that a small model copied from its chat template.
+fn says_nothing(text: &str) -> bool {
+    let mut rest = text.trim();
+    while let Some(tag) = rest.strip_prefix('<') {
+        let Some(end) = tag.find('>') else { return false };
+        let name = tag[..end].trim_start_matches('/');
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|') {
+            return false;
+        }
+        rest = tag[end + 1..].trim_start();
+    }
+    rest.is_empty()
+}
+
 fn message_tokens(backend: &dyn ModelBackend, message: &Message) -> usize {
     let mut text = String::new();
     render_message(message, &mut text);
@@ -725,5 +740,21 @@ impl EditGate for HostEdits<'_> {
             }
         }
         outcome
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_of_bare_tags_says_nothing() {
+        assert!(says_nothing(" \n"));
+        assert!(says_nothing("<tools>\n\n"));
+        assert!(says_nothing("<tools>\n</tools>"));
+        assert!(!says_nothing("<tools> src/date.py"));
+        assert!(!says_nothing("src/date.py"));
+        assert!(!says_nothing("a < b > c"));
+        assert!(!says_nothing("<"));
     }
 }

@@ -295,10 +295,11 @@ impl ModelBackend for OpenAiBackend {
         };
         let (out, receiver) = mpsc::channel(64);
         let shared = self.shared.clone();
+        let tools = request.tools.iter().map(|tool| tool.name.clone()).collect();
         // Dropping the stream aborts the task, which drops the response and
         // closes the connection: the server notices and stops generating.
         let task = AbortOnDropHandle::new(tokio::spawn(async move {
-            if let Err(error) = shared.generate(url, body, &out).await {
+            if let Err(error) = shared.generate(url, body, tools, &out).await {
                 let _ = out.send(Err(error)).await;
             }
         }));
@@ -552,6 +553,7 @@ impl Shared {
         &self,
         url: Url,
         body: Value,
+        tools: Vec<String>,
         out: &mpsc::Sender<Result<ModelChunk, BackendError>>,
     ) -> Result<(), BackendError> {
         let _permit = self
@@ -581,7 +583,7 @@ impl Shared {
         let mut first_token: Option<Instant> = None;
         let mut finished = false;
         // Counts the calls written in the text as the turn's parser will see them.
-        let mut written = ToolCallParser::new();
+        let mut written = ToolCallParser::for_tools(tools.iter().map(String::as_str));
         let mut written_calls = 0;
         loop {
             let event = match tokio::time::timeout(idle, events.next()).await.map_err(|_| silent())? {

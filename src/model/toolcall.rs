@@ -42,6 +42,9 @@ pub struct ToolCallParser {
     /// Unconsumed input. Invariant: it begins where the construct `mode` describes begins.
     buf: String,
     mode: Mode,
+    /// The enabled tools' names, when known: a call object inside a code
+    /// block (```` ```python ````) is a call only if it names one of them.
+    tools: Option<std::collections::BTreeSet<String>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -102,6 +105,9 @@ struct JsonScan {
     /// The first key is complete and is one of [`CALL_KEYS`].
     is_call: bool,
     fenced: bool,
+    /// Inside a code block that is not a call fence: a call only if it names
+    /// a known tool, else the object is code and shown as text.
+    in_code: bool,
 }
 
 impl JsonScan {
@@ -183,7 +189,15 @@ impl Default for ToolCallParser {
 
 impl ToolCallParser {
     pub fn new() -> Self {
-        ToolCallParser { buf: String::new(), mode: LINE_START }
+        ToolCallParser { buf: String::new(), mode: LINE_START, tools: None }
+    }
+
+    /// A parser that also reads a call to one of `tools` written on its own
+    /// line inside a code block of any language. A grammar that holds calls
+    /// from their opener on makes such a line a call wherever it appears, and
+    /// small models put calls in ```` ```python ```` blocks.
+    pub fn for_tools<'a>(tools: impl IntoIterator<Item = &'a str>) -> Self {
+        ToolCallParser { tools: Some(tools.into_iter().map(str::to_string).collect()), ..Self::new() }
     }
 
     /// Feed the next chunk of model text; returns what became certain.
@@ -201,7 +215,7 @@ impl ToolCallParser {
         while self.step(&mut out) {}
         let rest = std::mem::take(&mut self.buf);
         match std::mem::replace(&mut self.mode, LINE_START) {
-            Mode::Json(scan) if scan.is_call => {
+            Mode::Json(scan) if scan.is_call && !scan.in_code => {
                 let raw = rest.get(scan.start..).unwrap_or_default();
                 out.push(malformed(
                     sniff_json_name(raw),
@@ -337,6 +351,10 @@ impl ToolCallParser {
                 self.mode = MID_LINE;
                 return true;
             }
+            if rest.starts_with('{') && self.tools.is_some() {
+                self.mode = Mode::Json(JsonScan { in_code: true, ..JsonScan::new(indent, true) });
+                return true;
+            }
             if rest.len() < FENCE.len() && FENCE.starts_with(rest) {
                 return false;
             }
@@ -389,7 +407,23 @@ impl ToolCallParser {
             return false;
         };
         let raw = &self.buf[scan.start..end];
-        out.push(call_from_json(raw, raw, "tool call has no \"tool\" name"));
+        let call = call_from_json(raw, raw, "tool call has no \"tool\" name");
+        if scan.in_code {
+            let known = |name: &str| self.tools.as_ref().is_some_and(|tools| tools.contains(name));
+            if !matches!(&call, ParseEvent::Call(c) if known(&c.name)) {
+                // Code that looks like a call: shown as it was written.
+                self.emit_text(out, end);
+                self.mode = Mode::TextFence { line_start: false };
+                return true;
+            }
+            self.emit_text(out, scan.start);
+            let end = end - scan.start;
+            out.push(call);
+            self.buf.drain(..end);
+            self.mode = Mode::FenceAfterCall;
+            return true;
+        }
+        out.push(call);
         self.buf.drain(..end);
         self.mode = if scan.fenced { Mode::FenceAfterCall } else { Mode::AfterLineCall };
         true
@@ -573,7 +607,10 @@ mod tests {
     use serde_json::json;
 
     fn feed<'a>(chunks: impl IntoIterator<Item = &'a str>) -> Vec<ParseEvent> {
-        let mut parser = ToolCallParser::new();
+        feed_to(ToolCallParser::new(), chunks)
+    }
+
+    fn feed_to<'a>(mut parser: ToolCallParser, chunks: impl IntoIterator<Item = &'a str>) -> Vec<ParseEvent> {
         let mut events: Vec<ParseEvent> = chunks.into_iter().flat_map(|c| parser.push(c)).collect();
         events.extend(parser.finish());
         let mut merged = Vec::new();
@@ -740,6 +777,36 @@ mod tests {
         assert_eq!(check(input), [text(input)]);
         // A text block's closing fence is not taken for the opening of a call fence.
         assert_eq!(check(&format!("```\nplain\n```\n{READ}\n")), [text("```\nplain\n```\n"), read()]);
+    }
+
+    #[test]
+    fn a_call_to_a_known_tool_inside_a_code_block_is_a_call_and_other_code_stays_text() {
+        // Any chunking gives the same events.
+        let with_tools = |input: &str| {
+            let patterns: [&[usize]; 4] = [&[1], &[2], &[3, 1, 4, 1, 5, 9, 2, 6], &[64]];
+            let runs: Vec<_> = patterns
+                .iter()
+                .map(|sizes| feed_to(ToolCallParser::for_tools(["Grep"]), chunked(input, sizes)))
+                .collect();
+            assert!(runs.windows(2).all(|w| w[0] == w[1]), "{runs:?}");
+            runs[0].clone()
+        };
+        let grep = "{\"name\" : \"Grep\", \"arguments\" : {\"pattern\" : \"port\"} }";
+        let input = format!("Searching.\n\n```python\n# tools\n{grep}\n```\nDone.");
+        assert_eq!(
+            with_tools(&input),
+            [text("Searching.\n\n```python\n# tools\n"), call("Grep", json!({"pattern": "port"}), grep), text("Done.")]
+        );
+        // Unclosed, as a generation that ends at the call leaves it.
+        let open = format!("```python\n{grep}");
+        assert_eq!(with_tools(&open), [text("```python\n"), call("Grep", json!({"pattern": "port"}), grep)]);
+
+        // Code that only looks like a call, or a call to a tool that does not
+        // exist, stays code; without tool names nothing in code is a call.
+        let code =
+            "```python\nperson = 1\n{\"name\": \"Bob\", \"age\": 3}\n  {\"name\": \"Nope\", \"arguments\": {}}\n```\n";
+        assert_eq!(with_tools(code), [text(code)]);
+        assert_eq!(check(&input), [text(&input)]);
     }
 
     #[test]

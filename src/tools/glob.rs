@@ -56,7 +56,12 @@ impl TypedTool for Glob {
         let total = found.len();
         if total == 0 {
             return Ok(ToolOutput::ok(
-                format!("no files match `{}` under {}", input.pattern, base.display()),
+                // Models often look for a function or setting by file name.
+                format!(
+                    "no files match `{}` under {}. Glob matches file names; to find where something is defined or used inside files, use Grep",
+                    input.pattern,
+                    base.display()
+                ),
                 format!("no files match {}", input.pattern),
             ));
         }
