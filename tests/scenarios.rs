@@ -77,6 +77,35 @@ async fn read_pages_numbers_lines_and_refuses_binary_files() {
 }
 
 #[tokio::test]
+async fn grep_shows_the_lines_when_they_are_few_or_the_path_is_a_file_else_the_files() {
+    let many: String = (0..30).map(|i| format!("port = {i}\n")).collect();
+    let run = Scenario::new()
+        .file("a.conf", &many)
+        .file("b.conf", "port = 1\n")
+        .run(
+            &[
+                &[
+                    call("Grep", serde_json::json!({"pattern": "port"})),
+                    call("Grep", serde_json::json!({"pattern": "port", "path": "a.conf"})),
+                    call("Grep", serde_json::json!({"pattern": "port", "path": "b.conf"})),
+                    call(
+                        "Grep",
+                        serde_json::json!({"pattern": "port", "output_mode": "files_with_matches", "path": "b.conf"}),
+                    ),
+                ]
+                .join("\n"),
+                "done",
+            ],
+            "where is the port?",
+        )
+        .await;
+    assert_eq!(run.result_output(0), "a.conf\nb.conf\n", "31 lines: the files");
+    assert!(run.result_output(1).starts_with("a.conf:1:port = 0\n"), "a file: its lines");
+    assert_eq!(run.result_output(2), "b.conf:1:port = 1\n", "few lines: the lines");
+    assert_eq!(run.result_output(3), "b.conf\n", "an explicit mode wins");
+}
+
+#[tokio::test]
 async fn write_creates_and_overwrites_files() {
     let run = Scenario::new()
         .file("old.txt", "old\n")

@@ -17,15 +17,17 @@ const MAX_LINES: usize = 500;
 /// Matching lines are cut to this many characters (minified files).
 const MAX_LINE_CHARS: usize = 300;
 
+/// Matching lines up to which a search without an output mode shows them.
+const FEW_LINES: usize = 20;
+
 pub struct Grep;
 
-#[derive(Deserialize, JsonSchema, Clone, Copy, Default, PartialEq)]
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq)]
 #[serde(rename_all = "snake_case")]
 pub enum OutputMode {
     /// Matching lines as `path:line:text`.
     Content,
     /// Only the paths of files that match.
-    #[default]
     FilesWithMatches,
     /// `path:count` per matching file.
     Count,
@@ -43,16 +45,16 @@ pub struct GrepInput {
     /// Match regardless of case.
     #[serde(default)]
     case_insensitive: bool,
-    /// content, files_with_matches (default) or count.
-    #[serde(default)]
-    output_mode: OutputMode,
+    /// content, files_with_matches or count. Default: content when the path
+    /// is a file or there are few matching lines, else files_with_matches.
+    output_mode: Option<OutputMode>,
 }
 
 #[async_trait]
 impl TypedTool for Grep {
     type Input = GrepInput;
     const NAME: &'static str = "Grep";
-    const DESCRIPTION: &'static str = "Search file contents with a regular expression. Skips .gitignored and binary files. output_mode: files_with_matches (default), content (path:line:text) or count.";
+    const DESCRIPTION: &'static str = "Search file contents with a regular expression. Skips .gitignored and binary files. output_mode: content (path:line:text; the default for few lines), files_with_matches or count.";
     const KIND: ToolKind = ToolKind::ReadOnly;
     const SET: ToolSet = ToolSet::Read;
 
@@ -93,7 +95,7 @@ impl TypedTool for Grep {
         }
         files.sort();
 
-        let mut lines: Vec<String> = Vec::new();
+        let mut found: Vec<(String, Vec<(u64, String)>)> = Vec::new();
         let mut matching_files = 0;
         let mut matching_lines = 0;
         for file in files {
@@ -125,7 +127,19 @@ impl TypedTool for Grep {
             }
             matching_files += 1;
             matching_lines += hits.len();
-            match input.output_mode {
+            found.push((rel, hits));
+        }
+        // The lines themselves unless they are many: a list of file names
+        // only sends the model to Read, and searching one file for one is
+        // never what was meant.
+        let mode = input.output_mode.unwrap_or(if base.abs.is_file() || matching_lines <= FEW_LINES {
+            OutputMode::Content
+        } else {
+            OutputMode::FilesWithMatches
+        });
+        let mut lines: Vec<String> = Vec::new();
+        for (rel, hits) in found {
+            match mode {
                 OutputMode::FilesWithMatches => lines.push(rel),
                 OutputMode::Count => lines.push(format!("{rel}:{}", hits.len())),
                 OutputMode::Content => {
