@@ -333,20 +333,12 @@ impl Conversation {
         let mut attempt = 0;
         loop {
             match self.stream_once(system, specs, messages.clone(), require_call, cancel).await {
-                StreamEnd::Failed(error @ (BackendError::Transient(_) | BackendError::Busy { .. }))
-                    if attempt < self.settings.max_retries =>
-                {
+                StreamEnd::Failed(error) if attempt < self.settings.max_retries && error.retry_after().is_some() => {
                     attempt += 1;
                     // Jitter spreads the retries of many clients hitting one overloaded server.
                     let backoff = self.settings.retry_base_delay * 2u32.saturating_pow(attempt - 1);
-                    let mut delay = backoff.mul_f64(0.5 + fastrand::f64());
-                    if let BackendError::Busy { retry_after, .. } = &error {
-                        delay = delay.max(*retry_after);
-                    }
-                    let error = match error {
-                        BackendError::Transient(message) | BackendError::Busy { message, .. } => message,
-                        BackendError::Fatal(message) => message,
-                    };
+                    let delay = backoff.mul_f64(0.5 + fastrand::f64()).max(error.retry_after().unwrap_or_default());
+                    let error = error.message().to_string();
                     self.events.emit(Event::Retry { attempt, delay_ms: delay.as_millis() as u64, error });
                     tokio::select! {
                         _ = cancel.cancelled() => return StreamEnd::Cancelled(Generation::default()),

@@ -32,10 +32,10 @@ use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::grammar::{CallFormat, OpenerWatch, Sighting, call_grammar};
-use super::template::{ChatMessage, JinjaTemplate, chat_messages, tool_definitions};
-use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_block, toolcall};
+use super::template::{ChatMessage, JinjaTemplate, chat_messages, text_protocol_chat, tool_definitions};
+use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, toolcall};
 pub use crate::config::GrammarMode;
-use crate::protocol::{Role, Usage};
+use crate::protocol::Usage;
 
 /// Called with the share of the model loaded, from 0.0 to 1.0.
 #[derive(Clone)]
@@ -429,26 +429,6 @@ impl LlamaBackend {
         }
         String::from_utf8_lossy(&bytes).into_owned()
     }
-}
-
-/// The chat with tool calls and results written in tack's text protocol.
-fn text_protocol_chat(request: &CompletionRequest) -> Vec<(&'static str, String)> {
-    let mut chat = Vec::new();
-    if !request.system.is_empty() {
-        chat.push(("system", request.system.clone()));
-    }
-    for message in &request.messages {
-        let mut content = String::new();
-        for block in &message.blocks {
-            render_block(block, &mut content);
-        }
-        let role = match message.role {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        };
-        chat.push((role, content.trim_end().to_string()));
-    }
-    chat
 }
 
 /// One thread per core llama.cpp can use, as llama-bench defaults to.

@@ -76,6 +76,27 @@ pub enum BackendError {
     Fatal(String),
 }
 
+impl BackendError {
+    /// For an error worth retrying, the least time to wait before the retry
+    /// (zero unless the server said); `None` for one that is not.
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            BackendError::Transient(_) => Some(std::time::Duration::ZERO),
+            BackendError::Busy { retry_after, .. } => Some(*retry_after),
+            BackendError::Fatal(_) => None,
+        }
+    }
+
+    /// What went wrong, without the kind of error.
+    pub fn message(&self) -> &str {
+        match self {
+            BackendError::Transient(message) | BackendError::Busy { message, .. } | BackendError::Fatal(message) => {
+                message
+            }
+        }
+    }
+}
+
 /// A language model, local or remote.
 pub trait ModelBackend: Send + Sync {
     /// Starts one generation. Dropping the stream cancels it.

@@ -25,12 +25,12 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio_util::task::AbortOnDropHandle;
 
 use super::grammar::{CallFormat, call_grammar, reply_grammar};
-use super::template::{JinjaTemplate, chat_messages, tool_definitions};
+use super::template::{JinjaTemplate, chat_messages, text_protocol_chat, tool_definitions};
 use super::tokenizer::{HfTokenizer, estimate_tokens};
 use super::toolcall::{ParseEvent, ToolCallParser};
-use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_block};
+use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol};
 use crate::config::{GrammarMode, ToolCallMode};
-use crate::protocol::{Block, Message, Role, Usage};
+use crate::protocol::Usage;
 
 /// Context window assumed when neither the config nor the server tells.
 const FALLBACK_CONTEXT_WINDOW: usize = 8192;
@@ -182,9 +182,10 @@ impl OpenAiBackend {
         let chat_url = parse("/chat/completions")?;
         let completions_url = parse("/completions")?;
         let models_url = parse("/models")?;
+        let headers = headers(&settings)?;
         let client = reqwest::Client::builder()
             .connect_timeout(settings.connect_timeout)
-            .default_headers(headers(&settings)?)
+            .default_headers(headers.clone())
             .build()
             .map_err(|e| ConnectError(format!("cannot set up the HTTP client: {e}")))?;
 
@@ -253,7 +254,7 @@ impl OpenAiBackend {
         };
 
         let counter = if llama_cpp && ServerTokenizer::works(&client, &root).await {
-            TokenCounter::Server(ServerTokenizer::start(root.clone(), headers(&settings)?))
+            TokenCounter::Server(ServerTokenizer::start(root.clone(), headers))
         } else if let Some(path) = &settings.tokenizer {
             TokenCounter::File(Box::new(HfTokenizer::from_file(path).map_err(|e| ConnectError(e.to_string()))?))
         } else {
@@ -484,7 +485,7 @@ impl Shared {
         let required = settings.grammar == GrammarMode::Required || request.require_tool_call;
         let url = match &self.calls {
             CallRoute::Native => {
-                body.insert("messages".into(), Value::Array(native_messages(&request.system, &request.messages)));
+                body.insert("messages".into(), Value::Array(native_messages(request)));
                 if !request.tools.is_empty() {
                     body.insert("tools".into(), Value::Array(tool_definitions(&request.tools)));
                     if request.require_tool_call {
@@ -771,66 +772,31 @@ impl Reply {
     }
 }
 
-/// The conversation as chat messages with native tool calls: an assistant
-/// message carries its calls, each result is a `tool` message right after.
-fn native_messages(system: &str, history: &[Message]) -> Vec<Value> {
-    let mut messages = Vec::with_capacity(history.len() + 1);
-    if !system.is_empty() {
-        messages.push(json!({ "role": "system", "content": system }));
-    }
-    // A result whose call is not in the previous assistant message (the
+/// The conversation as chat messages with native tool calls: the shape chat
+/// templates take, with each call's arguments as a JSON string, as the API
+/// wants them.
+fn native_messages(request: &CompletionRequest) -> Vec<Value> {
+    // A result whose call is not in the assistant message before it (the
     // history was compacted) is shown as text: servers reject orphans.
-    let mut open_calls: Vec<&str> = Vec::new();
-    for message in history {
-        let mut text = String::new();
-        match message.role {
-            Role::Assistant => {
-                let mut calls = Vec::new();
-                open_calls.clear();
-                for block in &message.blocks {
-                    match block {
-                        Block::Text { text: piece } => text.push_str(piece),
-                        Block::ToolUse { id, name, input } => {
-                            open_calls.push(id);
-                            calls.push(json!({
-                                "id": id,
-                                "type": "function",
-                                "function": { "name": name, "arguments": input.to_string() },
-                            }));
-                        }
-                        Block::Thought { .. } | Block::ToolResult { .. } => {}
-                    }
-                }
-                let mut entry = json!({ "role": "assistant", "content": text });
-                if !calls.is_empty() {
-                    entry["tool_calls"] = Value::Array(calls);
-                }
-                messages.push(entry);
-            }
-            Role::User => {
-                for block in &message.blocks {
-                    match block {
-                        Block::ToolResult { tool_use_id, output, is_error, .. }
-                            if open_calls.contains(&tool_use_id.as_str()) =>
-                        {
-                            let content = if *is_error { format!("Error: {output}") } else { output.clone() };
-                            messages.push(json!({ "role": "tool", "tool_call_id": tool_use_id, "content": content }));
-                        }
-                        Block::Text { text: piece } => {
-                            if !text.is_empty() {
-                                text.push('\n');
-                            }
-                            text.push_str(piece);
-                        }
-                        other => render_block(other, &mut text),
-                    }
-                }
-                open_calls.clear();
-                if !text.is_empty() {
-                    messages.push(json!({ "role": "user", "content": text }));
+    let mut open_calls: Vec<String> = Vec::new();
+    let mut messages = Vec::new();
+    for message in chat_messages(request) {
+        let mut entry = serde_json::to_value(&message).unwrap_or(Value::Null);
+        match message.role.as_str() {
+            "assistant" => {
+                open_calls = message.tool_calls.iter().filter_map(|c| c["id"].as_str().map(str::to_string)).collect();
+                for call in entry["tool_calls"].as_array_mut().into_iter().flatten() {
+                    call["function"]["arguments"] = Value::String(call["function"]["arguments"].to_string());
                 }
             }
+            "tool" if !message.tool_call_id.as_ref().is_some_and(|id| open_calls.contains(id)) => {
+                let content = format!("<tool_result>\n{}\n</tool_result>", message.content);
+                entry = json!({ "role": "user", "content": content });
+            }
+            "user" => open_calls.clear(),
+            _ => {}
         }
+        messages.push(entry);
     }
     messages
 }
@@ -838,19 +804,7 @@ fn native_messages(system: &str, history: &[Message]) -> Vec<Value> {
 /// The conversation for a model without native calls: tack's text protocol
 /// in plain chat messages.
 fn text_messages(request: &CompletionRequest) -> Vec<Value> {
-    let mut messages = vec![json!({ "role": "system", "content": request.system })];
-    for message in &request.messages {
-        let mut content = String::new();
-        for block in &message.blocks {
-            render_block(block, &mut content);
-        }
-        let role = match message.role {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        };
-        messages.push(json!({ "role": role, "content": content.trim_end() }));
-    }
-    messages
+    text_protocol_chat(request).into_iter().map(|(role, content)| json!({ "role": role, "content": content })).collect()
 }
 
 /// Exact counts from llama.cpp's `/tokenize`. Counting is synchronous for
@@ -940,6 +894,7 @@ impl ServerTokenizer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::{Block, Message, Role};
 
     fn tool_use(id: &str) -> Block {
         Block::ToolUse { id: id.into(), name: "Read".into(), input: json!({ "file_path": "a.rs" }) }
@@ -961,7 +916,9 @@ mod tests {
             Message { role: Role::Assistant, blocks: vec![Block::Text { text: "Reading.".into() }, tool_use("c1")] },
             Message { role: Role::User, blocks: vec![result("c1"), result("gone")] },
         ];
-        let messages = native_messages("be brief", &history);
+        let request =
+            CompletionRequest { system: "be brief".into(), messages: history, ..CompletionRequest::default() };
+        let messages = native_messages(&request);
         assert_eq!(messages[0], json!({ "role": "system", "content": "be brief" }));
         assert_eq!(messages[2]["tool_calls"][0]["function"]["arguments"], json!("{\"file_path\":\"a.rs\"}"));
         assert_eq!(messages[3], json!({ "role": "tool", "tool_call_id": "c1", "content": "fn main() {}" }));

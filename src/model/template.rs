@@ -3,7 +3,7 @@
 
 use minijinja::{Environment, Error, ErrorKind, Value, context};
 
-use super::CompletionRequest;
+use super::{CompletionRequest, render_block};
 use crate::protocol::{Block, Role};
 use crate::tools::ToolSpec;
 
@@ -149,6 +149,26 @@ pub fn chat_messages(request: &CompletionRequest) -> Vec<ChatMessage> {
         if !turn.content.trim().is_empty() || !turn.tool_calls.is_empty() {
             chat.push(turn);
         }
+    }
+    chat
+}
+
+/// The chat with tool calls and results written in tack's text protocol.
+pub fn text_protocol_chat(request: &CompletionRequest) -> Vec<(&'static str, String)> {
+    let mut chat = Vec::new();
+    if !request.system.is_empty() {
+        chat.push(("system", request.system.clone()));
+    }
+    for message in &request.messages {
+        let mut content = String::new();
+        for block in &message.blocks {
+            render_block(block, &mut content);
+        }
+        let role = match message.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        chat.push((role, content.trim_end().to_string()));
     }
     chat
 }
