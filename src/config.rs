@@ -263,6 +263,79 @@ pub struct Settings {
     pub context: ContextSettings,
     /// How deep sub-agents may nest (Agent tool, code actions).
     pub max_agent_depth: u32,
+    /// Commands run at the agent's steps; see `agent::hooks`.
+    pub hooks: HookSettings,
+}
+
+/// Command hooks per event, in the order they run. Lists add up across
+/// layers: the user's hooks run first, then the project's.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HookSettings {
+    #[serde(rename = "PreToolUse", alias = "preToolUse")]
+    pub pre_tool_use: Vec<HookCommand>,
+    #[serde(rename = "PostToolUse", alias = "postToolUse")]
+    pub post_tool_use: Vec<HookCommand>,
+    #[serde(rename = "UserPromptSubmit", alias = "userPromptSubmit")]
+    pub user_prompt_submit: Vec<HookCommand>,
+    #[serde(rename = "Stop", alias = "stop")]
+    pub stop: Vec<HookCommand>,
+    #[serde(rename = "PreCompact", alias = "preCompact")]
+    pub pre_compact: Vec<HookCommand>,
+    #[serde(rename = "SessionStart", alias = "sessionStart")]
+    pub session_start: Vec<HookCommand>,
+}
+
+impl HookSettings {
+    pub fn is_empty(&self) -> bool {
+        [&self.pre_tool_use, &self.post_tool_use, &self.user_prompt_submit, &self.stop, &self.pre_compact]
+            .iter()
+            .all(|hooks| hooks.is_empty())
+            && self.session_start.is_empty()
+    }
+
+    /// The hooks of one event.
+    pub fn of(&self, event: crate::agent::hooks::HookEvent) -> &[HookCommand] {
+        use crate::agent::hooks::HookEvent;
+        match event {
+            HookEvent::PreToolUse => &self.pre_tool_use,
+            HookEvent::PostToolUse => &self.post_tool_use,
+            HookEvent::UserPromptSubmit => &self.user_prompt_submit,
+            HookEvent::Stop => &self.stop,
+            HookEvent::PreCompact => &self.pre_compact,
+            HookEvent::SessionStart => &self.session_start,
+        }
+    }
+}
+
+/// One hook: a command line for `sh -c`, run in the workspace root.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HookCommand {
+    /// For tool events: a regular expression the whole tool name must match
+    /// (`Edit|Write`, `mcp__.*`); empty or `*` matches every tool.
+    #[serde(default)]
+    pub matcher: Option<String>,
+    pub command: String,
+    /// Longest the command may run (default 60 s); it is then killed.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+impl HookCommand {
+    /// Whether this hook runs for a call to `tool` (`None`: not a tool event).
+    pub fn matches(&self, tool: Option<&str>) -> bool {
+        let (Some(tool), Some(matcher)) = (tool, self.matcher.as_deref()) else { return true };
+        let matcher = matcher.trim();
+        if matcher.is_empty() || matcher == "*" {
+            return true;
+        }
+        match regex::Regex::new(&format!("^(?:{matcher})$")) {
+            Ok(pattern) => pattern.is_match(tool),
+            // Checked when the settings load.
+            Err(_) => matcher == tool,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -277,6 +350,7 @@ impl Default for Settings {
             tools: ToolSettings::default(),
             context: ContextSettings::default(),
             max_agent_depth: 3,
+            hooks: HookSettings::default(),
         }
     }
 }
@@ -383,9 +457,20 @@ fn check(layer: &Value, origin: &str) -> Result<(), ConfigError> {
     let mut layer = layer.clone();
     strip_nulls(&mut layer);
     merge(&mut full, layer);
-    serde_json::from_value::<Settings>(full)
-        .map(|_| ())
-        .map_err(|e| ConfigError::Invalid { origin: origin.to_string(), message: e.to_string() })
+    let invalid = |message: String| ConfigError::Invalid { origin: origin.to_string(), message };
+    let settings = serde_json::from_value::<Settings>(full).map_err(|e| invalid(e.to_string()))?;
+    let hooks = &settings.hooks;
+    let all = [&hooks.pre_tool_use, &hooks.post_tool_use, &hooks.user_prompt_submit, &hooks.stop, &hooks.pre_compact];
+    for hook in all.into_iter().chain([&hooks.session_start]).flatten() {
+        if let Some(matcher) = hook.matcher.as_deref().filter(|m| !m.trim().is_empty() && m.trim() != "*") {
+            regex::Regex::new(matcher)
+                .map_err(|e| invalid(format!("hook matcher `{matcher}` is not a regular expression: {e}")))?;
+        }
+        if hook.command.trim().is_empty() {
+            return Err(invalid("a hook's command is empty".into()));
+        }
+    }
+    Ok(())
 }
 
 fn strip_nulls(value: &mut Value) {

@@ -75,6 +75,8 @@ pub enum Source {
     Rule,
     Remembered,
     SensitivePath,
+    /// A PreToolUse command hook allowed the call.
+    Hook,
 }
 
 impl Source {
@@ -83,6 +85,7 @@ impl Source {
             Source::Mode => "mode",
             Source::Rule => "rule",
             Source::Remembered => "remembered",
+            Source::Hook => "hook",
             Source::SensitivePath => "sensitive_path",
         }
     }

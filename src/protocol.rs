@@ -208,7 +208,7 @@ pub enum Event {
     PermissionDecision {
         tool_call_id: String,
         decision: ApprovalDecision,
-        /// Who decided: `rule`, `mode`, `remembered`, `user`, `sensitive_path`, `no_terminal`.
+        /// Who decided: `rule`, `mode`, `remembered`, `user`, `sensitive_path`, `no_terminal`, `hook`.
         source: String,
     },
     ToolResult {
@@ -233,6 +233,10 @@ pub enum Event {
         path: String,
         reason: String,
     },
+    /// Files the prompt names, shown to the model with it.
+    FilesAttached {
+        paths: Vec<String>,
+    },
     ContextUsage {
         used_tokens: u64,
         context_window: u64,
@@ -243,6 +247,19 @@ pub enum Event {
     },
     LoopDetected {
         description: String,
+    },
+    /// A command hook ran.
+    Hook {
+        /// `PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `Stop`, `PreCompact` or `SessionStart`.
+        event: String,
+        command: String,
+        outcome: HookOutcome,
+        /// The exit code, when the command exited by itself.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        duration_ms: u64,
+        /// The reason given for a decision, or what went wrong.
+        message: String,
     },
     Retry {
         attempt: u32,
@@ -289,9 +306,11 @@ impl Event {
             Event::EditProposed { .. } => "edit_proposed",
             Event::EditApplied { .. } => "edit_applied",
             Event::EditRejected { .. } => "edit_rejected",
+            Event::FilesAttached { .. } => "files_attached",
             Event::ContextUsage { .. } => "context_usage",
             Event::Compaction { .. } => "compaction",
             Event::LoopDetected { .. } => "loop_detected",
+            Event::Hook { .. } => "hook",
             Event::Retry { .. } => "retry",
             Event::SubagentStarted { .. } => "subagent_started",
             Event::SubagentFinished { .. } => "subagent_finished",
@@ -301,6 +320,22 @@ impl Event {
             Event::TurnFinished { .. } => "turn_finished",
         }
     }
+}
+
+/// How a command hook's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookOutcome {
+    /// Exited 0: the step goes on (possibly with the hook's changes).
+    Ok,
+    /// The hook stopped the step (exit 2, or a blocking decision).
+    Blocked,
+    /// It failed otherwise; reported, and the step goes on.
+    Error,
+    /// It ran past its timeout and was killed; the step goes on.
+    TimedOut,
+    /// The turn was cancelled while it ran; it was killed.
+    Cancelled,
 }
 
 /// An event as it leaves the agent: numbered without gaps per conversation.

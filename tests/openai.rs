@@ -507,7 +507,11 @@ async fn coder_turn(server: &LlamaServer, mode: ToolCallMode) -> common::ModelRu
         .file("notes.txt", "The secret word is pelican.\n")
         .sized_for_model()
         .max_iterations(2)
-        .run_model(connect(settings).await, "Read notes.txt and tell me the secret word.", CancellationToken::new())
+        .run_model(
+            connect(settings).await,
+            "Read the notes file and tell me the secret word.",
+            CancellationToken::new(),
+        )
         .await
 }
 

@@ -920,6 +920,99 @@ async fn empty_and_thought_only_replies_are_nudged() {
     assert!(run.render().contains("the model gave no answer and called no tool, 3 times in a row"));
 }
 
+// ---------------------------------------------------------------- recovery
+
+#[tokio::test]
+async fn files_the_prompt_names_are_attached_and_count_as_read() {
+    let edit = call(
+        "Edit",
+        serde_json::json!({"file_path": "lib/stats.py", "old_string": "import os", "new_string": "import math"}),
+    );
+    let run = Scenario::new()
+        .file("lib/stats.py", "import os\n")
+        .file("notes.txt", "keep\n")
+        .run(&[&edit, "Fixed."], "The import in stats.py is wrong; see `lib/stats.py:1`. Fix it.")
+        .await;
+    assert_eq!(run.read("lib/stats.py"), "import math\n", "an attached file may be edited without a Read");
+    let attached: Vec<&Event> = run.events.iter().map(|e| &e.event).filter(|e| e.kind() == "files_attached").collect();
+    assert_eq!(attached, [&Event::FilesAttached { paths: vec!["lib/stats.py".into()] }]);
+    let task = run.backend.last_request().unwrap().messages[0].text();
+    assert!(task.contains("<file path=\"lib/stats.py\">\n     1\timport os\n</file>"), "{task}");
+    assert!(!task.contains("keep"), "files the prompt does not name stay out: {task}");
+}
+
+#[tokio::test]
+async fn a_reply_that_shows_a_changed_file_is_offered_that_edit_as_a_call() {
+    let file = "def greet(name):\n    return \"Helo, \" + name\n\n\ndef part(name):\n    return name\n";
+    let shown = "Here is the corrected code:\n```python\ndef greet(name):\n    return \"Hello, \" + name\n```";
+    let offered = serde_json::json!({
+        "file_path": "greet.py",
+        "old_string": "    return \"Helo, \" + name",
+        "new_string": "    return \"Hello, \" + name",
+    });
+    let offered_text = r#"{"tool": "Edit", "input": {"file_path": "greet.py", "old_string": "    return \"Helo, \" + name", "new_string": "    return \"Hello, \" + name"}}"#;
+    let run = Scenario::new()
+        .file("greet.py", file)
+        .max_iterations(3)
+        .run(
+            &[&call("Read", serde_json::json!({"file_path": "greet.py"})), shown, &call("Edit", offered.clone())],
+            "The greeting is misspelled.",
+        )
+        .await;
+    assert_eq!(run.read("greet.py"), file.replace("Helo", "Hello"));
+    let request = run.backend.last_request().unwrap();
+    assert!(request.require_tool_call, "the reply after the offer is held to a call");
+    let offer = request.messages.last().unwrap().text();
+    assert!(offer.starts_with("[tack] Your reply shows a changed greet.py"), "{offer}");
+    assert!(offer.contains(offered_text), "the offer holds the exact call, keys in calling order: {offer}");
+    assert!(run.render().contains("[the model showed a change to greet.py without making it"), "{}", run.render());
+    let result = run.result_output(1);
+    assert!(
+        result.starts_with(
+            "edited greet.py; the changed lines now read:\n     1\tdef greet(name):\n     2\treturn"
+                .replace("\treturn", "\t    return \"Hello, \" + name")
+                .as_str()
+        ),
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn excerpts_and_unrelated_code_in_an_answer_are_left_alone() {
+    let run = Scenario::new()
+        .file("util.py", "def parse_date(text):\n    return text\n")
+        .run(
+            &[
+                &call("Read", serde_json::json!({"file_path": "util.py"})),
+                "It is defined in util.py:\n```python\ndef parse_date(text):\n    return text\n```\nUse it like this:\n```python\nprint(parse_date(\"x\"))\n```",
+            ],
+            "Where is parse_date?",
+        )
+        .await;
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.backend.used(), 2, "an answer that changes nothing ends the turn");
+}
+
+#[tokio::test]
+async fn a_reply_that_announces_a_call_and_stops_is_asked_for_the_call() {
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .run(
+            &[
+                "First I will read the file with this call:",
+                &call("Read", serde_json::json!({"file_path": "a.txt"})),
+                "It says one.",
+            ],
+            "What does a.txt say?",
+        )
+        .await;
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.outcome.text, "It says one.");
+    let request = run.backend.last_request().unwrap();
+    let ask = request.messages[request.messages.len() - 3].text();
+    assert!(ask.starts_with("[tack] Your reply ended before the tool call it announced"), "{ask}");
+}
+
 // ---------------------------------------------------------------- context
 
 #[tokio::test]

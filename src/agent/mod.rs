@@ -5,10 +5,12 @@
 //! for the model, [`Tool`](crate::tools::Tool) for tools, and [`Host`] for the
 //! front end (events out, approvals and edits in).
 
+mod attach;
 pub mod context;
 pub mod guard;
 pub mod hooks;
 pub mod prompt;
+mod rewrite;
 pub mod session;
 mod subagent;
 mod turn;
@@ -124,6 +126,8 @@ pub struct LoopSettings {
     /// How deep sub-agents may nest: the main agent is depth 0, and an Agent
     /// call at this depth is refused.
     pub max_agent_depth: u32,
+    /// The user's command hooks.
+    pub hooks: crate::config::HookSettings,
 }
 
 impl Default for LoopSettings {
@@ -136,6 +140,7 @@ impl Default for LoopSettings {
             context: context::ContextSettings::default(),
             pricing: None,
             max_agent_depth: 3,
+            hooks: Default::default(),
         }
     }
 }
@@ -150,6 +155,7 @@ impl From<&crate::config::Settings> for LoopSettings {
             context: settings.context.clone(),
             pricing: settings.model.pricing,
             max_agent_depth: settings.max_agent_depth,
+            hooks: settings.hooks.clone(),
         }
     }
 }
@@ -212,11 +218,18 @@ pub struct Conversation {
     /// Lookups (tool and input) made this turn since the last call that could
     /// change the workspace; see `turn::repeated_lookup`.
     lookups_since_change: std::collections::HashSet<String>,
+    /// The user's command hooks, when any are configured.
+    command_hooks: Option<Arc<hooks::CommandHooks>>,
+    /// Whether SessionStart hooks have run for this conversation.
+    session_started: bool,
 }
 
 impl Conversation {
     pub fn new(parts: ConversationParts) -> Conversation {
         let next_call = parts.history.iter().flat_map(|m| m.tool_uses()).count() as u64;
+        let command_hooks = Some(hooks::CommandHooks::new(parts.settings.hooks.clone(), parts.workspace.root().into()))
+            .filter(|hooks| !hooks.is_empty())
+            .map(Arc::new);
         Conversation {
             backend: parts.backend,
             tools: parts.tools,
@@ -236,6 +249,8 @@ impl Conversation {
             depth: 0,
             workspace_context: None,
             lookups_since_change: Default::default(),
+            command_hooks,
+            session_started: false,
         }
     }
 

@@ -12,19 +12,21 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use futures::{FutureExt, StreamExt};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::context;
 use super::guard::{self, CallRecord, Intervention};
+use super::hooks::{HookEvent, HookPermission};
 use super::prompt;
+use super::rewrite::ShownEdit;
 use super::subagent::SubAgents;
 use super::{ApprovalRequest, Conversation, EventSink, HookCall, TurnOutcome};
 use crate::model::toolcall::{ParseEvent, ToolCallParser};
 use crate::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_message};
-use crate::permissions::{CallFacts, Verdict, visible_in_mode};
+use crate::permissions::{CallFacts, Source, Verdict, visible_in_mode};
 use crate::protocol::{AgentStatus, ApprovalDecision, Block, Event, Message, Role, StopReason, Usage};
-use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSet, ToolSpec};
+use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSet, ToolSpec, number_lines};
 use crate::workspace::Workspace;
 use crate::workspace::edits::{EditOutcome, FileChange};
 
@@ -59,6 +61,16 @@ const UNFIXED_ERROR: (&str, &str) = (
      done yet, and nobody else will do it: continue yourself now with the next tool call, using what the error \
      told you. Only if the task cannot be done at all, explain why in plain text.",
 );
+
+/// Told to a model whose reply ended announcing a call it did not make
+/// ("Here is the call:"); its next reply is held to a call.
+const ANNOUNCED_CALL: (&str, &str) = (
+    "[the model announced a tool call but did not make it — asking for the call…]",
+    "[tack] Your reply ended before the tool call it announced, so nothing was done. Make that call now.",
+);
+
+/// Announced calls asked for per turn: each costs a generation.
+const MAX_ASKED_FOR_CALLS: usize = 2;
 
 /// Whether a failed call's result is one the model should fix and retry:
 /// not a refusal by the user, a rule or a hook, which it must respect.
@@ -140,8 +152,13 @@ impl Conversation {
     pub async fn run_turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
         self.events.emit(Event::TurnStarted { prompt: prompt.to_string() });
         self.lookups_since_change.clear();
-        self.record(Message::user_text(prompt));
-        let outcome = self.turn_loop(&cancel).await;
+        let outcome = match self.submit_prompt(prompt, &cancel).await {
+            Ok(()) => self.turn_loop(&cancel).await,
+            Err(reason) => {
+                self.events.emit(Event::Error { message: format!("the prompt was blocked by a hook: {reason}") });
+                TurnOutcome { stop_reason: StopReason::Error, text: String::new(), usage: Usage::default() }
+            }
+        };
         if outcome.stop_reason == StopReason::Cancelled {
             tracing::info!("turn cancelled");
             self.state.stop_processes().await;
@@ -158,6 +175,36 @@ impl Conversation {
             usage: outcome.usage,
         });
         outcome
+    }
+
+    /// Records the user's prompt with what it brings along: the context of
+    /// SessionStart (first turn) and UserPromptSubmit hooks and the files it
+    /// names. A prompt a hook blocks is not recorded; `Err` holds the reason.
+    async fn submit_prompt(&mut self, prompt: &str, cancel: &CancellationToken) -> Result<(), String> {
+        let mut message = Message::user_text(prompt);
+        let mut add_context = |event: HookEvent, context: Vec<String>| {
+            for text in context {
+                message
+                    .blocks
+                    .push(Block::Text { text: format!("\n\n[context from a {} hook]\n{text}", event.name()) });
+            }
+        };
+        if !self.session_started {
+            self.session_started = true;
+            let source = if self.history.is_empty() { "startup" } else { "resume" };
+            let started = self.run_hooks(HookEvent::SessionStart, None, json!({ "source": source }), cancel).await;
+            add_context(HookEvent::SessionStart, started.context);
+        }
+        let submitted = self.run_hooks(HookEvent::UserPromptSubmit, None, json!({ "prompt": prompt }), cancel).await;
+        if let Some(reason) = submitted.block {
+            return Err(reason);
+        }
+        add_context(HookEvent::UserPromptSubmit, submitted.context);
+        if let Some(files) = self.attach_named_files(prompt) {
+            message.blocks.push(Block::Text { text: files });
+        }
+        self.record(message);
+        Ok(())
     }
 
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnOutcome {
@@ -178,15 +225,29 @@ impl Conversation {
         // whether it was already told once this turn to go on after one.
         let mut unfixed_failure = false;
         let mut pushed_on = false;
+        // The model was offered the edit its reply showed (once a turn), or
+        // asked for the call it announced; either way its next reply is a call.
+        let mut offered_edit = false;
+        let mut asked_for_calls = 0;
+        let mut force_call = false;
+        // A Stop hook has sent the model back this turn (hooks read it to
+        // avoid sending it back forever).
+        let mut stop_hook_active = false;
+        let can_edit = specs.iter().any(|spec| spec.name == "Edit");
 
         for _ in 0..self.settings.max_iterations {
             if cancel.is_cancelled() {
                 return finish(StopReason::Cancelled, &text, usage);
             }
-            let messages = self.prompt_messages(system_tokens);
+            let (messages, compaction) = self.prompt_messages(system_tokens);
+            if let Some((tokens_before, tokens_after)) = compaction {
+                let payload = json!({ "trigger": "auto", "custom_instructions": "" });
+                self.run_hooks(HookEvent::PreCompact, None, payload, cancel).await;
+                self.events.emit(Event::Compaction { tokens_before, tokens_after });
+            }
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
             // The last nudge before giving up holds the model to a call.
-            let require_call = nudges == MAX_NUDGES;
+            let require_call = nudges == MAX_NUDGES || std::mem::take(&mut force_call);
             let generation = match self.generate(&system, &specs, messages, require_call, cancel).await {
                 StreamEnd::Complete(generation) => generation,
                 StreamEnd::Cancelled(partial) => {
@@ -204,7 +265,7 @@ impl Conversation {
                     return finish(StopReason::Error, &text, usage);
                 }
             };
-            let Generation { blocks, calls, usage: generation_usage } = generation;
+            let Generation { blocks, mut calls, usage: generation_usage } = generation;
             usage += generation_usage;
             let message = Message { role: Role::Assistant, blocks };
             text = message.text();
@@ -220,11 +281,37 @@ impl Conversation {
                     return finish(StopReason::Error, &text, usage);
                 }
                 let (notice, nudge) = if thoughts_only { THOUGHTS_ONLY } else { EMPTY_RESPONSE };
+                // A reply of bare template tags (`<tools>`) is a call the
+                // model began in the wrong words: the next reply is held to one.
+                force_call |= !thoughts_only && !text.trim().is_empty();
                 self.events.emit(Event::Text { text: format!("{notice}\n") });
                 self.record(Message::user_text(nudge));
                 continue;
             }
             nudges = 0;
+            if calls.is_empty() && can_edit && !offered_edit {
+                if let Some(shown) = self.shown_edit(&text) {
+                    offered_edit = true;
+                    force_call = true;
+                    let nudge = self.offer_shown_edit(&shown);
+                    self.events.emit(Event::Text {
+                        text: format!(
+                            "\n[the model showed a change to {} without making it — offering it the edit…]\n",
+                            shown.path.display()
+                        ),
+                    });
+                    self.record(Message::user_text(nudge));
+                    continue;
+                }
+            }
+            if calls.is_empty() && asked_for_calls < MAX_ASKED_FOR_CALLS && text.trim_end().ends_with(':') {
+                asked_for_calls += 1;
+                force_call = true;
+                let (notice, nudge) = ANNOUNCED_CALL;
+                self.events.emit(Event::Text { text: format!("\n{notice}\n") });
+                self.record(Message::user_text(nudge));
+                continue;
+            }
             if calls.is_empty() && unfixed_failure && !pushed_on {
                 pushed_on = true;
                 unfixed_failure = false;
@@ -234,9 +321,15 @@ impl Conversation {
                 continue;
             }
             if calls.is_empty() {
+                let payload = json!({ "stop_hook_active": stop_hook_active, "last_assistant_message": text });
+                if let Some(reason) = self.run_hooks(HookEvent::Stop, None, payload, cancel).await.block {
+                    stop_hook_active = true;
+                    self.record(Message::user_text(format!("[tack] A Stop hook sent you back to work: {reason}")));
+                    continue;
+                }
                 return finish(StopReason::EndTurn, &text, usage);
             }
-            let (mut results, cancelled) = self.run_calls(&calls, cancel).await;
+            let (mut results, cancelled) = self.run_calls(&mut calls, cancel).await;
             self.save_tasks_if_changed();
             if cancelled {
                 self.record(Message { role: Role::User, blocks: results });
@@ -285,8 +378,9 @@ impl Conversation {
 
     /// The messages of the next prompt: the history, compacted when it would
     /// pass the budget, the workspace context put before its first user
-    /// message. Reports the context gauge and any new compaction.
-    fn prompt_messages(&mut self, system_tokens: usize) -> Vec<Message> {
+    /// message. Reports the context gauge; returns a compaction not seen
+    /// before as (tokens before, tokens after), for the caller to report.
+    fn prompt_messages(&mut self, system_tokens: usize) -> (Vec<Message>, Option<(u64, u64)>) {
         while self.token_counts.len() < self.history.len() {
             let tokens = message_tokens(&*self.backend, &self.history[self.token_counts.len()]);
             self.token_counts.push(tokens);
@@ -297,16 +391,14 @@ impl Conversation {
         let count = move |message: &Message| message_tokens(&*backend, message);
         let compacted =
             context::compact(&self.history, &self.token_counts, system_tokens, budget, &self.settings.context, &count);
+        let mut new_compaction = None;
         let (messages, used) = match compacted {
             None => (self.history.clone(), system_tokens + self.token_counts.iter().sum::<usize>()),
             Some(compacted) => {
                 let shape = (compacted.summarized, compacted.omitted);
                 if self.last_compaction != Some(shape) {
                     self.last_compaction = Some(shape);
-                    self.events.emit(Event::Compaction {
-                        tokens_before: compacted.tokens_before as u64,
-                        tokens_after: compacted.tokens_after as u64,
-                    });
+                    new_compaction = Some((compacted.tokens_before as u64, compacted.tokens_after as u64));
                 }
                 (compacted.messages, compacted.tokens_after)
             }
@@ -318,7 +410,7 @@ impl Conversation {
         {
             first.blocks.insert(0, Block::Text { text: context.clone() });
         }
-        messages
+        (messages, new_compaction)
     }
 
     /// One generation, retrying transient backend errors with backoff.
@@ -426,12 +518,11 @@ impl Conversation {
                 let id = self.next_call_id();
                 // The example is in the format the model was taught: tack's
                 // protocol, or the one its chat template lays out.
+                let call = self.call_text("Read", &[("file_path", Value::from("src/main.rs"))]);
                 let example = match self.backend.tool_protocol() {
-                    ToolProtocol::Template => {
-                        "exactly as the tool list shows, e.g. <tool_call>\n{\"name\": \"Read\", \"arguments\": {\"file_path\": \"src/main.rs\"}}\n</tool_call>"
-                    }
+                    ToolProtocol::Template => format!("exactly as the tool list shows, e.g. {call}"),
                     ToolProtocol::Text | ToolProtocol::Native => {
-                        "as one JSON object on its own line, e.g. {\"tool\": \"Read\", \"input\": {\"file_path\": \"src/main.rs\"}}"
+                        format!("as one JSON object on its own line, e.g. {call}")
                     }
                 };
                 let problem = format!("your tool call could not be read: {}\nwrite each call {example}", bad.problem);
@@ -439,6 +530,47 @@ impl Conversation {
                 self.add_call(generation, id, name, serde_json::json!({ "raw": bad.raw }), Some(problem));
             }
         }
+    }
+
+    /// A call as the model was taught to write it: tack's protocol, or the
+    /// format its chat template lays out. Keys stay in the order given, the
+    /// order the tools are called in (`file_path`, `old_string`, `new_string`).
+    fn call_text(&self, name: &str, fields: &[(&str, Value)]) -> String {
+        let input: Vec<String> = fields.iter().map(|(key, value)| format!("{}: {value}", Value::from(*key))).collect();
+        let (name, input) = (Value::from(name), format!("{{{}}}", input.join(", ")));
+        match self.backend.tool_protocol() {
+            ToolProtocol::Template => {
+                format!("<tool_call>\n{{\"name\": {name}, \"arguments\": {input}}}\n</tool_call>")
+            }
+            ToolProtocol::Text | ToolProtocol::Native => format!("{{\"tool\": {name}, \"input\": {input}}}"),
+        }
+    }
+
+    /// The nudge that offers the model the Edit its reply showed. A file it
+    /// had not read as it is comes with it, and then counts as read.
+    fn offer_shown_edit(&self, shown: &ShownEdit) -> String {
+        let path = shown.path.display();
+        let mut nudge = format!(
+            "[tack] Your reply shows a changed {path}, but replies do not change files: only tool calls do, \
+             and {path} is unchanged.\n"
+        );
+        if let Some(text) = &shown.unread_text {
+            self.state.note_read(&shown.path, text);
+            nudge.push_str(&format!(
+                "Here is {path} as it is now:\n{}",
+                number_lines(text.lines().enumerate().map(|(i, line)| (i + 1, line)))
+            ));
+        }
+        let input = [
+            ("file_path", Value::from(path)),
+            ("old_string", Value::from(shown.rewrite.old_string.as_str())),
+            ("new_string", Value::from(shown.rewrite.new_string.as_str())),
+        ];
+        nudge.push_str(&format!(
+            "If that is the change you mean, make it now with this call:\n{}\nOtherwise make the call the task needs.",
+            self.call_text("Edit", &input)
+        ));
+        nudge
     }
 
     fn add_call(
@@ -483,7 +615,7 @@ impl Conversation {
 
     /// Runs the calls of one assistant message and returns their results in
     /// the model's order, plus whether the turn was cancelled meanwhile.
-    async fn run_calls(&mut self, calls: &[PendingCall], cancel: &CancellationToken) -> (Vec<Block>, bool) {
+    async fn run_calls(&mut self, calls: &mut [PendingCall], cancel: &CancellationToken) -> (Vec<Block>, bool) {
         let mut outputs: Vec<Option<ToolOutput>> = calls.iter().map(|_| None).collect();
         let mut cancelled = false;
         let mut start = 0;
@@ -495,7 +627,18 @@ impl Conversation {
             };
             let mut runnable = Vec::new();
             for index in start..end {
-                match self.gate(&calls[index], cancel).await {
+                let hooked = match self.pre_tool_hooks(&mut calls[index], cancel).await {
+                    _ if cancel.is_cancelled() => {
+                        cancelled = true;
+                        break 'batches;
+                    }
+                    Ok(permission) => permission,
+                    Err(output) => {
+                        outputs[index] = Some(output);
+                        continue;
+                    }
+                };
+                match self.gate(&calls[index], hooked, cancel).await {
                     Gate::Run(tool) => runnable.push((index, tool)),
                     Gate::Done(output) => outputs[index] = Some(output),
                     Gate::Cancelled => {
@@ -530,6 +673,9 @@ impl Conversation {
                     let hook_call = HookCall { tool_call_id: &call.id, name: &call.name, input: &call.input };
                     for hook in &self.hooks {
                         hook.after(&hook_call, &mut output);
+                    }
+                    if !cancelled {
+                        self.post_tool_hooks(call, &mut output, cancel).await;
                     }
                     outputs[index] = Some(output);
                 }
@@ -575,9 +721,60 @@ impl Conversation {
         });
     }
 
-    /// Permission, then pre-tool hooks. Sequential: it may ask the user and
-    /// may change the remembered answers.
-    async fn gate(&mut self, call: &PendingCall, cancel: &CancellationToken) -> Gate {
+    /// PreToolUse command hooks of a valid call: `Err` is the result of a
+    /// call they block (or rewrite into an invalid one); `Ok` carries their
+    /// say on its permission. A rewritten input replaces the call's.
+    async fn pre_tool_hooks(
+        &mut self,
+        call: &mut PendingCall,
+        cancel: &CancellationToken,
+    ) -> Result<Option<HookPermission>, ToolOutput> {
+        if call.tool.is_none() || call.problem.is_some() || self.command_hooks.is_none() {
+            return Ok(None);
+        }
+        let payload = json!({ "tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id });
+        let decision = self.run_hooks(HookEvent::PreToolUse, Some(&call.name), payload, cancel).await;
+        if let Some(reason) = decision.block {
+            return Err(ToolOutput::error(format!("blocked by a hook: {reason}")));
+        }
+        if let Some(input) = decision.updated_input {
+            match self.tools.check(&call.name, &input) {
+                Ok(tool) => {
+                    call.tool = Some(tool.clone());
+                    call.input = input;
+                }
+                Err(problem) => {
+                    return Err(ToolOutput::error(format!(
+                        "a PreToolUse hook rewrote this call's input badly: {problem}"
+                    )));
+                }
+            }
+        }
+        Ok(decision.permission)
+    }
+
+    /// PostToolUse command hooks: a block's reason and any context they give
+    /// are added to the result, for the model to act on.
+    async fn post_tool_hooks(&self, call: &PendingCall, output: &mut ToolOutput, cancel: &CancellationToken) {
+        if self.command_hooks.is_none() {
+            return;
+        }
+        let payload = json!({
+            "tool_name": call.name,
+            "tool_input": call.input,
+            "tool_use_id": call.id,
+            "tool_response": { "output": output.output, "is_error": output.is_error },
+        });
+        let decision = self.run_hooks(HookEvent::PostToolUse, Some(&call.name), payload, cancel).await;
+        for note in decision.block.into_iter().chain(decision.context) {
+            output.output.push_str(&format!("\n[from a PostToolUse hook] {note}"));
+        }
+    }
+
+    /// Permission (with what PreToolUse hooks said about it), then the
+    /// in-process hooks. Sequential: it may ask the user and may change the
+    /// remembered answers.
+    async fn gate(&mut self, call: &PendingCall, hooked: Option<HookPermission>, cancel: &CancellationToken) -> Gate {
         let (Some(tool), None) = (&call.tool, &call.problem) else {
             return Gate::Done(ToolOutput::error(call.problem.clone().unwrap_or_default()));
         };
@@ -601,7 +798,14 @@ impl Conversation {
             decision,
             source: source.to_string(),
         };
-        match self.policy.decide(&facts) {
+        let verdict = match (self.policy.decide(&facts), hooked) {
+            (Verdict::Ask { .. }, Some(HookPermission::Allow)) => Verdict::Allow { source: Source::Hook },
+            (Verdict::Allow { .. }, Some(HookPermission::Ask)) => {
+                Verdict::Ask { reason: "a PreToolUse hook asks for approval".into() }
+            }
+            (verdict, _) => verdict,
+        };
+        match verdict {
             Verdict::Allow { source } => {
                 if tool.kind().asks() {
                     self.events.emit(decision(ApprovalDecision::Allow, source.as_str()));

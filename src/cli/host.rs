@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::agent::{Approval, ApprovalRequest, Host};
-use crate::protocol::{ApprovalDecision, Event, SequencedEvent};
+use crate::protocol::{ApprovalDecision, Event, HookOutcome, SequencedEvent};
 use crate::workspace::Workspace;
 use crate::workspace::edits::{EditOutcome, FileChange, apply_to_disk};
 
@@ -62,6 +62,11 @@ impl TerminalHost {
             Event::Retry { attempt, delay_ms, error, .. } => {
                 format!("  ↻ model error, retry {attempt} in {delay_ms} ms: {error}")
             }
+            Event::Hook { event, command, outcome, message, .. } if *outcome != HookOutcome::Ok => {
+                let outcome = serde_json::to_value(outcome).ok().and_then(|v| v.as_str().map(String::from));
+                format!("{indent}⚑ {event} hook `{command}` {}: {message}", outcome.unwrap_or_default())
+            }
+            Event::FilesAttached { paths } => format!("{indent}+ {}", paths.join(", ")),
             Event::Error { message } => format!("tack: error: {message}"),
             Event::TurnFinished { .. } => String::new(),
             _ => return,

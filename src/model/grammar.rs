@@ -221,6 +221,29 @@ pub enum Sighting {
     Straddles { opener: &'static str, keep: usize },
 }
 
+/// Blank space a pretty-printed call may hold between its `{` and its first
+/// key (`{\n  "name"`): as much as the server's reply grammar allows.
+const MAX_OPENER_GAP: usize = 16;
+
+/// Where the first `opener` in `text` ends. An opener that starts a JSON
+/// object also matches with blank space after its brace: small models write
+/// calls pretty-printed in code fences, and such a call must be held by the
+/// grammar (and end the reply) like any other.
+fn opener_end(text: &[u8], opener: &[u8]) -> Option<usize> {
+    let Some(rest) = opener.strip_prefix(b"{") else {
+        return text.windows(opener.len()).position(|w| w == opener).map(|at| at + opener.len());
+    };
+    text.iter().enumerate().filter(|(_, byte)| **byte == b'{').find_map(|(at, _)| {
+        let gap = text[at + 1..]
+            .iter()
+            .take(MAX_OPENER_GAP)
+            .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            .count();
+        let start = at + 1 + gap;
+        text[start..].starts_with(rest).then_some(start + rest.len())
+    })
+}
+
 impl OpenerWatch {
     pub fn new(format: CallFormat) -> OpenerWatch {
         OpenerWatch { openers: format.openers(), tail: Vec::new() }
@@ -235,11 +258,7 @@ impl OpenerWatch {
         let first = self
             .openers
             .iter()
-            .filter_map(|opener| {
-                let bytes = opener.as_bytes();
-                let at = joined.windows(bytes.len()).position(|w| w == bytes)?;
-                Some((at + bytes.len(), *opener))
-            })
+            .filter_map(|opener| Some((opener_end(&joined, opener.as_bytes())?, *opener)))
             .min_by_key(|(end, _)| *end);
         if let Some((end, opener)) = first {
             // The tail alone never holds a whole opener, so `end > before`.
@@ -250,7 +269,7 @@ impl OpenerWatch {
             };
         }
         let longest = self.openers.iter().map(|o| o.len()).max().unwrap_or(1);
-        let keep = joined.len().min(longest - 1);
+        let keep = joined.len().min(longest - 1 + MAX_OPENER_GAP);
         self.tail = joined.split_off(joined.len() - keep);
         Sighting::None
     }
@@ -357,6 +376,18 @@ mod tests {
         hermes.reset();
         assert_eq!(hermes.see(b"_call>"), Sighting::None, "reset forgets the tail");
         assert_eq!(hermes.see(b"\n{\"name\""), Sighting::Opened { opener: "{\"name\"" }, "a call without its tags");
+
+        // Pretty-printed in a code fence: the grammar takes over at the key,
+        // from the opener as it reads without the blank space.
+        let mut fenced = OpenerWatch::new(CallFormat::Hermes);
+        assert_eq!(fenced.see(b"```json\n{"), Sighting::None);
+        assert_eq!(fenced.see(b"\n   "), Sighting::None);
+        assert_eq!(fenced.see(b" \"name"), Sighting::None);
+        assert_eq!(fenced.see(b"\": \""), Sighting::Straddles { opener: "{\"name\"", keep: 1 });
+        let mut spaced = OpenerWatch::new(CallFormat::Tack);
+        assert_eq!(spaced.see(b"{ \"tool\""), Sighting::Opened { opener: tool });
+        let mut prose = OpenerWatch::new(CallFormat::Hermes);
+        assert_eq!(prose.see(b"a set {1, 2} and {\"x\": 1}"), Sighting::None, "other objects are text");
     }
 
     #[test]

@@ -4,8 +4,8 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome};
-use crate::workspace::edits::FileChange;
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome, number_lines};
+use crate::workspace::edits::{EditOutcome, FileChange};
 
 pub struct Edit;
 
@@ -44,7 +44,9 @@ pub(super) fn replace(text: &str, edit: &EditInput, file: &str) -> Result<String
     if text[first + old.len()..].contains(old) {
         let count = text.matches(old).count();
         return Err(format!(
-            "old_string occurs {count} times in {file}; include more surrounding text to make it unique, or set replace_all"
+            "old_string occurs {count} times in {file}; include more surrounding text to make it unique, or set \
+             replace_all. The lines that hold it:\n{}",
+            lines_holding(text, old)
         ));
     }
     let mut out = String::with_capacity(text.len() - old.len() + edit.new_string.len());
@@ -72,8 +74,74 @@ impl TypedTool for Edit {
         ctx.state.check_read(&path, &before)?;
         let after = replace(&before, &input, path.display()).map_err(ToolError::Invalid)?;
         let display = path.display().to_string();
+        let snippet = changed_lines(&before, &after);
         let outcome = ctx.edits.propose(FileChange::Write { path: path.clone(), before: Some(before), after }).await;
         ctx.state.note_changed(ctx.workspace, &path);
-        describe_outcome(&outcome, "edited", &display)
+        let mut output = describe_outcome(&outcome, "edited", &display)?;
+        if matches!(outcome, EditOutcome::Applied) {
+            // The model checks its change against what the file now says,
+            // not against what it meant to write.
+            output.output.push_str(&format!("; the changed lines now read:\n{snippet}"));
+        }
+        Ok(output)
+    }
+}
+
+/// Occurrences of a repeated old_string listed in the error.
+const MAX_LISTED: usize = 10;
+
+/// The numbered lines on which `needle` starts, so that a model can pick one.
+fn lines_holding(text: &str, needle: &str) -> String {
+    let starts: Vec<usize> = text.match_indices(needle).map(|(at, _)| text[..at].matches('\n').count()).collect();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut numbered: Vec<usize> = starts;
+    numbered.dedup();
+    let shown = numbered.iter().take(MAX_LISTED).filter_map(|&i| lines.get(i).map(|line| (i + 1, *line)));
+    number_lines(shown)
+}
+
+/// Lines shown around a change.
+const CONTEXT_LINES: usize = 2;
+/// Changed lines shown at most.
+const MAX_SHOWN: usize = 30;
+
+/// `after`'s lines where it differs from `before`, with a little context, numbered.
+fn changed_lines(before: &str, after: &str) -> String {
+    let old: Vec<&str> = before.lines().collect();
+    let new: Vec<&str> = after.lines().collect();
+    let head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let tail =
+        old.iter().rev().zip(new.iter().rev()).take_while(|(a, b)| a == b).count().min(old.len().min(new.len()) - head);
+    let start = head.saturating_sub(CONTEXT_LINES);
+    let end = (new.len() - tail + CONTEXT_LINES).min(new.len()).min(start + MAX_SHOWN);
+    if start >= end {
+        return "(the file is now empty)\n".to_string();
+    }
+    number_lines((start..end).map(|i| (i + 1, new[i])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_changed_lines_are_shown_with_their_neighbours() {
+        let before = "a\nb\nc\nd\ne\nf\ng\n";
+        assert_eq!(
+            changed_lines(before, "a\nb\nc\nD\ne\nf\ng\n"),
+            "     2\tb\n     3\tc\n     4\tD\n     5\te\n     6\tf\n"
+        );
+        assert_eq!(changed_lines("x\n", "import y\nx\n"), "     1\timport y\n     2\tx\n");
+        assert_eq!(changed_lines("x\ny\n", "x\n"), "     1\tx\n", "a deleted last line shows what precedes it");
+        assert_eq!(changed_lines("x\n", ""), "(the file is now empty)\n");
+    }
+
+    #[test]
+    fn a_repeated_old_string_lists_its_lines() {
+        let text = "LANG = \"fr\"\n\ndef hello():\n    return {\"en\": 1, \"fr\": 2, \"fr-ca\": 3}\n";
+        assert_eq!(
+            lines_holding(text, "\"fr"),
+            "     1\tLANG = \"fr\"\n     4\t    return {\"en\": 1, \"fr\": 2, \"fr-ca\": 3}\n"
+        );
     }
 }

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, plural};
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, folder_or_root, plural};
 
 /// More matches than this are cut: the model should narrow the pattern.
 const MAX_RESULTS: usize = 500;
@@ -29,13 +29,16 @@ impl TypedTool for Glob {
     const SET: ToolSet = ToolSet::Read;
 
     fn paths(input: &GlobInput) -> Vec<String> {
-        vec![input.path.clone().unwrap_or_else(|| ".".into())]
+        vec![folder_or_root(&input.path).to_string()]
     }
 
     async fn call(&self, input: GlobInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let base = ctx.workspace.resolve(input.path.as_deref().unwrap_or("."))?;
+        let base = ctx.workspace.resolve(folder_or_root(&input.path))?;
         if !base.abs.is_dir() {
-            return Err(ToolError::Invalid(format!("{} is not a directory", base.display())));
+            return Err(ToolError::Invalid(format!(
+                "{0} is a file, not a folder: to see it, Read it (file_path {0}); Glob's path is the folder to search",
+                base.display()
+            )));
         }
         let matcher = globset::GlobBuilder::new(&input.pattern)
             .literal_separator(true)

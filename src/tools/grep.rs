@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::glob::walk;
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, plural};
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, folder_or_root, plural};
 use crate::permissions::sensitive_reason;
 
 /// Output lines past this are cut: the model should narrow the search.
@@ -59,16 +59,16 @@ impl TypedTool for Grep {
     const SET: ToolSet = ToolSet::Read;
 
     fn paths(input: &GrepInput) -> Vec<String> {
-        vec![input.path.clone().unwrap_or_else(|| ".".into())]
+        vec![folder_or_root(&input.path).to_string()]
     }
 
     async fn call(&self, input: GrepInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let base = ctx.workspace.resolve(input.path.as_deref().unwrap_or("."))?;
+        let base = ctx.workspace.resolve(folder_or_root(&input.path))?;
         let matcher = RegexMatcherBuilder::new()
             .case_insensitive(input.case_insensitive)
             .build(&input.pattern)
             .map_err(|e| ToolError::Invalid(format!("invalid regex `{}`: {e}", input.pattern)))?;
-        let file_filter = match &input.glob {
+        let file_filter = match input.glob.as_ref().filter(|glob| !glob.trim().is_empty()) {
             Some(glob) => Some(
                 globset::Glob::new(glob)
                     .map_err(|e| ToolError::Invalid(format!("invalid glob `{glob}`: {e}")))?

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
+use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, folder_or_root};
 use crate::workspace::WorkspaceError;
 
 const MAX_ENTRIES: usize = 1000;
@@ -28,11 +28,11 @@ impl TypedTool for ListDir {
     const SET: ToolSet = ToolSet::Read;
 
     fn paths(input: &ListDirInput) -> Vec<String> {
-        vec![input.path.clone().unwrap_or_else(|| ".".into())]
+        vec![folder_or_root(&input.path).to_string()]
     }
 
     async fn call(&self, input: ListDirInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let dir = ctx.workspace.resolve(input.path.as_deref().unwrap_or("."))?;
+        let dir = ctx.workspace.resolve(folder_or_root(&input.path))?;
         if dir.abs.is_file() {
             return Err(ToolError::Invalid(format!("{} is a file; use Read to see it", dir.display())));
         }

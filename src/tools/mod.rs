@@ -160,6 +160,18 @@ impl ConversationState {
         self.ledger().seen.insert(path.abs.clone(), text_hash(text));
     }
 
+    /// Whether the model last saw `path` holding `text`.
+    pub(crate) fn has_read(&self, path: &WorkspacePath, text: &str) -> bool {
+        self.ledger().seen.get(&path.abs) == Some(&text_hash(text))
+    }
+
+    /// The files the model has read, as absolute paths.
+    pub(crate) fn read_paths(&self) -> Vec<std::path::PathBuf> {
+        let mut paths: Vec<_> = self.ledger().seen.keys().cloned().collect();
+        paths.sort();
+        paths
+    }
+
     /// Refuses a change to the existing file `path`, now holding `current`,
     /// unless the model has read it as it is. A file short enough to show is
     /// shown in the refusal, and counts as read: the model can make the
@@ -468,6 +480,12 @@ pub(crate) fn number_lines<'a>(lines: impl Iterator<Item = (usize, &'a str)>) ->
         out.push_str(&format!("{number:>6}\t{line}\n"));
     }
     out
+}
+
+/// The folder an optional `path` input names: the root when it is left out
+/// or empty (models fill every field of a schema, optional ones with "").
+pub(crate) fn folder_or_root(path: &Option<String>) -> &str {
+    path.as_deref().filter(|path| !path.trim().is_empty()).unwrap_or(".")
 }
 
 /// Counts things for summaries: "1 file", "3 files".

@@ -9,6 +9,7 @@
 
 pub mod buffers;
 pub mod edits;
+pub mod mentions;
 pub mod snapshot;
 
 use std::borrow::Cow;

@@ -88,6 +88,7 @@ pub struct Scenario {
     max_agent_depth: u32,
     tools: Option<Vec<Arc<dyn Tool>>>,
     hooks: Vec<Arc<dyn ToolHook>>,
+    command_hooks: tack::config::HookSettings,
     overlay: Option<Arc<dyn BufferOverlay>>,
     /// Offer the tools the front ends offer this model (`tools.profile = auto`).
     sized_for_model: bool,
@@ -115,6 +116,7 @@ impl Scenario {
             max_agent_depth: 3,
             tools: None,
             hooks: Vec::new(),
+            command_hooks: Default::default(),
             overlay: None,
             sized_for_model: false,
         }
@@ -180,6 +182,16 @@ impl Scenario {
 
     pub fn hook(mut self, hook: Arc<dyn ToolHook>) -> Scenario {
         self.hooks.push(hook);
+        self
+    }
+
+    /// Command hooks, from a project config file holding `config` (its
+    /// `[[hooks.PreToolUse]]` and other tables), loaded as tack loads it.
+    pub fn command_hooks(mut self, config: &str) -> Scenario {
+        let file = tack::config::workspace_config_path(self.dir.path());
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, config).unwrap();
+        self.command_hooks = tack::config::Settings::load(None, self.dir.path(), &[]).expect("config").hooks;
         self
     }
 
@@ -255,6 +267,7 @@ impl Scenario {
                 retry_base_delay: Duration::from_millis(1),
                 context_window: self.context_window,
                 max_agent_depth: self.max_agent_depth,
+                hooks: self.command_hooks.clone(),
                 ..LoopSettings::default()
             },
             session: None,
@@ -390,7 +403,11 @@ impl Run {
                 Event::EditRejected { tool_call_id, path, reason } => {
                     format!("edit_rejected {tool_call_id} {path}: {reason}")
                 }
+                Event::FilesAttached { paths } => format!("files_attached {}", paths.join(", ")),
                 Event::LoopDetected { description } => format!("loop_detected {description}"),
+                Event::Hook { event, command, outcome, exit_code, message, .. } => {
+                    format!("hook {event} `{command}` {outcome:?} exit={exit_code:?}: {message}")
+                }
                 Event::Compaction { tokens_before, tokens_after } => {
                     format!("compaction {tokens_before} -> {tokens_after} tokens")
                 }

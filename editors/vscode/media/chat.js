@@ -119,6 +119,14 @@
     compaction(event, state) {
       add(state.container, 'notice', 'context compacted: ' + event.tokensBefore + ' → ' + event.tokensAfter + ' tokens');
     },
+    hook(event, state) {
+      if (event.outcome === 'ok') return;
+      const error = event.outcome === 'blocked' ? '' : ' error';
+      add(state.container, 'notice' + error, '⚑ ' + escape(event.event) + ' hook ' + escape(event.outcome) + ': ' + escape(event.message));
+    },
+    files_attached(event, state) {
+      add(state.container, 'notice', '+ ' + escape(event.paths.join(', ')));
+    },
     loop_detected(event, state) {
       add(state.container, 'notice', '⟳ ' + escape(event.description));
     },

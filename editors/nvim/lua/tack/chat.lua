@@ -130,6 +130,14 @@ local handlers = {
   compaction = function(e)
     M.note(string.format('  (context compacted: %d → %d tokens)', e.tokensBefore, e.tokensAfter))
   end,
+  hook = function(e, indent)
+    if e.outcome ~= 'ok' then
+      M.note(indent .. '⚑ ' .. e.event .. ' hook ' .. e.outcome .. ': ' .. (e.message or ''))
+    end
+  end,
+  files_attached = function(e, indent)
+    M.note(indent .. '+ ' .. table.concat(e.paths, ', '))
+  end,
   loop_detected = function(e)
     M.note('  ⟳ ' .. e.description)
   end,

@@ -1,0 +1,109 @@
+//! The files a text names: "fix stats.py", "see `lib/numbers.py:12`",
+//! "@src/main.rs". A user who names a file means that file, and a model that
+//! names one has it in mind; both are worth showing it to.
+
+use super::{Workspace, WorkspacePath};
+use crate::workspace::snapshot::same_name_elsewhere;
+
+/// Words looked at per text: each may cost a walk of the tree.
+const MAX_CANDIDATES: usize = 16;
+
+/// Existing files of the workspace that `text` names, in the order named,
+/// at most `limit`. A bare file name that is not at the root counts when
+/// exactly one file in the workspace has it.
+pub fn named_files(workspace: &Workspace, text: &str, limit: usize) -> Vec<WorkspacePath> {
+    let mut found: Vec<WorkspacePath> = Vec::new();
+    for word in candidates(text).take(MAX_CANDIDATES) {
+        if found.len() >= limit {
+            break;
+        }
+        let Some(path) = resolve(workspace, word) else { continue };
+        if !found.iter().any(|known| known.abs == path.abs) {
+            found.push(path);
+        }
+    }
+    found
+}
+
+fn resolve(workspace: &Workspace, word: &str) -> Option<WorkspacePath> {
+    if let Ok(path) = workspace.resolve(word) {
+        if path.abs.is_file() {
+            return Some(path);
+        }
+    }
+    if word.contains('/') {
+        return None;
+    }
+    match same_name_elsewhere(workspace.root(), word).as_slice() {
+        [only] => workspace.resolve(only).ok().filter(|path| path.abs.is_file()),
+        _ => None,
+    }
+}
+
+/// Words of `text` that look like file paths, cleaned of the quotes,
+/// punctuation and `:line` suffixes around them.
+fn candidates(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | '(' | ')' | '[' | ']' | '<' | '>' | ','))
+        .filter(|word| !word.contains("://"))
+        .map(|word| {
+            let word = word.trim_start_matches('@').trim_start_matches("./");
+            let word = word.trim_end_matches(['.', ':', ';', '!', '?']);
+            // `stats.py:12` and `stats.py:12:5` name the file.
+            let mut word = word;
+            while let Some((head, tail)) = word.rsplit_once(':') {
+                if tail.is_empty() || !tail.chars().all(|c| c.is_ascii_digit()) {
+                    break;
+                }
+                word = head;
+            }
+            word
+        })
+        .filter(|word| looks_like_a_file(word))
+}
+
+/// A name with an extension (`stats.py`, `Makefile` aside) or a path with a
+/// folder in it (`src/main.rs`, `docs/guide`).
+fn looks_like_a_file(word: &str) -> bool {
+    if word.is_empty() || word.len() > 400 || word.starts_with('-') {
+        return false;
+    }
+    let name = word.rsplit('/').next().unwrap_or(word);
+    let extension = name.rsplit_once('.');
+    let has_extension = extension.is_some_and(|(stem, ext)| {
+        !stem.is_empty() && (1..=8).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphanumeric())
+    });
+    has_extension || (word.contains('/') && !name.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace(files: &[&str]) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        for file in files {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x\n").unwrap();
+        }
+        let workspace = Workspace::open(dir.path()).unwrap();
+        (dir, workspace)
+    }
+
+    fn named(workspace: &Workspace, text: &str) -> Vec<String> {
+        named_files(workspace, text, 4).into_iter().map(|p| p.rel).collect()
+    }
+
+    #[test]
+    fn paths_and_names_in_prose_are_found() {
+        let (_dir, ws) = workspace(&["stats.py", "lib/numbers.py", "lib/text.py", "a/util.py", "b/util.py"]);
+        assert_eq!(named(&ws, "Calling stddev in stats.py fails. Fix it."), ["stats.py"]);
+        assert_eq!(named(&ws, "see `lib/text.py:12:3`, and (@lib/numbers.py)"), ["lib/text.py", "lib/numbers.py"]);
+        assert_eq!(named(&ws, "the bug is in numbers.py"), ["lib/numbers.py"], "one file has that name");
+        assert!(named(&ws, "util.py is wrong").is_empty(), "two files have that name");
+        assert!(named(&ws, "missing.py and https://example.com/a.py and e.g. and v1.2").is_empty());
+        assert_eq!(named(&ws, "stats.py, stats.py and ./stats.py"), ["stats.py"], "each file once");
+        assert!(named(&ws, "../outside.py /etc/passwd").is_empty());
+        assert!(named(&ws, "lib/").is_empty(), "a folder is not a file");
+    }
+}

@@ -1,0 +1,227 @@
+//! Command hooks as users configure them: real `sh` scripts that read the
+//! event on stdin, block, rewrite, add context, fail, hang and get killed.
+
+mod common;
+
+use std::time::Duration;
+
+use common::Scenario;
+use tack::model::scripted::ScriptEntry;
+use tack::protocol::{Event, HookOutcome, PermissionMode, StopReason};
+use tokio_util::sync::CancellationToken;
+
+fn call(tool: &str, input: serde_json::Value) -> String {
+    serde_json::json!({ "tool": tool, "input": input }).to_string()
+}
+
+/// (event, outcome, message) of each hook that ran.
+fn hook_runs(events: &[tack::protocol::SequencedEvent]) -> Vec<(String, HookOutcome, String)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::Hook { event, outcome, message, .. } => Some((event.clone(), *outcome, message.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_pre_tool_hook_that_exits_2_blocks_the_call_with_its_reason() {
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .command_hooks(
+            r#"
+            [[hooks.PreToolUse]]
+            matcher = "Edit|Write"
+            command = 'cat > "$TACK_PROJECT_DIR/seen.json"; echo "a.txt is frozen" >&2; exit 2'
+            "#,
+        )
+        .run(
+            &[
+                &call("Read", serde_json::json!({"file_path": "a.txt"})),
+                &call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "one", "new_string": "two"})),
+                "I may not change it.",
+            ],
+            "change a.txt",
+        )
+        .await;
+    assert_eq!(run.read("a.txt"), "one\n", "the blocked edit changed nothing");
+    assert_eq!(run.result_output(1), "blocked by a hook: a.txt is frozen");
+    assert_eq!(hook_runs(&run.events), [("PreToolUse".into(), HookOutcome::Blocked, "a.txt is frozen".into())]);
+    let seen: serde_json::Value = serde_json::from_str(&run.read("seen.json")).unwrap();
+    assert_eq!(seen["hook_event_name"], "PreToolUse");
+    assert_eq!(seen["tool_name"], "Edit");
+    assert_eq!(seen["tool_input"]["new_string"], "two");
+    assert_eq!(seen["permission_mode"], "auto_all");
+    assert_eq!(seen["cwd"], run.dir.path().canonicalize().unwrap().display().to_string());
+    // A refusal by a hook is respected, not pushed against.
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.backend.used(), 3);
+}
+
+#[tokio::test]
+async fn a_pre_tool_hook_rewrites_the_input_and_the_next_hook_sees_the_rewrite() {
+    let rewrite =
+        r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "echo rewritten"}}}"#;
+    let run = Scenario::new()
+        .command_hooks(&format!(
+            r#"
+            [[hooks.PreToolUse]]
+            matcher = "Bash"
+            command = '''echo '{rewrite}' '''
+            [[hooks.PreToolUse]]
+            matcher = "Bash"
+            command = 'cat > "$TACK_PROJECT_DIR/second.json"'
+            "#
+        ))
+        .run(&[&call("Bash", serde_json::json!({"command": "echo original"})), "done"], "run it")
+        .await;
+    assert!(run.result_output(0).starts_with("rewritten\n"), "{}", run.result_output(0));
+    let second: serde_json::Value = serde_json::from_str(&run.read("second.json")).unwrap();
+    assert_eq!(second["tool_input"]["command"], "echo rewritten");
+}
+
+#[tokio::test]
+async fn a_hook_allow_skips_the_question_and_ask_forces_one() {
+    let allow = r#"{"hookSpecificOutput": {"permissionDecision": "allow"}}"#;
+    let run = Scenario::new()
+        .mode(PermissionMode::Ask)
+        .command_hooks(&format!("[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = '''echo '{allow}' '''\n"))
+        .run(&[&call("Bash", serde_json::json!({"command": "echo hi"})), "done"], "greet")
+        .await;
+    assert!(run.asked.is_empty(), "the hook allowed it");
+    assert!(run.render().contains("permission_decision call_1 Allow (hook)"), "{}", run.render());
+
+    let ask = r#"{"hookSpecificOutput": {"permissionDecision": "ask"}}"#;
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .answers(&[tack::protocol::ApprovalDecision::Allow])
+        .command_hooks(&format!("[[hooks.PreToolUse]]\ncommand = '''echo '{ask}' '''\n"))
+        .run(&[&call("Read", serde_json::json!({"file_path": "a.txt"})), "done"], "read")
+        .await;
+    assert_eq!(run.asked.len(), 1, "auto_all would not have asked");
+    assert_eq!(run.asked[0].reason, "a PreToolUse hook asks for approval");
+}
+
+#[tokio::test]
+async fn failing_and_hanging_hooks_are_reported_and_never_block_or_outlive_their_timeout() {
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .command_hooks(
+            r#"
+            [[hooks.PreToolUse]]
+            command = "echo broken >&2; exit 1"
+            [[hooks.PreToolUse]]
+            command = 'sleep 60 & echo $! > "$TACK_PROJECT_DIR/child.pid"; wait'
+            timeout_ms = 300
+            [[hooks.PostToolUse]]
+            matcher = "Read"
+            command = "echo 'keep the file short' >&2; exit 2"
+            "#,
+        )
+        .run(&[&call("Read", serde_json::json!({"file_path": "a.txt"})), "done"], "read")
+        .await;
+    let runs = hook_runs(&run.events);
+    assert_eq!(runs[0], ("PreToolUse".into(), HookOutcome::Error, "exited with 1: broken".into()));
+    assert_eq!(runs[1], ("PreToolUse".into(), HookOutcome::TimedOut, "timed out after 300 ms; it was killed".into()));
+    assert_eq!(runs[2].1, HookOutcome::Blocked);
+    let output = run.result_output(0);
+    assert!(output.starts_with("     1\tone\n"), "the call ran: {output}");
+    assert!(output.ends_with("[from a PostToolUse hook] keep the file short"), "{output}");
+    let pid = run.read("child.pid").trim().to_string();
+    assert!(wait_until_gone(&pid).await, "the hook's background child {pid} outlived the timeout");
+}
+
+/// Whether process `pid` is gone (or a zombie) within a few seconds.
+async fn wait_until_gone(pid: &str) -> bool {
+    for _ in 0..50 {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => return true,
+            Ok(stat) if stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')) => return true,
+            Ok(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    false
+}
+
+#[tokio::test]
+async fn prompt_hooks_add_context_or_block_the_prompt() {
+    let run = Scenario::new()
+        .command_hooks(
+            r#"
+            [[hooks.SessionStart]]
+            command = "echo 'The build is red on main.'"
+            [[hooks.UserPromptSubmit]]
+            command = 'grep -q "deploy" && { echo "no deploys from the agent" >&2; exit 2; }; echo "Ticket: TACK-12"'
+            "#,
+        )
+        .run(&["ok"], "fix the flaky test")
+        .await;
+    let task = run.backend.last_request().unwrap().messages[0].text();
+    assert!(task.contains("[context from a SessionStart hook]\nThe build is red on main."), "{task}");
+    assert!(task.contains("[context from a UserPromptSubmit hook]\nTicket: TACK-12"), "{task}");
+
+    let run = Scenario::new()
+        .command_hooks(
+            r#"
+            [[hooks.UserPromptSubmit]]
+            command = 'grep -q "deploy" && { echo "no deploys from the agent" >&2; exit 2; }; true'
+            "#,
+        )
+        .run(&["ok"], "deploy to production")
+        .await;
+    assert_eq!(run.outcome.stop_reason, StopReason::Error);
+    assert_eq!(run.backend.used(), 0, "a blocked prompt never reaches the model");
+    assert_eq!(run.history_len, 0, "nor the history");
+    assert!(
+        run.render().contains("error the prompt was blocked by a hook: no deploys from the agent"),
+        "{}",
+        run.render()
+    );
+}
+
+#[tokio::test]
+async fn a_stop_hook_sends_the_model_back_once_it_knows_it_already_did() {
+    let run = Scenario::new()
+        .command_hooks(
+            r#"
+            [[hooks.Stop]]
+            command = 'grep -q "\"stop_hook_active\":true" && exit 0; echo "run the tests before you stop" >&2; exit 2'
+            "#,
+        )
+        .run(&["Done.", "Tests pass. Done."], "fix it")
+        .await;
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.outcome.text, "Tests pass. Done.");
+    let request = run.backend.last_request().unwrap();
+    let sent_back = request.messages.last().unwrap().text();
+    assert_eq!(sent_back, "[tack] A Stop hook sent you back to work: run the tests before you stop");
+}
+
+#[tokio::test]
+async fn cancelling_the_turn_kills_a_running_hook_and_its_children() {
+    let scenario = Scenario::new().command_hooks(
+        r#"
+        [[hooks.PreToolUse]]
+        command = 'sleep 60 & echo $! > "$TACK_PROJECT_DIR/child.pid"; wait'
+        "#,
+    );
+    let root = scenario.root().to_path_buf();
+    let cancel = CancellationToken::new();
+    let canceller = cancel.clone();
+    tokio::spawn(async move {
+        while !root.join("child.pid").exists() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        canceller.cancel();
+    });
+    let script = vec![ScriptEntry::Text(call("Bash", serde_json::json!({"command": "echo never"})))];
+    let run = tokio::time::timeout(Duration::from_secs(30), scenario.run_entries(script, "run", cancel))
+        .await
+        .expect("the cancelled turn ended");
+    assert_eq!(run.outcome.stop_reason, StopReason::Cancelled);
+    assert_eq!(hook_runs(&run.events)[0].1, HookOutcome::Cancelled);
+    let pid = run.read("child.pid").trim().to_string();
+    assert!(wait_until_gone(&pid).await, "the hook's child {pid} outlived the cancel");
+    assert!(!run.render().contains("never\n"), "the blocked call did not run");
+}
