@@ -49,8 +49,9 @@ impl Conversation {
                 continue;
             }
             let Ok(text) = self.workspace.read_text(&path) else { continue };
+            let name = path.rel.rsplit('/').next().unwrap_or(&path.rel);
             for block in &blocks {
-                let Some(rewrite) = rewrite_of(&text, block) else { continue };
+                let Some(rewrite) = rewrite_of(&text, without_file_comment(block, name)) else { continue };
                 if best.as_ref().is_some_and(|b| b.rewrite.shared_lines >= rewrite.shared_lines) {
                     continue;
                 }
@@ -83,6 +84,15 @@ pub fn code_blocks(text: &str) -> Vec<String> {
         blocks.push(lines.join("\n"));
     }
     blocks
+}
+
+/// `block` without a first line that only names the file (`# cart.py`,
+/// `// src/main.rs`), as models head a block with: it is not file content.
+fn without_file_comment<'a>(block: &'a str, file_name: &str) -> &'a str {
+    let (first, rest) = block.split_once('\n').unwrap_or((block, ""));
+    let words = first.trim().trim_start_matches(['#', '/', '-', '*', ';', ' ']).trim_end_matches(['*', '/', ' ', ':']);
+    let names_the_file = words.ends_with(file_name) && !words.contains(' ');
+    if names_the_file && first.trim_start().starts_with(['#', '/', '-', ';']) { rest } else { block }
 }
 
 /// A changed region of `file` as `block` shows it.
@@ -193,6 +203,14 @@ mod tests {
     use super::*;
 
     const STATS: &str = "def mean(xs):\n    return sum(xs) / len(xs)\n\ndef stddev(xs):\n    m = mean(xs)\n    return math.sqrt(sum((x - m) ** 2 for x in xs) / len(xs))\n";
+
+    #[test]
+    fn a_first_line_that_names_the_file_is_not_content() {
+        assert_eq!(without_file_comment("# cart.py\ndef f():", "cart.py"), "def f():");
+        assert_eq!(without_file_comment("// src/main.rs\nfn main() {}", "main.rs"), "fn main() {}");
+        assert_eq!(without_file_comment("# compute cart.py totals\nx", "cart.py"), "# compute cart.py totals\nx");
+        assert_eq!(without_file_comment("import os\nx", "cart.py"), "import os\nx");
+    }
 
     #[test]
     fn blocks_are_found_closed_or_cut_off() {
