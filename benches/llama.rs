@@ -298,7 +298,7 @@ async fn first_token_ms(dir: &std::path::Path) -> f64 {
     let specs = tools.specs(|_| true);
     let system = tack::agent::prompt::system_prompt(PermissionMode::AutoAll, &specs, backend.tool_protocol());
     let demo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
-    let first = format!("{}The greeting test fails. Fix it.", tack::agent::prompt::workspace_context(&demo));
+    let first = format!("{}The greeting test fails. Fix it.", tack::agent::prompt::workspace_context(&demo, None));
     let request =
         CompletionRequest { system, messages: vec![Message::user_text(first)], tools: specs, ..Default::default() };
     let started = std::time::Instant::now();

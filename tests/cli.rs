@@ -462,3 +462,39 @@ fn bash_runs_in_the_workspace_without_the_user_s_secrets() {
     let root = cli.workspace.path().canonicalize().unwrap();
     assert_eq!(text, format!("{}\ntoken=[] home=[set]\nexit code 0", root.display()));
 }
+
+#[test]
+fn skills_from_the_project_the_claude_folder_and_the_user_are_loaded_on_demand() {
+    let cli = Cli::new();
+    let skill = |dir: PathBuf, name: &str, body: &str| {
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("SKILL.md"), format!("---\nname: {name}\ndescription: {name} steps\n---\n{body}\n"))
+            .unwrap();
+    };
+    skill(cli.path(".tack/skills/release"), "release", "Tag, then push the tag.");
+    skill(cli.path(".claude/skills/review"), "review", "Read the diff first.");
+    std::fs::write(cli.path(".claude/skills/review/checklist.md"), "- tests pass\n").unwrap();
+    skill(cli.home.path().join("tack/skills/style"), "style", "Four spaces.");
+    // The project's skill of a name wins over the user's.
+    skill(cli.home.path().join("tack/skills/release-user"), "release", "the user's release");
+    let calls = [
+        call("Skill", serde_json::json!({"name": "release"})),
+        call("Skill", serde_json::json!({"name": "review", "file": "checklist.md"})),
+        call("Skill", serde_json::json!({"name": "style"})),
+        call("Skill", serde_json::json!({"name": "review", "file": "../../../greet.py"})),
+        call("Skill", serde_json::json!({"name": "deploy"})),
+    ];
+    let script = cli.script(serde_json::json!([calls.join("\n"), "done"]));
+    let output = cli.run_script(&script, &["--json-events", "prepare the release"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let results: Vec<(bool, String)> = events(&output)
+        .iter()
+        .filter(|e| e["kind"] == "tool_result")
+        .map(|e| (e["isError"].as_bool().unwrap(), e["output"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(results[0], (false, "Skill release: release steps\n\nTag, then push the tag.\n".to_string()));
+    assert_eq!(results[1], (false, "- tests pass\n".to_string()));
+    assert!(results[2].1.starts_with("Skill style: style steps\n\nFour spaces."), "{:?}", results[2]);
+    assert_eq!(results[3], (true, "../../../greet.py is not a path inside the skill's folder".to_string()));
+    assert_eq!(results[4], (true, "there is no skill `deploy`; the skills are: release, review, style".to_string()));
+}

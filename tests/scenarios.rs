@@ -1013,6 +1013,28 @@ async fn a_reply_that_announces_a_call_and_stops_is_asked_for_the_call() {
     assert!(ask.starts_with("[tack] Your reply ended before the tool call it announced"), "{ask}");
 }
 
+#[tokio::test]
+async fn skills_are_listed_before_the_task_and_loaded_by_the_skill_tool() {
+    let run = Scenario::new()
+        .file(
+            ".tack/skills/release/SKILL.md",
+            "---\nname: release\ndescription: How to cut a release.\n---\nBump, tag, push.\n",
+        )
+        .discover_skills()
+        .run(&[&call("Skill", serde_json::json!({"name": "release"})), "Bumped."], "cut a release")
+        .await;
+    let request = run.backend.last_request().unwrap();
+    let task = request.messages[0].text();
+    assert!(task.contains("# Skills\n") && task.contains("- release: How to cut a release.\n"), "{task}");
+    assert!(request.tools.iter().any(|tool| tool.name == "Skill"));
+    assert_eq!(run.result_output(0), "Skill release: How to cut a release.\n\nBump, tag, push.\n");
+
+    let without = Scenario::new().run(&["hi"], "hello").await;
+    let request = without.backend.last_request().unwrap();
+    assert!(!request.messages[0].text().contains("# Skills"));
+    assert!(!request.tools.iter().any(|tool| tool.name == "Skill"), "no skills, no Skill tool");
+}
+
 // ---------------------------------------------------------------- context
 
 #[tokio::test]

@@ -10,6 +10,7 @@ use std::path::Path;
 use crate::model::ToolProtocol;
 use crate::protocol::PermissionMode;
 use crate::tools::ToolSpec;
+use crate::tools::skill::SkillCatalog;
 use crate::workspace::snapshot::snapshot;
 
 /// Project instruction files, in order of preference: the first found is used.
@@ -87,11 +88,17 @@ pub fn system_prompt(mode: PermissionMode, tools: &[ToolSpec], protocol: ToolPro
 }
 
 /// What the model is told about the project before the user's first words:
-/// its rules file and a snapshot of its files and git state.
-pub fn workspace_context(root: &Path) -> String {
+/// its rules file, its skills, and a snapshot of its files and git state.
+/// Skills are listed here, not in the system prompt, which stays the same
+/// for every project (and so does its saved prompt cache).
+pub fn workspace_context(root: &Path, skills: Option<&SkillCatalog>) -> String {
     let mut out = String::from("<context>\n");
     if let Some((name, text)) = load_rules(root) {
         out.push_str(&format!("# Project rules (from {name})\n{}\n\n", text.trim_end()));
+    }
+    if let Some(skills) = skills.filter(|skills| !skills.is_empty()) {
+        out.push_str(&skills.listing());
+        out.push('\n');
     }
     out.push_str("# Workspace\n");
     out.push_str(&snapshot(root));
@@ -119,7 +126,7 @@ mod tests {
         std::fs::write(dir.path().join("AGENTS.md"), "Run cargo fmt.\n").unwrap();
         std::fs::write(dir.path().join("main.rs"), "fn main() {}").unwrap();
         assert_eq!(
-            workspace_context(dir.path()),
+            workspace_context(dir.path(), None),
             "<context>\n# Project rules (from AGENTS.md)\nRun cargo fmt.\n\n# Workspace\n\
              Files and folders in the workspace (paths are relative to its root):\nAGENTS.md\nmain.rs\n</context>\n\n"
         );

@@ -373,7 +373,8 @@ impl Conversation {
     /// the model's KV cache, valid from one iteration to the next.
     fn workspace_context(&mut self) -> String {
         let root = self.workspace.root();
-        self.workspace_context.get_or_insert_with(|| prompt::workspace_context(root)).clone()
+        let skills = self.tools.skills();
+        self.workspace_context.get_or_insert_with(|| prompt::workspace_context(root, skills)).clone()
     }
 
     /// The messages of the next prompt: the history, compacted when it would

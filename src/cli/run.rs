@@ -19,6 +19,7 @@ use crate::model::load_backend;
 use crate::permissions::Policy;
 use crate::protocol::{PermissionMode, StopReason};
 use crate::tools::ToolRegistry;
+use crate::tools::skill::SkillCatalog;
 use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
@@ -141,7 +142,10 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let host = Arc::new(TerminalHost::new(output));
     let mut conversation = Conversation::new(ConversationParts {
-        tools: Arc::new(ToolRegistry::for_model(&settings.tools, backend.context_window(), backend.parameters())),
+        tools: Arc::new(
+            ToolRegistry::for_model(&settings.tools, backend.context_window(), backend.parameters())
+                .with_skills(SkillCatalog::discover(workspace.root()), &settings.tools),
+        ),
         backend,
         workspace: Arc::new(workspace),
         host,

@@ -38,6 +38,7 @@ use crate::permissions::Policy;
 use crate::protocol::lsp::*;
 use crate::protocol::{Message, PermissionMode};
 use crate::tools::ToolRegistry;
+use crate::tools::skill::SkillCatalog;
 use crate::workspace::Workspace;
 
 /// How long running turns get to stop (and kill their processes) when the
@@ -354,7 +355,10 @@ impl State {
             documents: self.documents.clone(),
         });
         let conversation = Conversation::new(ConversationParts {
-            tools: Arc::new(ToolRegistry::for_model(&settings.tools, backend.context_window(), backend.parameters())),
+            tools: Arc::new(
+                ToolRegistry::for_model(&settings.tools, backend.context_window(), backend.parameters())
+                    .with_skills(SkillCatalog::discover(workspace.root()), &settings.tools),
+            ),
             backend,
             workspace: Arc::new(workspace),
             host,

@@ -18,6 +18,7 @@ mod multi_edit;
 pub mod process;
 mod read;
 mod repl;
+pub mod skill;
 mod sleep;
 pub mod task;
 mod write;
@@ -361,6 +362,8 @@ pub enum CallProblem {
 /// The enabled tools, in prompt order, each with its compiled input validator.
 pub struct ToolRegistry {
     tools: Vec<Registered>,
+    /// The skills the Skill tool loads, when it is offered.
+    skills: Option<Arc<skill::SkillCatalog>>,
 }
 
 impl ToolRegistry {
@@ -420,7 +423,24 @@ impl ToolRegistry {
                 Registered { tool, schema, validator }
             })
             .collect();
-        ToolRegistry { tools }
+        ToolRegistry { tools, skills: None }
+    }
+
+    /// Adds the Skill tool when there are skills and reading is enabled.
+    pub fn with_skills(mut self, catalog: skill::SkillCatalog, settings: &ToolSettings) -> ToolRegistry {
+        if catalog.is_empty() || settings.disabled.contains(&ToolSet::Read) {
+            return self;
+        }
+        let catalog = Arc::new(catalog);
+        let mut with_skill = ToolRegistry::new([Arc::new(skill::Skill { catalog: catalog.clone() }) as Arc<dyn Tool>]);
+        self.tools.append(&mut with_skill.tools);
+        self.skills = Some(catalog);
+        self
+    }
+
+    /// The skills of the Skill tool, when it is offered.
+    pub fn skills(&self) -> Option<&skill::SkillCatalog> {
+        self.skills.as_deref()
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {

@@ -89,6 +89,7 @@ pub struct Scenario {
     tools: Option<Vec<Arc<dyn Tool>>>,
     hooks: Vec<Arc<dyn ToolHook>>,
     command_hooks: tack::config::HookSettings,
+    skills: tack::tools::skill::SkillCatalog,
     overlay: Option<Arc<dyn BufferOverlay>>,
     /// Offer the tools the front ends offer this model (`tools.profile = auto`).
     sized_for_model: bool,
@@ -117,6 +118,7 @@ impl Scenario {
             tools: None,
             hooks: Vec::new(),
             command_hooks: Default::default(),
+            skills: Default::default(),
             overlay: None,
             sized_for_model: false,
         }
@@ -195,6 +197,12 @@ impl Scenario {
         self
     }
 
+    /// Skills found in the workspace's skill folders, as the front ends find them.
+    pub fn discover_skills(mut self) -> Scenario {
+        self.skills = tack::tools::skill::SkillCatalog::discover_in(&[self.dir.path().join(".tack/skills")]);
+        self
+    }
+
     pub fn overlay(mut self, overlay: Arc<dyn BufferOverlay>) -> Scenario {
         self.overlay = Some(overlay);
         self
@@ -256,6 +264,7 @@ impl Scenario {
             }
             None => ToolRegistry::builtin(&Default::default()),
         };
+        let tools = tools.with_skills(self.skills.clone(), &Default::default());
         let mut conversation = Conversation::new(ConversationParts {
             backend: backend.clone(),
             tools: Arc::new(tools),
