@@ -1035,11 +1035,56 @@ async fn skills_are_listed_before_the_task_and_loaded_by_the_skill_tool() {
     assert!(!request.tools.iter().any(|tool| tool.name == "Skill"), "no skills, no Skill tool");
 }
 
+#[tokio::test]
+async fn remembered_facts_go_through_review_and_reach_the_next_conversation() {
+    let remember = call("Remember", serde_json::json!({"fact": "Run the tests with  make check."}));
+    let rejected = Scenario::new().edits(Edits::Reject).run(&[&remember, "ok"], "remember how to test").await;
+    assert!(!rejected.exists(".tack/MEMORY.md"), "a rejected memory is not written");
+    assert_eq!(rejected.kinds().iter().filter(|k| **k == "edit_proposed").count(), 1);
+
+    let run = Scenario::new().run(&[&remember, "Noted."], "remember how to test").await;
+    let memory = run.read(".tack/MEMORY.md");
+    let today = &humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()[..10];
+    assert_eq!(memory, format!("# Project memory\n\n- {today}: Run the tests with make check.\n"));
+
+    let later = Scenario::new().file(".tack/MEMORY.md", &memory).run(&["hi"], "what now?").await;
+    let first = later.backend.last_request().unwrap().messages[0].text();
+    assert!(
+        first.contains(&format!("# Project memory (from .tack/MEMORY.md; the Remember tool adds to it)\n- {today}: Run the tests with make check.\n")),
+        "{first}"
+    );
+}
+
+#[tokio::test]
+async fn rules_of_subfolders_join_the_first_result_there_nearest_first() {
+    let run = Scenario::new()
+        .file("AGENTS.md", "root rules\n")
+        .file("lib/AGENTS.md", "lib rules\n")
+        .file("lib/sub/CLAUDE.md", "sub rules\n")
+        .file("lib/sub/a.py", "a\n")
+        .file("lib/b.py", "b\n")
+        .run(
+            &[
+                &call("Read", serde_json::json!({"file_path": "lib/sub/a.py"})),
+                &call("Read", serde_json::json!({"file_path": "lib/b.py"})),
+                "done",
+            ],
+            "read them",
+        )
+        .await;
+    assert_eq!(
+        run.result_output(0),
+        "     1\ta\n\n\n[rules from lib/sub/CLAUDE.md, for the files under lib/sub/]\nsub rules\n\n\n\
+         [rules from lib/AGENTS.md, for the files under lib/]\nlib rules\n"
+    );
+    assert_eq!(run.result_output(1), "     1\tb\n", "rules are shown once a conversation");
+}
+
 // ---------------------------------------------------------------- context
 
 #[tokio::test]
 async fn a_long_session_is_compacted_and_goes_on_with_calls_paired() {
-    let mut scenario = Scenario::new().context_window(5_000);
+    let mut scenario = Scenario::new().context_window(5_200);
     let mut script = Vec::new();
     for i in 0..8 {
         let body: String = (0..40).map(|line| format!("file {i} line {line} {}\n", "lorem ipsum ".repeat(2))).collect();

@@ -4,6 +4,7 @@
 //! file holds), and an attached file counts as read for the edit guards.
 
 use super::Conversation;
+use super::prompt::load_rules;
 use crate::permissions::{CallFacts, Verdict};
 use crate::protocol::Event;
 use crate::tools::{ToolKind, number_lines};
@@ -48,6 +49,33 @@ impl Conversation {
         Some(format!(
             "\n\n[tack: the files named above, as they are now, with line numbers as Read shows them]\n{block}"
         ))
+    }
+
+    /// The rules files (AGENTS.md, else CLAUDE.md) of the folders between the
+    /// workspace root and the paths a call touched, nearest first, that this
+    /// conversation has not been shown yet: a folder's rules apply to the
+    /// work in it, and the root's are already in the first message.
+    pub(super) fn folder_rules(&self, named: &[String]) -> Option<String> {
+        let root = self.workspace.root().to_path_buf();
+        let mut out = String::new();
+        for path in named.iter().filter_map(|name| self.workspace.resolve(name).ok()) {
+            let mut dir = if path.abs.is_dir() { Some(path.abs.as_path()) } else { path.abs.parent() };
+            while let Some(folder) = dir.filter(|d| d.starts_with(&root) && *d != root.as_path()) {
+                dir = folder.parent();
+                let Some((name, text)) = load_rules(folder) else { continue };
+                let file = folder.join(&name);
+                if !self.rules_shown.lock().unwrap_or_else(|e| e.into_inner()).insert(file.clone()) {
+                    continue;
+                }
+                let rel = file.strip_prefix(&root).unwrap_or(&file).to_string_lossy().replace('\\', "/");
+                let folder_rel = rel.rsplit_once('/').map_or("", |(folder, _)| folder);
+                out.push_str(&format!(
+                    "\n\n[rules from {rel}, for the files under {folder_rel}/]\n{}\n",
+                    text.trim_end()
+                ));
+            }
+        }
+        (!out.is_empty()).then_some(out)
     }
 
     /// Whether Read of `path` would run without asking: an attachment shows

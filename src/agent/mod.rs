@@ -222,6 +222,9 @@ pub struct Conversation {
     command_hooks: Option<Arc<hooks::CommandHooks>>,
     /// Whether SessionStart hooks have run for this conversation.
     session_started: bool,
+    /// Rules files of subfolders already shown to the model.
+    /// (A lock: results are finished while the batch's futures still borrow the conversation.)
+    rules_shown: std::sync::Mutex<std::collections::HashSet<std::path::PathBuf>>,
 }
 
 impl Conversation {
@@ -251,6 +254,7 @@ impl Conversation {
             lookups_since_change: Default::default(),
             command_hooks,
             session_started: false,
+            rules_shown: Default::default(),
         }
     }
 

@@ -11,6 +11,7 @@ use crate::model::ToolProtocol;
 use crate::protocol::PermissionMode;
 use crate::tools::ToolSpec;
 use crate::tools::skill::SkillCatalog;
+use crate::tools::{MEMORY_FILE, recent_memory};
 use crate::workspace::snapshot::snapshot;
 
 /// Project instruction files, in order of preference: the first found is used.
@@ -88,13 +89,17 @@ pub fn system_prompt(mode: PermissionMode, tools: &[ToolSpec], protocol: ToolPro
 }
 
 /// What the model is told about the project before the user's first words:
-/// its rules file, its skills, and a snapshot of its files and git state.
+/// its rules file, its memory, its skills, and a snapshot of its files and
+/// git state.
 /// Skills are listed here, not in the system prompt, which stays the same
 /// for every project (and so does its saved prompt cache).
 pub fn workspace_context(root: &Path, skills: Option<&SkillCatalog>) -> String {
     let mut out = String::from("<context>\n");
     if let Some((name, text)) = load_rules(root) {
         out.push_str(&format!("# Project rules (from {name})\n{}\n\n", text.trim_end()));
+    }
+    if let Some(memory) = std::fs::read_to_string(root.join(MEMORY_FILE)).ok().as_deref().and_then(recent_memory) {
+        out.push_str(&format!("# Project memory (from {MEMORY_FILE}; the Remember tool adds to it)\n{memory}\n"));
     }
     if let Some(skills) = skills.filter(|skills| !skills.is_empty()) {
         out.push_str(&skills.listing());

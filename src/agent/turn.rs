@@ -678,6 +678,12 @@ impl Conversation {
                     if !cancelled {
                         self.post_tool_hooks(call, &mut output, cancel).await;
                     }
+                    if !output.is_error {
+                        let named = call.tool.as_ref().map(|tool| tool.paths(&call.input)).unwrap_or_default();
+                        if let Some(rules) = self.folder_rules(&named) {
+                            output.output.push_str(&rules);
+                        }
+                    }
                     outputs[index] = Some(output);
                 }
             }

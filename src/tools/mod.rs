@@ -17,8 +17,10 @@ mod move_file;
 mod multi_edit;
 pub mod process;
 mod read;
+mod remember;
 mod repl;
 pub mod skill;
+pub use remember::{MEMORY_FILE, recent_memory};
 mod sleep;
 pub mod task;
 mod write;
@@ -389,6 +391,7 @@ impl ToolRegistry {
             Arc::new(multi_edit::MultiEdit),
             Arc::new(move_file::Move),
             Arc::new(delete_file::DeleteFile),
+            Arc::new(remember::Remember),
             Arc::new(bash::Bash { settings: processes.clone() }),
             Arc::new(sleep::Sleep),
             Arc::new(repl::Repl { settings: processes.clone() }),
@@ -554,6 +557,7 @@ mod tests {
                 "MultiEdit",
                 "Move",
                 "DeleteFile",
+                "Remember",
                 "Bash",
                 "Sleep",
                 "REPL",
