@@ -366,6 +366,7 @@ pub mod lsp {
     pub const SET_PERMISSION_MODE: &str = "tack/setPermissionMode";
     pub const EVENT: &str = "tack/event";
     pub const APPROVE_TOOL: &str = "tack/approveTool";
+    pub const ASK_USER: &str = "tack/askUser";
     /// The command behind tack's code actions (`workspace/executeCommand`).
     pub const CODE_ACTION_COMMAND: &str = "tack.codeAction";
 
@@ -475,6 +476,26 @@ pub mod lsp {
     #[serde(rename_all = "camelCase")]
     pub struct ApproveToolResult {
         pub decision: ApprovalDecision,
+    }
+
+    /// `tack/askUser`: the model's question to the user (the AskUser tool).
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct AskUserParams {
+        pub conversation_id: String,
+        pub turn_id: String,
+        pub agent_path: Vec<String>,
+        pub tool_call_id: String,
+        pub question: String,
+        /// Answers to pick from; empty for a free answer.
+        pub choices: Vec<String>,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct AskUserResult {
+        /// `null` when the user dismissed the question.
+        pub answer: Option<String>,
     }
 
     /// What a code action asks of a sub-agent.

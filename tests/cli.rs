@@ -380,6 +380,33 @@ fn on_a_terminal_approvals_are_asked_and_always_is_remembered() {
     assert!(std::fs::read_to_string(cli.path("greet.py")).unwrap().contains("Helo"));
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn ask_user_asks_on_the_terminal_and_without_one_says_so() {
+    let cli = Cli::new();
+    let ask = call("AskUser", serde_json::json!({"question": "Which greeting?", "choices": ["Hello", "Hi"]}));
+    let free = call("AskUser", serde_json::json!({"question": "Your name?"}));
+    let script = cli.script(serde_json::json!([ask, free, "Thanks."]));
+    let args = ["run", "--backend", "scripted", "--script", script.to_str().unwrap(), "--stream-events", "greet"];
+    let (status, screen) = run_in_terminal(&cli, &args, "2\nAda Lovelace\n");
+    assert_eq!(status, Some(0), "{screen}");
+    assert!(screen.contains("? Which greeting?\n  1) Hello\n  2) Hi\n"), "{screen}");
+    assert!(screen.contains("\"output\":\"The user answered: Hi\""), "{screen}");
+    assert!(screen.contains("\"output\":\"The user answered: Ada Lovelace\""), "{screen}");
+
+    let output = cli.run_script(&script, &["--json-events", "greet"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let result = events(&output).into_iter().find(|e| e["kind"] == "tool_result").unwrap();
+    assert_eq!(result["isError"], true);
+    assert!(
+        result["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("the user could not be asked: tack run has no terminal to ask on."),
+        "{result}"
+    );
+}
+
 #[test]
 fn a_tiny_context_window_compacts_the_prompt_but_the_session_keeps_everything() {
     let cli = Cli::new();

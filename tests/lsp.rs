@@ -244,6 +244,42 @@ fn bash_is_asked_in_auto_read_denied_then_always_allowed_and_remembered() {
     assert_eq!(decisions, [("deny", "user"), ("allowAlways", "user"), ("allow", "remembered")]);
 }
 
+#[test]
+fn ask_user_questions_go_to_the_editor_and_the_answer_is_the_result() {
+    let ws = Ws::new();
+    let pick = call("AskUser", json!({"question": "Which greeting?", "choices": ["Hello", "Hi"]}));
+    let free = call("AskUser", json!({"question": "Anything else?"}));
+    let client = ws.start(json!([pick, free, "Noted."]), "auto_read");
+    client.answer_with(&[Some("Hi"), None]);
+    let conversation = client.new_conversation(None);
+    let turn = client.turn(&conversation, "greet");
+    let finished = client.wait_turn_finished(&conversation);
+    assert_eq!(finished["stopReason"], "end_turn", "{}", client.report());
+
+    let asked: Vec<Value> = client
+        .server_requests()
+        .into_iter()
+        .filter(|r| r["method"] == "tack/askUser")
+        .map(|r| r["params"].clone())
+        .collect();
+    assert_eq!(asked.len(), 2, "{}", client.report());
+    assert_eq!(asked[0]["question"], "Which greeting?");
+    assert_eq!(asked[0]["choices"], json!(["Hello", "Hi"]));
+    assert_eq!(
+        (asked[0]["conversationId"].as_str(), asked[0]["turnId"].as_str()),
+        (Some(conversation.as_str()), Some(turn.as_str()))
+    );
+    assert_eq!(asked[1]["choices"], json!([]));
+    let results = tool_results(&client.events(&conversation));
+    assert_eq!(output(&results[0]), "The user answered: Hi");
+    assert_eq!(results[1]["isError"], true);
+    assert!(
+        output(&results[1]).starts_with("the user could not be asked: the user dismissed the question."),
+        "{}",
+        results[1]
+    );
+}
+
 // --------------------------------------------------------------------- cancel
 
 #[test]

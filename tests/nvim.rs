@@ -69,7 +69,10 @@ fn a_chat_turn_an_approval_and_a_hunk_by_hunk_review_in_neovim() {
             {"old_string": "print(greet('world'))", "new_string": "print(greet(\"world\"))"},
         ]}),
     );
-    let script = serde_json::json!([format!("Checking the shell.\n{read}\n{bash}\n"), edit, "Done with one hunk."]);
+    let pick = call("AskUser", serde_json::json!({"question": "Which quotes?", "choices": ["double", "single"]}));
+    let free = call("AskUser", serde_json::json!({"question": "Your name?"}));
+    let script =
+        serde_json::json!([format!("Checking the shell.\n{read}\n{bash}\n"), pick, free, edit, "Done with one hunk."]);
     std::fs::write(root.join("script.json"), script.to_string()).unwrap();
     let (ok, output) = run_scenario("chat_review.lua", &root);
     assert!(ok, "the Neovim scenario failed:\n{output}");

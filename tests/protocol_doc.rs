@@ -106,14 +106,17 @@ fn every_lsp_example_round_trips_and_every_method_is_documented() {
             "EventParams" => round_trip::<EventParams>(&body),
             "ApproveToolParams" => round_trip::<ApproveToolParams>(&body),
             "ApproveToolResult" => round_trip::<ApproveToolResult>(&body),
+            "AskUserParams" => round_trip::<AskUserParams>(&body),
+            "AskUserResult" => round_trip::<AskUserResult>(&body),
             "CodeActionArgs" => round_trip::<CodeActionArgs>(&body),
             "CodeActionStarted" => round_trip::<CodeActionStarted>(&body),
             other => panic!("docs/protocol.md names an unknown type `{other}`"),
         }
         types.push(name);
     }
-    assert_eq!(types.len(), 14, "{types:?}");
-    for method in [NEW_CONVERSATION, TURN, CANCEL, SESSIONS, RESUME, SET_PERMISSION_MODE, EVENT, APPROVE_TOOL] {
+    assert_eq!(types.len(), 16, "{types:?}");
+    for method in [NEW_CONVERSATION, TURN, CANCEL, SESSIONS, RESUME, SET_PERMISSION_MODE, EVENT, APPROVE_TOOL, ASK_USER]
+    {
         assert!(doc.contains(&format!("### {method}\n")), "{method} has no section in docs/protocol.md");
     }
 }

@@ -1084,7 +1084,7 @@ async fn rules_of_subfolders_join_the_first_result_there_nearest_first() {
 
 #[tokio::test]
 async fn a_long_session_is_compacted_and_goes_on_with_calls_paired() {
-    let mut scenario = Scenario::new().context_window(5_200);
+    let mut scenario = Scenario::new().context_window(5_600);
     let mut script = Vec::new();
     for i in 0..8 {
         let body: String = (0..40).map(|line| format!("file {i} line {line} {}\n", "lorem ipsum ".repeat(2))).collect();

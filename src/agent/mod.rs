@@ -44,6 +44,17 @@ pub struct ApprovalRequest {
     pub agent_path: Vec<String>,
 }
 
+/// A question the model puts to the user (the AskUser tool).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    pub tool_call_id: String,
+    /// The sub-agent asking; empty for the main agent.
+    pub agent_path: Vec<String>,
+    pub question: String,
+    /// Answers to pick from; empty for a free answer.
+    pub choices: Vec<String>,
+}
+
 /// The user's answer to an [`ApprovalRequest`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Approval {
@@ -68,6 +79,11 @@ pub trait Host: Send + Sync {
     /// Asks the user about a tool call. May wait as long as the user does;
     /// the turn stays cancellable meanwhile.
     async fn approve(&self, request: ApprovalRequest) -> Approval;
+    /// Puts a question to the user and waits for the answer; `Err` says why
+    /// there is none. The turn stays cancellable meanwhile.
+    async fn ask_user(&self, _question: Question) -> Result<String, String> {
+        Err("this front end cannot ask the user questions".into())
+    }
     /// Carries out (or proposes) a file change and says how it ended.
     async fn apply_edit(&self, workspace: &Workspace, change: &FileChange) -> EditOutcome;
     /// Whether the user reviews every file change as a diff in `apply_edit`

@@ -21,12 +21,12 @@ use super::hooks::{HookEvent, HookPermission};
 use super::prompt;
 use super::rewrite::ShownEdit;
 use super::subagent::SubAgents;
-use super::{ApprovalRequest, Conversation, EventSink, HookCall, TurnOutcome};
+use super::{ApprovalRequest, Conversation, EventSink, HookCall, Question, TurnOutcome};
 use crate::model::toolcall::{ParseEvent, ToolCallParser};
 use crate::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_message};
 use crate::permissions::{CallFacts, Source, Verdict, visible_in_mode};
 use crate::protocol::{AgentStatus, ApprovalDecision, Block, Event, Message, Role, StopReason, Usage};
-use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSet, ToolSpec, number_lines};
+use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSet, ToolSpec, UserQuestions, number_lines};
 use crate::workspace::Workspace;
 use crate::workspace::edits::{EditOutcome, FileChange};
 
@@ -878,6 +878,7 @@ impl Conversation {
             tool_call_id: &call.id,
             state: &self.state,
             agents: &agents,
+            user: &edits,
         };
         match AssertUnwindSafe(tool.call(call.input.clone(), &ctx)).catch_unwind().await {
             Ok(Ok(output)) => output,
@@ -943,6 +944,19 @@ impl EditGate for HostEdits<'_> {
             }
         }
         outcome
+    }
+}
+
+#[async_trait]
+impl UserQuestions for HostEdits<'_> {
+    async fn ask(&self, question: &str, choices: &[String]) -> Result<String, String> {
+        let question = Question {
+            tool_call_id: self.tool_call_id.to_string(),
+            agent_path: self.events.agent_path.clone(),
+            question: question.to_string(),
+            choices: choices.to_vec(),
+        };
+        self.events.host().ask_user(question).await
     }
 }
 

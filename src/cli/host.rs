@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use crate::agent::{Approval, ApprovalRequest, Host};
+use crate::agent::{Approval, ApprovalRequest, Host, Question};
 use crate::protocol::{ApprovalDecision, Event, HookOutcome, SequencedEvent};
 use crate::workspace::Workspace;
 use crate::workspace::edits::{EditOutcome, FileChange, apply_to_disk};
@@ -151,6 +151,34 @@ impl Host for TerminalHost {
             _ => ApprovalDecision::Deny,
         };
         Approval::by_user(decision)
+    }
+
+    async fn ask_user(&self, question: Question) -> Result<String, String> {
+        if !self.interactive {
+            return Err("tack run has no terminal to ask on".into());
+        }
+        self.line("");
+        let mut prompt = format!("? {}\n", question.question);
+        for (number, choice) in question.choices.iter().enumerate() {
+            prompt.push_str(&format!("  {}) {choice}\n", number + 1));
+        }
+        prompt.push_str(if question.choices.is_empty() { "> " } else { "> (a number, or your own answer) " });
+        eprint!("{prompt}");
+        let line = tokio::task::spawn_blocking(|| {
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).map(|read| (read, line))
+        })
+        .await;
+        let answer = match line {
+            Ok(Ok((0, _))) | Err(_) | Ok(Err(_)) => return Err("the terminal closed before an answer".into()),
+            Ok(Ok((_, line))) => line.trim().to_string(),
+        };
+        let picked = answer.parse::<usize>().ok().and_then(|n| n.checked_sub(1)).and_then(|i| question.choices.get(i));
+        match picked {
+            Some(choice) => Ok(choice.clone()),
+            None if answer.is_empty() => Err("the user gave no answer".into()),
+            None => Ok(answer),
+        }
     }
 
     async fn apply_edit(&self, workspace: &Workspace, change: &FileChange) -> EditOutcome {

@@ -13,8 +13,11 @@ use tower_lsp_server::ls_types::{ApplyWorkspaceEditParams, MessageType, Uri};
 
 use super::documents::Documents;
 use super::edits::{judge_write, workspace_edit};
-use crate::agent::{Approval, ApprovalRequest, Host};
-use crate::protocol::lsp::{APPROVE_TOOL, ApproveToolParams, ApproveToolResult, EventParams, ToolCallInfo};
+use crate::agent::{Approval, ApprovalRequest, Host, Question};
+use crate::protocol::lsp::{
+    APPROVE_TOOL, ASK_USER, ApproveToolParams, ApproveToolResult, AskUserParams, AskUserResult, EventParams,
+    ToolCallInfo,
+};
 use crate::protocol::{ApprovalDecision, SequencedEvent};
 use crate::workspace::Workspace;
 use crate::workspace::edits::{EditOutcome, FileChange};
@@ -22,6 +25,14 @@ use crate::workspace::edits::{EditOutcome, FileChange};
 /// How long to wait for the editor's `didChange` after it answered an edit:
 /// the answer and the notification may be handled in either order.
 const SETTLE: Duration = Duration::from_millis(300);
+
+pub enum AskUser {}
+
+impl Request for AskUser {
+    type Params = AskUserParams;
+    type Result = AskUserResult;
+    const METHOD: &'static str = ASK_USER;
+}
 
 pub enum ApproveTool {}
 
@@ -129,6 +140,23 @@ impl Host for LspHost {
                 source: "editor_error",
                 note: Some(format!("the editor could not ask the user ({}); the call did not run", error.message)),
             },
+        }
+    }
+
+    async fn ask_user(&self, question: Question) -> Result<String, String> {
+        let params = AskUserParams {
+            conversation_id: self.conversation_id.clone(),
+            turn_id: self.turn_id(),
+            agent_path: question.agent_path,
+            tool_call_id: question.tool_call_id,
+            question: question.question,
+            choices: question.choices,
+        };
+        self.flush().await;
+        match self.client.send_request::<AskUser>(params).await {
+            Ok(AskUserResult { answer: Some(answer) }) => Ok(answer),
+            Ok(AskUserResult { answer: None }) => Err("the user dismissed the question".into()),
+            Err(error) => Err(format!("the editor could not ask ({})", error.message)),
         }
     }
 

@@ -6,6 +6,7 @@
 //! before the tool sees it, so a tool's `call` only handles well-typed input.
 
 mod agent;
+mod ask_user;
 mod bash;
 mod delete_file;
 mod edit;
@@ -111,6 +112,14 @@ pub enum ToolError {
 #[async_trait]
 pub trait EditGate: Send + Sync {
     async fn propose(&self, change: FileChange) -> EditOutcome;
+}
+
+/// Puts the model's questions to the user (the AskUser tool). The agent core
+/// implements it over its front end.
+#[async_trait]
+pub trait UserQuestions: Send + Sync {
+    /// The user's answer, or why there is none (no terminal, dismissed).
+    async fn ask(&self, question: &str, choices: &[String]) -> Result<String, String>;
 }
 
 /// Runs nested agents for the Agent tool. The agent core implements it, so
@@ -262,6 +271,7 @@ pub struct ToolContext<'a> {
     pub tool_call_id: &'a str,
     pub state: &'a ConversationState,
     pub agents: &'a dyn AgentRunner,
+    pub user: &'a dyn UserQuestions,
 }
 
 /// A tool as the agent sees it: untyped JSON in, [`ToolOutput`] out.
@@ -400,6 +410,7 @@ impl ToolRegistry {
             Arc::new(git::GitLog { settings: processes.clone() }),
             Arc::new(git::GitShow { settings: processes.clone() }),
             Arc::new(agent::Agent),
+            Arc::new(ask_user::AskUser),
             Arc::new(task::TaskCreate),
             Arc::new(task::TaskGet),
             Arc::new(task::TaskList),
@@ -566,6 +577,7 @@ mod tests {
                 "GitLog",
                 "GitShow",
                 "Agent",
+                "AskUser",
                 "TaskCreate",
                 "TaskGet",
                 "TaskList",

@@ -162,6 +162,9 @@ struct Policies {
     /// Decisions for `tack/approveTool`, used in order; when none is left the
     /// request is never answered (a user who walked away).
     approvals: VecDeque<String>,
+    /// Answers to `tack/askUser` (`None`: dismissed), used in order; when
+    /// none is left the question is never answered.
+    answers: VecDeque<Option<String>>,
     /// Policies for the next `workspace/applyEdit`s, used in order; then `edits`.
     next_edits: VecDeque<EditPolicy>,
     edits: EditPolicy,
@@ -256,6 +259,18 @@ impl Shared {
                 });
                 if let Some(decision) = decision {
                     self.respond(id, json!({ "decision": decision }));
+                }
+            }
+            "tack/askUser" => {
+                let answer = lock(&self.policies).answers.pop_front();
+                self.with_inbox(|inbox| {
+                    inbox.server_requests.push(message.clone());
+                    if answer.is_none() {
+                        inbox.unanswered.push(message);
+                    }
+                });
+                if let Some(answer) = answer {
+                    self.respond(id, json!({ "answer": answer }));
                 }
             }
             "workspace/applyEdit" => {
@@ -639,6 +654,7 @@ impl LspClient {
             documents: Mutex::new(HashMap::new()),
             policies: Mutex::new(Policies {
                 approvals: VecDeque::new(),
+                answers: VecDeque::new(),
                 next_edits: VecDeque::new(),
                 edits: EditPolicy::ApplyAll,
             }),
@@ -835,6 +851,11 @@ impl LspClient {
     /// used in order. With none left, approvals are never answered.
     pub fn approve_with(&self, decisions: &[&str]) {
         lock(&self.shared.policies).approvals.extend(decisions.iter().map(|d| d.to_string()));
+    }
+
+    /// Queues answers to `tack/askUser`, used in order (`None` dismisses).
+    pub fn answer_with(&self, answers: &[Option<&str>]) {
+        lock(&self.shared.policies).answers.extend(answers.iter().map(|a| a.map(str::to_string)));
     }
 
     /// The policy for every `workspace/applyEdit` (after the queued ones).

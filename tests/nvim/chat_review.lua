@@ -1,7 +1,9 @@
 -- Drives the Neovim plugin in headless Neovim against the real `tack lsp`
 -- with the scripted model: a chat turn streams into the chat buffer, a Bash
--- call is approved through vim.ui.select, and a two-hunk edit is reviewed
--- with the review keys, taking the first hunk and leaving the second.
+-- call is approved through vim.ui.select, the model's questions (AskUser)
+-- are answered through vim.ui.select and vim.ui.input, and a two-hunk edit
+-- is reviewed with the review keys, taking the first hunk and leaving the
+-- second.
 -- Exits 0 when every check holds, 1 (with the reason on stderr) otherwise.
 
 local H = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/helpers.lua')
@@ -13,6 +15,11 @@ local function run()
   vim.ui.select = function(items, opts, on_choice)
     table.insert(asked, opts.prompt)
     on_choice(items[1])
+  end
+  local inputs = {}
+  vim.ui.input = function(opts, on_confirm)
+    table.insert(inputs, opts.prompt)
+    on_confirm('Ada')
   end
 
   local tack = H.start()
@@ -57,8 +64,10 @@ local function run()
   check(finished, 'the turn did not finish; events: ' .. vim.inspect(chat.state.events))
   check(reviewed, 'the review window never opened')
 
-  -- The approval was asked about Bash.
-  check(#asked == 1 and asked[1]:find('Bash(echo hi)', 1, true) ~= nil, 'approval: ' .. vim.inspect(asked))
+  -- The approval was asked about Bash, then the model's two questions.
+  check(#asked == 2 and asked[1]:find('Bash(echo hi)', 1, true) ~= nil, 'approval: ' .. vim.inspect(asked))
+  check(asked[2] == 'tack: Which quotes?', 'question with choices: ' .. vim.inspect(asked))
+  check(#inputs == 1 and inputs[1] == 'tack: Your name? ', 'free question: ' .. vim.inspect(inputs))
 
   -- The buffer holds hunk 1 only; the file on disk is untouched.
   local lines = vim.api.nvim_buf_get_lines(source, 0, -1, false)
@@ -68,15 +77,22 @@ local function run()
 
   -- What the server told the model.
   local edit_result, bash_result
+  local answers = {}
   for _, params in ipairs(chat.state.events) do
     local event = params.event
-    if event.kind == 'tool_result' and event.name == 'MultiEdit' then
+    if event.kind == 'tool_result' and event.name == 'AskUser' then
+      table.insert(answers, event.output)
+    elseif event.kind == 'tool_result' and event.name == 'MultiEdit' then
       edit_result = event.output
     elseif event.kind == 'tool_result' and event.name == 'Bash' then
       bash_result = event.output
     end
   end
   check(bash_result and bash_result:find('hi', 1, true), 'bash result: ' .. tostring(bash_result))
+  check(
+    vim.deep_equal(answers, { 'The user answered: double', 'The user answered: Ada' }),
+    'answers: ' .. vim.inspect(answers)
+  )
   check(
     edit_result and edit_result:find('hunks 1 of 2 landed', 1, true),
     'the model was told: ' .. tostring(edit_result)

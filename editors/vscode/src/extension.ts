@@ -14,7 +14,16 @@ import {
 } from 'vscode-languageclient/node';
 
 import { ChatView } from './chatView';
-import { ApproveToolParams, ApproveToolResult, EventParams, PermissionMode, PERMISSION_MODES, SessionInfo } from './protocol';
+import {
+  ApproveToolParams,
+  ApproveToolResult,
+  AskUserParams,
+  AskUserResult,
+  EventParams,
+  PermissionMode,
+  PERMISSION_MODES,
+  SessionInfo,
+} from './protocol';
 
 let client: LanguageClient | undefined;
 
@@ -131,6 +140,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   lsp.onNotification('tack/event', (params: EventParams) => view.onEvent(params));
   lsp.onRequest('tack/approveTool', (params: ApproveToolParams): Promise<ApproveToolResult> => view.askApproval(params));
+  lsp.onRequest('tack/askUser', (params: AskUserParams): Promise<AskUserResult> => askUser(params));
 
   try {
     await lsp.start();
@@ -138,6 +148,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status.set('stopped');
     void vscode.window.showErrorMessage(`tack: cannot start ${command} lsp: ${String(error)}`);
   }
+}
+
+/** The model's question (AskUser): a quick pick of its choices, with a way to
+ * answer in one's own words, or an input box when it offers none. */
+async function askUser(params: AskUserParams): Promise<AskUserResult> {
+  const title = params.agentPath.length > 0 ? `tack [${params.agentPath.join('/')}]` : 'tack';
+  const own = 'Answer in my own words…';
+  let answer: string | undefined;
+  if (params.choices.length > 0) {
+    answer = await vscode.window.showQuickPick([...params.choices, own], {
+      title,
+      placeHolder: params.question,
+      ignoreFocusOut: true,
+    });
+  }
+  if (params.choices.length === 0 || answer === own) {
+    answer = await vscode.window.showInputBox({ title, prompt: params.question, ignoreFocusOut: true });
+  }
+  return { answer: answer && answer.trim() !== '' ? answer : null };
 }
 
 export async function deactivate(): Promise<void> {

@@ -27,6 +27,21 @@ export interface ApproveToolParams {
   reason: string;
 }
 
+/** `tack/askUser`: the model's question to the user. */
+export interface AskUserParams {
+  conversationId: string;
+  turnId: string;
+  agentPath: string[];
+  toolCallId: string;
+  question: string;
+  choices: string[];
+}
+
+export interface AskUserResult {
+  /** null when the user dismissed the question. */
+  answer: string | null;
+}
+
 export interface ApproveToolResult {
   decision: Decision;
 }

@@ -84,6 +84,9 @@ function M.start()
       ['tack/approveTool'] = function(_, params)
         return require('tack.approve').ask(params)
       end,
+      ['tack/askUser'] = function(_, params)
+        return require('tack.approve').ask_user(params)
+      end,
       -- Neovim would apply these edits unasked: the plugin shows the diff and
       -- lets the user take each hunk or not.
       ['workspace/applyEdit'] = function(_, params)
