@@ -179,6 +179,50 @@ pub struct ToolSettings {
     /// Environment variables (names or globs, case-insensitive) kept from
     /// commands, beyond the built-in credential patterns (`*TOKEN*`, `*_KEY`, ...).
     pub scrub_env: Vec<String>,
+    /// WebFetch and WebSearch.
+    pub web: WebSettings,
+}
+
+/// The web tools' limits and search provider.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct WebSettings {
+    /// Let WebFetch reach loopback, private and link-local addresses (a
+    /// local docs server); off, a page on the local network is refused.
+    pub allow_private_hosts: bool,
+    /// Bytes of a page downloaded at most; the rest is not read.
+    pub max_page_bytes: u64,
+    /// Time a fetch or a search may take, connection included.
+    pub timeout_ms: u64,
+    /// Where WebSearch searches; without one, WebSearch is not offered.
+    pub search: Option<SearchSettings>,
+}
+
+impl Default for WebSettings {
+    fn default() -> Self {
+        WebSettings { allow_private_hosts: false, max_page_bytes: 2 * 1024 * 1024, timeout_ms: 20_000, search: None }
+    }
+}
+
+/// A search provider: a SearXNG instance's JSON API, or Brave Search's API.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SearchSettings {
+    pub provider: SearchProvider,
+    /// The instance's address (SearXNG: `https://searx.example.org`); Brave's
+    /// API address by default.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The environment variable holding the API key (Brave), never the key.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchProvider {
+    Searxng,
+    Brave,
 }
 
 impl Default for ToolSettings {
@@ -189,6 +233,7 @@ impl Default for ToolSettings {
             command_timeout_ms: 120_000,
             max_command_timeout_ms: 600_000,
             scrub_env: Vec::new(),
+            web: WebSettings::default(),
         }
     }
 }

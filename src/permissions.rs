@@ -176,7 +176,7 @@ impl Policy {
 
     /// The verdict for one call.
     pub fn decide(&self, call: &CallFacts<'_>) -> Verdict {
-        if self.mode == PermissionMode::Plan && call.kind.asks() {
+        if self.mode == PermissionMode::Plan && call.kind.changes_things() {
             return Verdict::Deny {
                 reason: format!("{} is not available in plan mode: only read-only tools run", call.tool),
                 source: Source::Mode,
@@ -223,7 +223,14 @@ impl Policy {
             PermissionMode::AutoAll => Verdict::Allow { source: Source::Mode },
             PermissionMode::AutoRead if self.is_remembered(call) => Verdict::Allow { source: Source::Remembered },
             _ => {
-                let what = if call.kind == ToolKind::Execute { "runs a command" } else { "changes the workspace" };
+                let what = match call.kind {
+                    ToolKind::Execute => "runs a command".to_string(),
+                    ToolKind::Network => match call.command {
+                        Some(host) => format!("reaches {host} on the network"),
+                        None => "reaches the network".to_string(),
+                    },
+                    _ => "changes the workspace".to_string(),
+                };
                 Verdict::Ask { reason: format!("{} {what}", call.tool) }
             }
         }
@@ -362,7 +369,7 @@ fn describe_rule(rule: &Rule) -> String {
 
 /// Whether a tool of this kind is offered at all in this mode.
 pub fn visible_in_mode(mode: PermissionMode, kind: ToolKind) -> bool {
-    mode != PermissionMode::Plan || !kind.asks()
+    mode != PermissionMode::Plan || !kind.changes_things()
 }
 
 /// Why a workspace-relative path holds secrets, if it does. Such paths are

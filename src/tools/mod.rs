@@ -24,6 +24,7 @@ pub mod skill;
 pub use remember::{MEMORY_FILE, recent_memory};
 mod sleep;
 pub mod task;
+mod web;
 mod write;
 
 use std::sync::Arc;
@@ -50,11 +51,19 @@ pub enum ToolKind {
     /// Hands work to a nested agent whose own calls are gated one by one: the
     /// hand-over itself needs no approval and may run beside other calls.
     Delegate,
+    /// Reads from the network: changes nothing, so plan mode keeps it, but
+    /// asks per host (the call's `command`) outside `auto_all`.
+    Network,
 }
 
 impl ToolKind {
     /// Whether a call of this kind is put to the user outside `auto_all`.
     pub fn asks(self) -> bool {
+        matches!(self, ToolKind::Edit | ToolKind::Execute | ToolKind::Network)
+    }
+
+    /// Whether a call of this kind may change something: plan mode runs none.
+    pub fn changes_things(self) -> bool {
         matches!(self, ToolKind::Edit | ToolKind::Execute)
     }
 }
@@ -391,7 +400,7 @@ impl ToolRegistry {
     /// The built-in tools the settings enable; `auto` counts as `full`.
     pub fn builtin(settings: &ToolSettings) -> ToolRegistry {
         let processes = Arc::new(process::ProcessSettings::from_settings(settings));
-        let all: Vec<Arc<dyn Tool>> = vec![
+        let mut all: Vec<Arc<dyn Tool>> = vec![
             Arc::new(read::Read),
             Arc::new(glob::Glob),
             Arc::new(grep::Grep),
@@ -415,7 +424,11 @@ impl ToolRegistry {
             Arc::new(task::TaskGet),
             Arc::new(task::TaskList),
             Arc::new(task::TaskUpdate),
+            Arc::new(web::WebFetch { settings: settings.web.clone() }),
         ];
+        if let Some(search) = &settings.web.search {
+            all.push(Arc::new(web::WebSearch { settings: settings.web.clone(), search: search.clone() }));
+        }
         let compact = settings.profile == ToolProfile::Compact;
         ToolRegistry::new(
             all.into_iter()
@@ -581,11 +594,17 @@ mod tests {
                 "TaskCreate",
                 "TaskGet",
                 "TaskList",
-                "TaskUpdate"
+                "TaskUpdate",
+                "WebFetch"
             ]
         );
-        let read_only =
-            ToolRegistry::builtin(&without(&[ToolSet::Edit, ToolSet::Command, ToolSet::Agent, ToolSet::Git]));
+        let read_only = ToolRegistry::builtin(&without(&[
+            ToolSet::Edit,
+            ToolSet::Command,
+            ToolSet::Agent,
+            ToolSet::Git,
+            ToolSet::Web,
+        ]));
         assert_eq!(read_only.names().collect::<Vec<_>>(), ["Read", "Glob", "Grep", "ListDir"]);
         let input = serde_json::json!({"file_path": "a", "old_string": "x", "new_string": "y"});
         assert!(matches!(read_only.check("Edit", &input), Err(CallProblem::UnknownTool { .. })));
@@ -595,6 +614,7 @@ mod tests {
             ToolSet::Command,
             ToolSet::Agent,
             ToolSet::Git,
+            ToolSet::Web,
         ]));
         assert_eq!(nothing.names().count(), 0);
     }
