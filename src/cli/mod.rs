@@ -1,6 +1,7 @@
 //! The headless front end: argument parsing and the `tack` subcommands.
 
 mod host;
+mod mcp;
 mod run;
 mod sessions;
 
@@ -26,6 +27,8 @@ enum Command {
     Sessions(sessions::SessionsArgs),
     /// Serve the Language Server Protocol on stdin and stdout, for an editor.
     Lsp,
+    /// The workspace's MCP servers (.mcp.json).
+    Mcp(mcp::McpArgs),
 }
 
 /// Exit statuses of `tack run`.
@@ -62,6 +65,7 @@ pub fn main() -> ExitCode {
         match cli.command {
             Command::Run(args) => run::run(*args).await,
             Command::Sessions(args) => sessions::list(args),
+            Command::Mcp(args) => mcp::run(args).await,
             Command::Lsp => {
                 crate::lsp::serve_stdio().await;
                 Ok(ExitCode::SUCCESS)

@@ -19,6 +19,7 @@ use crate::model::load_backend;
 use crate::permissions::Policy;
 use crate::protocol::{PermissionMode, StopReason};
 use crate::tools::ToolRegistry;
+use crate::tools::mcp::McpServers;
 use crate::tools::skill::SkillCatalog;
 use crate::workspace::Workspace;
 
@@ -141,10 +142,15 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         EventOutput::Human
     };
     let host = Arc::new(TerminalHost::new(output));
+    let mcp_servers = McpServers::start(workspace.root()).await;
+    for (server, problem) in mcp_servers.failures() {
+        eprintln!("tack: MCP server {server} did not start: {problem}; its tools are left out");
+    }
     let mut conversation = Conversation::new(ConversationParts {
         tools: Arc::new(
             ToolRegistry::for_model(&settings.tools, backend.context_window(), backend.parameters())
-                .with_skills(SkillCatalog::discover(workspace.root()), &settings.tools),
+                .with_skills(SkillCatalog::discover(workspace.root()), &settings.tools)
+                .with_mcp(mcp_servers, &settings.tools),
         ),
         backend,
         workspace: Arc::new(workspace),

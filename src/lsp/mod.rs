@@ -38,6 +38,7 @@ use crate::permissions::Policy;
 use crate::protocol::lsp::*;
 use crate::protocol::{Message, PermissionMode};
 use crate::tools::ToolRegistry;
+use crate::tools::mcp::McpServers;
 use crate::tools::skill::SkillCatalog;
 use crate::workspace::Workspace;
 
@@ -344,6 +345,11 @@ impl State {
             Some(session) => session,
             None => SessionStore::for_workspace(&root).create().map_err(|e| failed(e.to_string()))?,
         };
+        // Each conversation runs its own servers, stopped with it.
+        let mcp_servers = McpServers::start(&root).await;
+        for (server, problem) in mcp_servers.failures() {
+            self.log(MessageType::WARNING, format!("MCP server {server} did not start: {problem}; its tools are left out"));
+        }
         let number = self.next_conversation.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("conversation_{number}");
         let turn_id = Arc::new(Mutex::new(String::new()));
@@ -357,7 +363,8 @@ impl State {
         let conversation = Conversation::new(ConversationParts {
             tools: Arc::new(
                 ToolRegistry::for_model(&settings.tools, backend.context_window(), backend.parameters())
-                    .with_skills(SkillCatalog::discover(workspace.root()), &settings.tools),
+                    .with_skills(SkillCatalog::discover(workspace.root()), &settings.tools)
+                    .with_mcp(mcp_servers, &settings.tools),
             ),
             backend,
             workspace: Arc::new(workspace),

@@ -14,6 +14,7 @@ mod git;
 mod glob;
 mod grep;
 mod list_dir;
+pub mod mcp;
 mod move_file;
 mod multi_edit;
 pub mod process;
@@ -78,6 +79,8 @@ pub enum ToolSet {
     Git,
     Web,
     Agent,
+    /// The tools of MCP servers.
+    Mcp,
 }
 
 /// The tools of the compact profile: enough to find, read and change code.
@@ -298,6 +301,11 @@ pub trait Tool: Send + Sync {
     fn command(&self, _input: &Value) -> Option<String> {
         None
     }
+    /// Whether the tool can still run (an MCP server's tool stops when its
+    /// server does); unavailable tools are left out of the prompt.
+    fn available(&self) -> bool {
+        true
+    }
     async fn call(&self, input: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
 }
 
@@ -385,6 +393,8 @@ pub struct ToolRegistry {
     tools: Vec<Registered>,
     /// The skills the Skill tool loads, when it is offered.
     skills: Option<Arc<skill::SkillCatalog>>,
+    /// The MCP servers whose tools are here, kept running with the registry.
+    mcp: Option<mcp::McpServers>,
 }
 
 impl ToolRegistry {
@@ -450,7 +460,7 @@ impl ToolRegistry {
                 Registered { tool, schema, validator }
             })
             .collect();
-        ToolRegistry { tools, skills: None }
+        ToolRegistry { tools, skills: None, mcp: None }
     }
 
     /// Adds the Skill tool when there are skills and reading is enabled.
@@ -462,6 +472,27 @@ impl ToolRegistry {
         let mut with_skill = ToolRegistry::new([Arc::new(skill::Skill { catalog: catalog.clone() }) as Arc<dyn Tool>]);
         self.tools.append(&mut with_skill.tools);
         self.skills = Some(catalog);
+        self
+    }
+
+    /// Adds the tools of the started MCP servers, unless the `mcp` set is
+    /// off; the registry keeps the servers running as long as it lives.
+    pub fn with_mcp(mut self, servers: mcp::McpServers, settings: &ToolSettings) -> ToolRegistry {
+        if settings.disabled.contains(&ToolSet::Mcp) || servers.tools().is_empty() {
+            return self;
+        }
+        // A server's schema that does not compile would leave its tool's
+        // input unchecked: such a tool is left out.
+        let usable = servers.tools().iter().filter(|tool| match jsonschema::validator_for(&tool.input_schema()) {
+            Ok(_) => true,
+            Err(error) => {
+                tracing::warn!(tool = tool.name(), "MCP tool left out: its input schema does not compile: {error}");
+                false
+            }
+        });
+        let mut added = ToolRegistry::new(usable.cloned());
+        self.tools.append(&mut added.tools);
+        self.mcp = Some(servers);
         self
     }
 
@@ -482,7 +513,7 @@ impl ToolRegistry {
     pub fn specs(&self, visible: impl Fn(ToolKind) -> bool) -> Vec<ToolSpec> {
         self.tools
             .iter()
-            .filter(|r| visible(r.tool.kind()))
+            .filter(|r| visible(r.tool.kind()) && r.tool.available())
             .map(|r| ToolSpec {
                 name: r.tool.name().to_string(),
                 description: r.tool.description().to_string(),
