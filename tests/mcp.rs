@@ -110,7 +110,11 @@ fn server_tools_are_called_with_their_schemas_and_results_summarised() {
     assert_eq!(results[0], (false, "echo: hi".to_string()));
     assert_eq!(results[1], (false, "5".to_string()));
     assert!(results[2].1.starts_with("[image: image/png, about "), "{:?}", results[2]);
-    assert!(results[3].0 && results[3].1.starts_with("invalid input for mcp__py__add"), "the server's schema holds: {:?}", results[3]);
+    assert!(
+        results[3].0 && results[3].1.starts_with("invalid input for mcp__py__add"),
+        "the server's schema holds: {:?}",
+        results[3]
+    );
 }
 
 #[test]
@@ -126,8 +130,17 @@ fn server_tools_ask_by_default_and_rules_allow_them_by_name() {
         "[[permissions.rules]]\naction = \"allow\"\ntool = \"mcp__py__echo\"\n",
     )
     .unwrap();
-    let (results, _) = ws.run(&[echo, "done".into()], "auto_read");
+    let (results, _) = ws.run(&[echo.clone(), "done".into()], "auto_read");
     assert_eq!(results[0], (false, "echo: hi".to_string()));
+
+    // A deny rule holds even in auto_all.
+    std::fs::write(
+        ws.path(".tack/config.toml"),
+        "[[permissions.rules]]\naction = \"deny\"\ntool = \"mcp__py__echo\"\n",
+    )
+    .unwrap();
+    let (results, _) = ws.run(&[echo, "done".into()], "auto_all");
+    assert!(results[0].0 && results[0].1.starts_with("permission denied: denied by rule"), "{:?}", results[0]);
 }
 
 #[test]
@@ -157,9 +170,7 @@ fn a_server_killed_mid_call_fails_that_call_and_drops_out_and_the_turn_goes_on()
     assert!(results[0].0, "{:?}", results[0]);
     assert!(results[0].1.contains("the MCP server py stopped during the call"), "{:?}", results[0]);
     assert!(results[1].0 && results[1].1.starts_with("the MCP server py has stopped"), "{:?}", results[1]);
-    let events: Vec<Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str(line).ok())
-        .collect();
+    let events: Vec<Value> =
+        String::from_utf8_lossy(&output.stdout).lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
     assert_eq!(events.last().unwrap()["text"], "The server is gone.");
 }

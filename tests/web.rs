@@ -47,6 +47,12 @@ fn answer(mut stream: TcpStream, port: u16) {
         "/away" => ("301 Moved Permanently", vec![format!("Location: http://localhost:{port}/docs")], Vec::new()),
         "/big" => ("200 OK", vec!["Content-Type: text/plain".into()], vec![b'x'; 3 * 1024 * 1024]),
         "/binary" => ("200 OK", vec!["Content-Type: application/octet-stream".into()], vec![0, 1, 2, 3]),
+        "/res/v1/web/search" => {
+            let results = json!({"web": {"results": [
+                {"title": "Brave result", "url": "https://example.org/brave", "description": "Found <strong>it</strong>."},
+            ]}});
+            ("200 OK", vec!["Content-Type: application/json".into()], results.to_string().into_bytes())
+        }
         "/search" => {
             let results = json!({"query": "tack", "results": [
                 {"title": "tack docs", "url": "https://example.org/tack", "content": "The <strong>tack</strong> agent."},
@@ -73,13 +79,25 @@ fn call(tool: &str, input: Value) -> String {
 /// `tack run` in a fresh workspace whose config is `config`, replaying `calls`
 /// as one reply; returns the tool results (error flag, output) and the run.
 fn run(config: &str, calls: &[String], mode: &str) -> (Vec<(bool, String)>, Output) {
+    run_in(config, calls, mode, None)
+}
+
+fn run_with_env(config: &str, calls: &[String], env: (&str, &str)) -> (Vec<(bool, String)>, Output) {
+    run_in(config, calls, "auto_all", Some(env))
+}
+
+fn run_in(config: &str, calls: &[String], mode: &str, env: Option<(&str, &str)>) -> (Vec<(bool, String)>, Output) {
     let workspace = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(workspace.path().join(".tack")).unwrap();
     std::fs::write(workspace.path().join(".tack/config.toml"), config).unwrap();
     let script = home.path().join("script.json");
     std::fs::write(&script, json!([calls.join("\n"), "done"]).to_string()).unwrap();
-    let output = tack(workspace.path(), home.path())
+    let mut command = tack(workspace.path(), home.path());
+    if let Some((key, value)) = env {
+        command.env(key, value);
+    }
+    let output = command
         .args(["run", "--backend", "scripted", "--script", script.to_str().unwrap()])
         .args(["--permission-mode", mode, "--json-events", "read the docs"])
         .output()
@@ -173,7 +191,7 @@ fn web_search_is_offered_with_a_provider_and_lists_its_results() {
     assert!(results[0].1.starts_with("unknown tool `WebSearch`"), "no provider, no tool: {:?}", results[0]);
 
     let config = format!("[tools.web.search]\nprovider = \"searxng\"\nurl = \"http://127.0.0.1:{port}\"\n");
-    let (results, _) = run(&config, &[search], "auto_all");
+    let (results, _) = run(&config, std::slice::from_ref(&search), "auto_all");
     assert_eq!(
         results[0],
         (
@@ -182,4 +200,16 @@ fn web_search_is_offered_with_a_provider_and_lists_its_results() {
                 .to_string()
         )
     );
+
+    // Brave's answer shape, its key from the environment the config names.
+    let config = format!(
+        "[tools.web.search]\nprovider = \"brave\"\nurl = \"http://127.0.0.1:{port}\"\napi_key_env = \"TACK_TEST_BRAVE_KEY\"\n"
+    );
+    let (results, _) = run(&config, std::slice::from_ref(&search), "auto_all");
+    assert_eq!(
+        results[0],
+        (true, "Brave Search needs an API key in the environment variable TACK_TEST_BRAVE_KEY".to_string())
+    );
+    let (results, _) = run_with_env(&config, &[search], ("TACK_TEST_BRAVE_KEY", "secret"));
+    assert_eq!(results[0], (false, "1. Brave result\n   https://example.org/brave\n   Found it.\n".to_string()));
 }

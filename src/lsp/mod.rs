@@ -348,7 +348,10 @@ impl State {
         // Each conversation runs its own servers, stopped with it.
         let mcp_servers = McpServers::start(&root).await;
         for (server, problem) in mcp_servers.failures() {
-            self.log(MessageType::WARNING, format!("MCP server {server} did not start: {problem}; its tools are left out"));
+            self.log(
+                MessageType::WARNING,
+                format!("MCP server {server} did not start: {problem}; its tools are left out"),
+            );
         }
         let number = self.next_conversation.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("conversation_{number}");

@@ -106,7 +106,8 @@ impl McpServers {
         };
         let starts = file.servers.into_iter().map(|(name, config)| async move {
             let started = tokio::time::timeout(START_TIMEOUT, start_server(&name, &config, root)).await;
-            let started = started.unwrap_or_else(|_| Err(format!("did not answer within {} s", START_TIMEOUT.as_secs())));
+            let started =
+                started.unwrap_or_else(|_| Err(format!("did not answer within {} s", START_TIMEOUT.as_secs())));
             (name, started)
         });
         let mut inner = Inner::default();
@@ -121,7 +122,9 @@ impl McpServers {
                     });
                     let mut listed = Vec::new();
                     for tool in tools {
-                        let Some(remote) = tool.get("name").and_then(Value::as_str).map(str::to_string) else { continue };
+                        let Some(remote) = tool.get("name").and_then(Value::as_str).map(str::to_string) else {
+                            continue;
+                        };
                         let description = tool.get("description").and_then(Value::as_str).unwrap_or("").to_string();
                         let schema = tool
                             .get("inputSchema")
@@ -189,7 +192,8 @@ async fn start_server(
                 let value = http::HeaderValue::from_str(value).map_err(|e| format!("header {key}: {e}"))?;
                 headers.insert(key, value);
             }
-            let mut transport_config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(headers);
+            let mut transport_config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(headers);
             if let Some(token) = auth {
                 transport_config = transport_config.auth_header(token);
             }
@@ -366,7 +370,10 @@ mod tests {
             {"type": "image", "data": "AAAA", "mimeType": "image/png"},
             {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "hello"}},
         ]});
-        assert_eq!(render(&result), "two files\n[image: image/png, about 3 bytes, not shown]\n[resource file:///a.txt]\nhello");
+        assert_eq!(
+            render(&result),
+            "two files\n[image: image/png, about 3 bytes, not shown]\n[resource file:///a.txt]\nhello"
+        );
         assert_eq!(render(&serde_json::json!({"content": [], "structuredContent": {"n": 1}})), "{\"n\":1}");
         assert_eq!(clean("my server.v2"), "my_server_v2");
     }
