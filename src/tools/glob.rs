@@ -80,11 +80,19 @@ impl TypedTool for Glob {
 
 /// The gitignore-aware walk shared by the search tools: hidden files are
 /// included (dotfiles matter in code bases) but `.git` itself is not.
+fn walk_builder(dir: &std::path::Path) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(dir);
+    builder.hidden(false).require_git(false).filter_entry(|entry| entry.file_name() != ".git");
+    builder
+}
+
+/// [`walk_builder`]'s walk in path order.
 pub(super) fn walk(dir: &std::path::Path) -> ignore::Walk {
-    ignore::WalkBuilder::new(dir)
-        .hidden(false)
-        .require_git(false)
-        .filter_entry(|entry| entry.file_name() != ".git")
-        .sort_by_file_path(|a, b| a.cmp(b))
-        .build()
+    walk_builder(dir).sort_by_file_path(|a, b| a.cmp(b)).build()
+}
+
+/// [`walk_builder`]'s walk on every core, in no particular order.
+pub(super) fn walk_parallel(dir: &std::path::Path) -> ignore::WalkParallel {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(12));
+    walk_builder(dir).threads(threads).build_parallel()
 }

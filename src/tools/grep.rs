@@ -1,16 +1,18 @@
 //! Grep: regex search over the workspace, honouring .gitignore and open buffers.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use async_trait::async_trait;
-use grep_regex::RegexMatcherBuilder;
-use grep_searcher::{BinaryDetection, SearcherBuilder, sinks::UTF8};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, sinks::UTF8};
+use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::glob::walk;
+use super::glob::walk_parallel;
 use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, folder_or_root, plural};
 use crate::permissions::sensitive_reason;
+use crate::workspace::Workspace;
 
 /// Output lines past this are cut: the model should narrow the search.
 const MAX_LINES: usize = 500;
@@ -76,59 +78,24 @@ impl TypedTool for Grep {
             ),
             None => None,
         };
-        let mut searcher = SearcherBuilder::new().line_number(true).binary_detection(BinaryDetection::quit(0)).build();
-
-        let mut files: Vec<PathBuf> = if base.abs.is_file() {
-            vec![base.abs.clone()]
+        let search = Search { workspace: ctx.workspace, matcher: &matcher, file_filter: file_filter.as_ref() };
+        let mut found: Vec<(String, Vec<(u64, String)>)> = if base.abs.is_file() {
+            search.file(&mut new_searcher(), &base.abs).into_iter().collect()
         } else {
-            walk(&base.abs)
-                .filter_map(Result::ok)
-                .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-                .map(|e| e.into_path())
-                .collect()
+            search.tree(&base.abs, &ctx.cancel)
         };
-        // Open documents not yet saved to disk are searched too.
+        // Open documents the walk did not reach (not saved yet) are searched
+        // too; one it reached without a match is searched again, in vain.
+        let mut searcher = new_searcher();
         for open in ctx.workspace.overlay().open_paths() {
-            if open.starts_with(&base.abs) && !files.contains(&open) {
-                files.push(open);
+            let rel = ctx.workspace.relative(&open);
+            if open.starts_with(&base.abs) && !found.iter().any(|(known, _)| *known == rel) {
+                found.extend(search.file(&mut searcher, &open));
             }
         }
-        files.sort();
-
-        let mut found: Vec<(String, Vec<(u64, String)>)> = Vec::new();
-        let mut matching_files = 0;
-        let mut matching_lines = 0;
-        for file in files {
-            if ctx.cancel.is_cancelled() {
-                break;
-            }
-            let rel = ctx.workspace.relative(&file);
-            if sensitive_reason(&rel).is_some() {
-                continue;
-            }
-            if let Some(filter) = &file_filter {
-                let name = file.file_name().map(Path::new).unwrap_or(Path::new(""));
-                if !filter.is_match(name) && !filter.is_match(&rel) {
-                    continue;
-                }
-            }
-            let mut hits: Vec<(u64, String)> = Vec::new();
-            let sink = UTF8(|number, line| {
-                hits.push((number, line.trim_end_matches(['\n', '\r']).to_string()));
-                Ok(true)
-            });
-            let searched = match ctx.workspace.overlay().read(&file) {
-                Some(text) => searcher.search_slice(&matcher, text.as_bytes(), sink),
-                None => searcher.search_path(&matcher, &file, sink),
-            };
-            // Unreadable files (permissions, races with deletion) are skipped like ripgrep does.
-            if searched.is_err() || hits.is_empty() {
-                continue;
-            }
-            matching_files += 1;
-            matching_lines += hits.len();
-            found.push((rel, hits));
-        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let matching_files = found.len();
+        let matching_lines: usize = found.iter().map(|(_, hits)| hits.len()).sum();
         // The lines themselves unless they are many: a list of file names
         // only sends the model to Read, and searching one file for one is
         // never what was meant.
@@ -170,6 +137,68 @@ impl TypedTool for Grep {
             input.pattern
         );
         Ok(ToolOutput::ok(output, summary))
+    }
+}
+
+fn new_searcher() -> Searcher {
+    SearcherBuilder::new().line_number(true).binary_detection(BinaryDetection::quit(0)).build()
+}
+
+/// One search's pattern and filters, applied to files.
+struct Search<'a> {
+    workspace: &'a Workspace,
+    matcher: &'a RegexMatcher,
+    file_filter: Option<&'a globset::GlobMatcher>,
+}
+
+impl Search<'_> {
+    /// The matching lines of one file (its open buffer when it has one), or
+    /// `None` when it is skipped or nothing matches.
+    fn file(&self, searcher: &mut Searcher, file: &Path) -> Option<(String, Vec<(u64, String)>)> {
+        let rel = self.workspace.relative(file);
+        if sensitive_reason(&rel).is_some() {
+            return None;
+        }
+        if let Some(filter) = self.file_filter {
+            let name = file.file_name().map(Path::new).unwrap_or(Path::new(""));
+            if !filter.is_match(name) && !filter.is_match(&rel) {
+                return None;
+            }
+        }
+        let mut hits: Vec<(u64, String)> = Vec::new();
+        let sink = UTF8(|number, line| {
+            hits.push((number, line.trim_end_matches(['\n', '\r']).to_string()));
+            Ok(true)
+        });
+        let searched = match self.workspace.overlay().read(file) {
+            Some(text) => searcher.search_slice(self.matcher, text.as_bytes(), sink),
+            None => searcher.search_path(self.matcher, file, sink),
+        };
+        // Unreadable files (permissions, races with deletion) are skipped like ripgrep does.
+        (searched.is_ok() && !hits.is_empty()).then_some((rel, hits))
+    }
+
+    /// Every file under `dir`, walked and searched on all cores as ripgrep
+    /// does; the results in no particular order.
+    fn tree(&self, dir: &Path, cancel: &tokio_util::sync::CancellationToken) -> Vec<(String, Vec<(u64, String)>)> {
+        let found = std::sync::Mutex::new(Vec::new());
+        walk_parallel(dir).run(|| {
+            let mut searcher = new_searcher();
+            let found = &found;
+            Box::new(move |entry| {
+                if cancel.is_cancelled() {
+                    return WalkState::Quit;
+                }
+                let Ok(entry) = entry else { return WalkState::Continue };
+                if entry.file_type().is_some_and(|t| t.is_file()) {
+                    if let Some(hit) = self.file(&mut searcher, entry.path()) {
+                        found.lock().unwrap_or_else(|e| e.into_inner()).push(hit);
+                    }
+                }
+                WalkState::Continue
+            })
+        });
+        found.into_inner().unwrap_or_else(|e| e.into_inner())
     }
 }
 
