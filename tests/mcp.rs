@@ -118,18 +118,23 @@ fn server_tools_are_called_with_their_schemas_and_results_summarised() {
 }
 
 #[test]
-fn server_tools_ask_by_default_and_rules_allow_them_by_name() {
+fn project_servers_start_only_when_allowed_and_their_tools_ask_by_default() {
     let ws = Ws::new(json!({}));
     let echo = call("mcp__py__echo", json!({"text": "hi"}));
+    // auto_read asks before running a project's command; with no terminal, no.
+    let (results, output) = ws.run(&[echo.clone(), "done".into()], "auto_read");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("MCP server py did not start: not allowed to start"), "{stderr}");
+    assert!(results[0].0 && results[0].1.starts_with("unknown tool `mcp__py__echo`"), "{:?}", results[0]);
+
+    // A rule allows the server's command; its tools still ask, and a rule allows one by name.
+    std::fs::create_dir_all(ws.path(".tack")).unwrap();
+    let start = "[[permissions.rules]]\naction = \"allow\"\ntool = \"McpServer\"\ncommand = \"python3 *\"\n";
+    std::fs::write(ws.path(".tack/config.toml"), start).unwrap();
     let (results, _) = ws.run(&[echo.clone(), "done".into()], "auto_read");
     assert!(results[0].0 && results[0].1.starts_with("permission denied"), "{:?}", results[0]);
-
-    std::fs::create_dir_all(ws.path(".tack")).unwrap();
-    std::fs::write(
-        ws.path(".tack/config.toml"),
-        "[[permissions.rules]]\naction = \"allow\"\ntool = \"mcp__py__echo\"\n",
-    )
-    .unwrap();
+    let allow = format!("{start}[[permissions.rules]]\naction = \"allow\"\ntool = \"mcp__py__echo\"\n");
+    std::fs::write(ws.path(".tack/config.toml"), allow).unwrap();
     let (results, _) = ws.run(&[echo.clone(), "done".into()], "auto_read");
     assert_eq!(results[0], (false, "echo: hi".to_string()));
 
@@ -139,8 +144,14 @@ fn server_tools_ask_by_default_and_rules_allow_them_by_name() {
         "[[permissions.rules]]\naction = \"deny\"\ntool = \"mcp__py__echo\"\n",
     )
     .unwrap();
-    let (results, _) = ws.run(&[echo, "done".into()], "auto_all");
+    let (results, _) = ws.run(&[echo.clone(), "done".into()], "auto_all");
     assert!(results[0].0 && results[0].1.starts_with("permission denied: denied by rule"), "{:?}", results[0]);
+
+    // With the mcp tool set off, no server starts at all.
+    std::fs::write(ws.path(".tack/config.toml"), "[tools]\ndisabled = [\"mcp\"]\n").unwrap();
+    let (results, output) = ws.run(&[echo, "done".into()], "auto_all");
+    assert!(results[0].1.starts_with("unknown tool"), "{:?}", results[0]);
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("MCP"), "nothing about servers");
 }
 
 #[test]

@@ -25,7 +25,7 @@ impl Conversation {
         let mut block = String::new();
         let mut attached = Vec::new();
         for path in named_files(&self.workspace, prompt, MAX_FILES) {
-            if !self.may_show(&path) {
+            if !self.may_show(&path) || std::fs::metadata(&path.abs).is_ok_and(|m| m.len() > MAX_BYTES as u64) {
                 continue;
             }
             let Ok(text) = self.workspace.read_text(&path) else { continue };
@@ -80,7 +80,7 @@ impl Conversation {
 
     /// Whether Read of `path` would run without asking: an attachment shows
     /// nothing the model could not have read by itself.
-    fn may_show(&self, path: &WorkspacePath) -> bool {
+    pub(super) fn may_show(&self, path: &WorkspacePath) -> bool {
         let paths = [path.rel.clone(), path.real_rel.clone()];
         let facts = CallFacts { tool: "Read", kind: ToolKind::ReadOnly, paths: &paths, command: None };
         matches!(self.policy.decide(&facts), Verdict::Allow { .. })

@@ -311,8 +311,9 @@ fn read_output(event: HookEvent, stdout: &str, decision: &mut HookDecision) -> S
         Some("block" | "deny") if event.can_block() => {
             decision.block = Some(if reason.is_empty() { "blocked by a hook".to_string() } else { reason.clone() });
         }
+        // Of several hooks' verdicts, the strictest holds: ask over allow.
         Some("allow" | "approve") if event == HookEvent::PreToolUse => {
-            decision.permission = Some(HookPermission::Allow)
+            decision.permission.get_or_insert(HookPermission::Allow);
         }
         Some("ask") if event == HookEvent::PreToolUse => decision.permission = Some(HookPermission::Ask),
         _ => {}

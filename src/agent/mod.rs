@@ -11,6 +11,7 @@ pub mod guard;
 pub mod hooks;
 pub mod prompt;
 mod rewrite;
+pub mod servers;
 pub mod session;
 mod subagent;
 mod turn;

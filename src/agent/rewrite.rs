@@ -13,6 +13,8 @@ use crate::workspace::mentions::named_files;
 
 /// Files a reply or the task may name, looked at for a changed version.
 const MAX_NAMED: usize = 4;
+/// Files larger than this are not compared with code blocks.
+const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 /// An Edit the model showed but did not make.
 pub struct ShownEdit {
@@ -45,7 +47,11 @@ impl Conversation {
         let mut best: Option<ShownEdit> = None;
         let mut seen = std::collections::HashSet::new();
         for path in files {
-            if !seen.insert(path.abs.clone()) {
+            if !seen.insert(path.abs.clone()) || !self.may_show(&path) {
+                continue;
+            }
+            // Big files are not what a reply's code block rewrites.
+            if std::fs::metadata(&path.abs).is_ok_and(|m| m.len() > MAX_FILE_BYTES) {
                 continue;
             }
             let Ok(text) = self.workspace.read_text(&path) else { continue };
@@ -93,6 +99,18 @@ fn without_file_comment<'a>(block: &'a str, file_name: &str) -> &'a str {
     let words = first.trim().trim_start_matches(['#', '/', '-', '*', ';', ' ']).trim_end_matches(['*', '/', ' ', ':']);
     let names_the_file = words.ends_with(file_name) && !words.contains(' ');
     if names_the_file && first.trim_start().starts_with(['#', '/', '-', ';']) { rest } else { block }
+}
+
+/// A line that stands for code left out (`...`, `// rest of the file`).
+fn is_placeholder(line: &str) -> bool {
+    let words = line.trim().trim_start_matches(['#', '/', '-', '*', ';', '<', '!', ' ']).to_lowercase();
+    let commented = line.trim_start().starts_with(['#', '/', '-', '*', ';', '<']);
+    words == "..."
+        || words == "…"
+        || words.starts_with("...")
+        || words.starts_with('…')
+        || (commented
+            && ["existing", "unchanged", "rest of", "remaining", "same as before"].iter().any(|w| words.contains(w)))
 }
 
 /// A changed region of `file` as `block` shows it.
@@ -191,6 +209,11 @@ pub fn rewrite_of(file: &str, block: &str) -> Option<Rewrite> {
             return None;
         }
     }
+    // "# ... existing code ..." stands for lines the model left out: taken
+    // literally, the edit would replace real code with the comment.
+    if new[new_range.clone()].iter().any(|line| is_placeholder(line)) {
+        return None;
+    }
     let (old_string, new_string) = (text(&old, &old_range), text(&new, &new_range));
     if old_string == new_string || !file.contains(&old_string) {
         return None;
@@ -253,5 +276,7 @@ mod tests {
         assert_eq!(rewrite_of(STATS, "import math"), None, "nothing in common");
         assert_eq!(rewrite_of(STATS, "def stddev(xs):\n    m = mean(xs)"), None, "an excerpt as it is");
         assert_eq!(rewrite_of(STATS, "print(mean([1, 2]))\nprint(stddev([1, 2]))\nx = 3\ndef mean(xs):"), None);
+        let shortened = "import math\n\ndef mean(xs):\n    # ... existing code ...\n\ndef stddev(xs):";
+        assert_eq!(rewrite_of(STATS, shortened), None, "a placeholder is not code to write");
     }
 }

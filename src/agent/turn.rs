@@ -197,6 +197,8 @@ impl Conversation {
         }
         let submitted = self.run_hooks(HookEvent::UserPromptSubmit, None, json!({ "prompt": prompt }), cancel).await;
         if let Some(reason) = submitted.block {
+            // The prompt and what came with it are dropped: the next one starts the session.
+            self.session_started = self.history.iter().any(|m| m.role == Role::User);
             return Err(reason);
         }
         add_context(HookEvent::UserPromptSubmit, submitted.context);

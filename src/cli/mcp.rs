@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
-use crate::tools::mcp::{MCP_CONFIG, McpServers};
+use crate::tools::mcp::{MCP_CONFIG, McpServers, StartAll};
 use crate::workspace::Workspace;
 
 #[derive(Debug, Args)]
@@ -28,7 +28,7 @@ enum McpCommand {
 pub(super) async fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
     let McpCommand::List { workspace } = args.command;
     let workspace = Workspace::open(super::workspace_dir(workspace)?)?;
-    let servers = McpServers::start(workspace.root()).await;
+    let servers = McpServers::start(workspace.root(), &StartAll).await;
     if servers.listing().is_empty() && servers.failures().is_empty() {
         println!("no MCP servers: {} is missing or lists none", MCP_CONFIG);
         return Ok(ExitCode::SUCCESS);

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::exit;
 use super::host::{EventOutput, TerminalHost};
+use crate::agent::servers::PolicyGate;
 use crate::agent::{Conversation, ConversationParts, LoopSettings, SessionStore};
 use crate::config::{Settings, user_config_path};
 use crate::model::llama::LoadProgress;
@@ -19,6 +20,7 @@ use crate::model::load_backend;
 use crate::permissions::Policy;
 use crate::protocol::{PermissionMode, StopReason};
 use crate::tools::ToolRegistry;
+use crate::tools::ToolSet;
 use crate::tools::mcp::McpServers;
 use crate::tools::skill::SkillCatalog;
 use crate::workspace::Workspace;
@@ -142,7 +144,13 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         EventOutput::Human
     };
     let host = Arc::new(TerminalHost::new(output));
-    let mcp_servers = McpServers::start(workspace.root()).await;
+    let mcp_servers = match settings.tools.disabled.contains(&ToolSet::Mcp) {
+        true => McpServers::default(),
+        false => {
+            let gate = PolicyGate { policy: policy.clone(), host: host.clone() };
+            McpServers::start(workspace.root(), &gate).await
+        }
+    };
     for (server, problem) in mcp_servers.failures() {
         eprintln!("tack: MCP server {server} did not start: {problem}; its tools are left out");
     }

@@ -345,14 +345,6 @@ impl State {
             Some(session) => session,
             None => SessionStore::for_workspace(&root).create().map_err(|e| failed(e.to_string()))?,
         };
-        // Each conversation runs its own servers, stopped with it.
-        let mcp_servers = McpServers::start(&root).await;
-        for (server, problem) in mcp_servers.failures() {
-            self.log(
-                MessageType::WARNING,
-                format!("MCP server {server} did not start: {problem}; its tools are left out"),
-            );
-        }
         let number = self.next_conversation.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("conversation_{number}");
         let turn_id = Arc::new(Mutex::new(String::new()));
@@ -363,6 +355,23 @@ impl State {
             outgoing: self.outgoing.clone(),
             documents: self.documents.clone(),
         });
+        // Each conversation runs its own servers, stopped with it.
+        let mcp_servers = match settings.tools.disabled.contains(&crate::tools::ToolSet::Mcp) {
+            true => McpServers::default(),
+            false => {
+                let gate = crate::agent::servers::PolicyGate {
+                    policy: policy.clone(),
+                    host: host.clone() as Arc<dyn crate::agent::Host>,
+                };
+                McpServers::start(&root, &gate).await
+            }
+        };
+        for (server, problem) in mcp_servers.failures() {
+            self.log(
+                MessageType::WARNING,
+                format!("MCP server {server} did not start: {problem}; its tools are left out"),
+            );
+        }
         let conversation = Conversation::new(ConversationParts {
             tools: Arc::new(
                 ToolRegistry::for_model(&settings.tools, backend.context_window(), backend.parameters())

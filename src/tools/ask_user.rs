@@ -43,8 +43,13 @@ impl TypedTool for AskUser {
         }
         let choices: Vec<String> =
             input.choices.iter().map(|c| c.trim().to_string()).filter(|c| !c.is_empty()).take(MAX_CHOICES).collect();
+        // Calls of one reply run side by side: the user gets one question at a time.
+        static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
         let answer = tokio::select! {
-            answer = ctx.user.ask(question, &choices) => answer,
+            answer = async {
+                let _turn = ONE_AT_A_TIME.lock().await;
+                ctx.user.ask(question, &choices).await
+            } => answer,
             _ = ctx.cancel.cancelled() => return Err(ToolError::Invalid("cancelled before the user answered".into())),
         };
         match answer {

@@ -55,6 +55,23 @@ struct ServerConfig {
     headers: BTreeMap<String, String>,
 }
 
+/// Decides whether a stdio server's command may run.
+#[async_trait]
+pub trait ServerGate: Send + Sync {
+    /// `Err` says why the server named `name` may not run `command_line`.
+    async fn may_start(&self, name: &str, command_line: &str) -> Result<(), String>;
+}
+
+/// Lets every server start: for `tack mcp list`, which the user runs to start them.
+pub struct StartAll;
+
+#[async_trait]
+impl ServerGate for StartAll {
+    async fn may_start(&self, _name: &str, _command_line: &str) -> Result<(), String> {
+        Ok(())
+    }
+}
+
 /// One running server.
 struct Server {
     name: String,
@@ -93,7 +110,7 @@ struct Inner {
 impl McpServers {
     /// Starts every server of the workspace's `.mcp.json`, at once. No file,
     /// no servers; a file that cannot be read is one failure.
-    pub async fn start(root: &Path) -> McpServers {
+    pub async fn start(root: &Path, gate: &dyn ServerGate) -> McpServers {
         let path = root.join(MCP_CONFIG);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
@@ -104,13 +121,29 @@ impl McpServers {
             Ok(file) => file,
             Err(e) => return McpServers::failed(MCP_CONFIG, format!("it is not a valid server list: {e}")),
         };
-        let starts = file.servers.into_iter().map(|(name, config)| async move {
+        let mut inner = Inner::default();
+        // Asked one by one, before any starts: a question at a time.
+        let mut allowed = Vec::new();
+        for (name, config) in file.servers {
+            let Some(command) = &config.command else {
+                allowed.push((name, config));
+                continue;
+            };
+            let line: Vec<String> = std::iter::once(command).chain(&config.args).map(|part| shell_word(part)).collect();
+            match gate.may_start(&name, &line.join(" ")).await {
+                Ok(()) => allowed.push((name, config)),
+                Err(why) => {
+                    tracing::warn!(server = name, "MCP server not started: {why}");
+                    inner.failures.push((name, format!("not allowed to start: {why}")));
+                }
+            }
+        }
+        let starts = allowed.into_iter().map(|(name, config)| async move {
             let started = tokio::time::timeout(START_TIMEOUT, start_server(&name, &config, root)).await;
             let started =
                 started.unwrap_or_else(|_| Err(format!("did not answer within {} s", START_TIMEOUT.as_secs())));
             (name, started)
         });
-        let mut inner = Inner::default();
         for (name, started) in futures::future::join_all(starts).await {
             match started {
                 Ok((service, tools)) => {
@@ -184,8 +217,9 @@ async fn start_server(
             let mut headers = HashMap::new();
             let mut auth = None;
             for (key, value) in &config.headers {
-                if key.eq_ignore_ascii_case("authorization") {
-                    auth = Some(value.trim_start_matches("Bearer ").to_string());
+                if let Some(token) = value.strip_prefix("Bearer ").filter(|_| key.eq_ignore_ascii_case("authorization"))
+                {
+                    auth = Some(token.to_string());
                     continue;
                 }
                 let key = http::HeaderName::from_bytes(key.as_bytes()).map_err(|e| format!("header {key}: {e}"))?;
@@ -222,6 +256,15 @@ async fn start_server(
     let tools = service.peer().list_all_tools().await.map_err(|e| format!("cannot list its tools: {e}"))?;
     let tools = tools.into_iter().filter_map(|tool| serde_json::to_value(tool).ok()).collect();
     Ok((service, tools))
+}
+
+/// A command word as a shell would need it written.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
 }
 
 /// Tool names may hold letters, digits, `_` and `-` only.

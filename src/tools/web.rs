@@ -183,6 +183,8 @@ impl WebFetch {
         }
         reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
+            // A proxy would resolve the host itself, past the check above.
+            .no_proxy()
             .resolve(&bare, address)
             .user_agent(user_agent())
             .build()
