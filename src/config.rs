@@ -333,10 +333,20 @@ pub struct HookSettings {
 
 impl HookSettings {
     pub fn is_empty(&self) -> bool {
-        [&self.pre_tool_use, &self.post_tool_use, &self.user_prompt_submit, &self.stop, &self.pre_compact]
-            .iter()
-            .all(|hooks| hooks.is_empty())
-            && self.session_start.is_empty()
+        self.all().next().is_none()
+    }
+
+    /// Every hook of every event.
+    pub fn all(&self) -> impl Iterator<Item = &HookCommand> {
+        let lists = [
+            &self.pre_tool_use,
+            &self.post_tool_use,
+            &self.user_prompt_submit,
+            &self.stop,
+            &self.pre_compact,
+            &self.session_start,
+        ];
+        lists.into_iter().flatten()
     }
 
     /// The hooks of one event.
@@ -504,9 +514,7 @@ fn check(layer: &Value, origin: &str) -> Result<(), ConfigError> {
     merge(&mut full, layer);
     let invalid = |message: String| ConfigError::Invalid { origin: origin.to_string(), message };
     let settings = serde_json::from_value::<Settings>(full).map_err(|e| invalid(e.to_string()))?;
-    let hooks = &settings.hooks;
-    let all = [&hooks.pre_tool_use, &hooks.post_tool_use, &hooks.user_prompt_submit, &hooks.stop, &hooks.pre_compact];
-    for hook in all.into_iter().chain([&hooks.session_start]).flatten() {
+    for hook in settings.hooks.all() {
         if let Some(matcher) = hook.matcher.as_deref().filter(|m| !m.trim().is_empty() && m.trim() != "*") {
             regex::Regex::new(matcher)
                 .map_err(|e| invalid(format!("hook matcher `{matcher}` is not a regular expression: {e}")))?;

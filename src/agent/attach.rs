@@ -7,7 +7,7 @@ use super::Conversation;
 use super::prompt::load_rules;
 use crate::permissions::{CallFacts, Verdict};
 use crate::protocol::Event;
-use crate::tools::{ToolKind, number_lines};
+use crate::tools::{ToolKind, number_all_lines};
 use crate::workspace::WorkspacePath;
 use crate::workspace::mentions::named_files;
 
@@ -33,11 +33,7 @@ impl Conversation {
                 continue;
             }
             self.state.note_read(&path, &text);
-            let shown = if text.is_empty() {
-                "(empty file)\n".to_string()
-            } else {
-                number_lines(text.lines().enumerate().map(|(i, line)| (i + 1, line)))
-            };
+            let shown = if text.is_empty() { "(empty file)\n".to_string() } else { number_all_lines(&text) };
             block.push_str(&format!("<file path=\"{}\">\n{shown}</file>\n", path.display()));
             attached.push(path.display().to_string());
         }

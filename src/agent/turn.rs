@@ -26,7 +26,9 @@ use crate::model::toolcall::{ParseEvent, ToolCallParser};
 use crate::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, render_message};
 use crate::permissions::{CallFacts, Source, Verdict, visible_in_mode};
 use crate::protocol::{AgentStatus, ApprovalDecision, Block, Event, Message, Role, StopReason, Usage};
-use crate::tools::{EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSet, ToolSpec, UserQuestions, number_lines};
+use crate::tools::{
+    EditGate, Tool, ToolContext, ToolKind, ToolOutput, ToolSet, ToolSpec, UserQuestions, number_all_lines,
+};
 use crate::workspace::Workspace;
 use crate::workspace::edits::{EditOutcome, FileChange};
 
@@ -559,10 +561,7 @@ impl Conversation {
         );
         if let Some(text) = &shown.unread_text {
             self.state.note_read(&shown.path, text);
-            nudge.push_str(&format!(
-                "Here is {path} as it is now:\n{}",
-                number_lines(text.lines().enumerate().map(|(i, line)| (i + 1, line)))
-            ));
+            nudge.push_str(&format!("Here is {path} as it is now:\n{}", number_all_lines(text)));
         }
         let input = [
             ("file_path", Value::from(path)),

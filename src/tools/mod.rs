@@ -220,7 +220,7 @@ impl ConversationState {
         Err(ToolError::Invalid(format!(
             "nothing was changed: {why}. Here it is now; make the change again, with old_string copied exactly \
              from these lines (without the line numbers):\n{}",
-            number_lines(current.lines().enumerate().map(|(i, line)| (i + 1, line)))
+            number_all_lines(current)
         )))
     }
 
@@ -558,6 +558,11 @@ pub(crate) fn number_lines<'a>(lines: impl Iterator<Item = (usize, &'a str)>) ->
         out.push_str(&format!("{number:>6}\t{line}\n"));
     }
     out
+}
+
+/// Every line of `text`, numbered from 1 as Read shows them.
+pub(crate) fn number_all_lines(text: &str) -> String {
+    number_lines(text.lines().enumerate().map(|(i, line)| (i + 1, line)))
 }
 
 /// The folder an optional `path` input names: the root when it is left out
