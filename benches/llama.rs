@@ -8,11 +8,14 @@
 //!    without the grammar, over 20 prompts, in the model's own call format
 //!    where its template has one (Qwen's `<tool_call>`), else tack's;
 //! 4. time to first token of a new process's first turn with the prompt
-//!    cache cold and warm (the agent's real system prompt and tools).
+//!    cache cold and warm (the agent's real system prompt and tools);
+//! 5. the model in a worker process against the same model in tack's own
+//!    process: time to first token and generation tokens/s as the caller
+//!    sees them, sampled with tack's real sampler chain.
 //!
 //! `cargo bench --bench llama` (model: TACK_BENCH_MODEL, else TACK_TEST_MODEL,
 //! else the default model; threads: TACK_BENCH_THREADS, default 2; sections:
-//! TACK_BENCH_ONLY=throughput,loop,calls,first-turn, default all). Run it on
+//! TACK_BENCH_ONLY=throughput,loop,calls,first-turn,worker, default all). Run it on
 //! a quiet machine: two inference workloads on two cores starve each other.
 
 use std::path::PathBuf;
@@ -283,6 +286,72 @@ fn main() {
     if wanted("first-turn") {
         first_turn(&runtime);
     }
+    if wanted("worker") {
+        worker(&runtime);
+    }
+}
+
+// ---------------------------------------------------------------- 5. worker
+
+/// (ms to first token, tokens/s after it) of one generation, timed by the caller.
+async fn caller_timing(backend: &dyn ModelBackend, request: CompletionRequest) -> (f64, f64) {
+    let started = std::time::Instant::now();
+    let mut stream = backend.stream(request);
+    let (mut first, mut tokens) = (None, 0);
+    while let Some(chunk) = stream.next().await {
+        match chunk.expect("generation succeeds") {
+            ModelChunk::Text(_) => {
+                first.get_or_insert_with(std::time::Instant::now);
+            }
+            ModelChunk::Usage(usage) => tokens = usage.completion_tokens,
+            ModelChunk::ToolCall { .. } => {}
+        }
+    }
+    let first = first.expect("the model wrote something");
+    let ttft = (first - started).as_secs_f64() * 1000.0;
+    (ttft, tokens.saturating_sub(1) as f64 / first.elapsed().as_secs_f64())
+}
+
+fn worker(runtime: &tokio::runtime::Runtime) {
+    let configure = |s: &mut LlamaSettings| {
+        s.threads = Some(threads());
+        s.context_size = Some(8192);
+        s.reuse_prefix = false;
+        s.max_tokens = 128;
+    };
+    let in_process = load(configure);
+    let mut settings = LlamaSettings::new(model_path());
+    configure(&mut settings);
+    let program = PathBuf::from(env!("CARGO_BIN_EXE_tack"));
+    let isolated = runtime
+        .block_on(tack::model::worker::WorkerBackend::start(program, settings))
+        .expect("the worker loads the model");
+    let paragraph = "The old lighthouse keeper wrote in his log every night about the ships, the storms and the sea. ";
+    let request = CompletionRequest {
+        messages: vec![Message::user_text(format!("{}Tell the rest of his story.", paragraph.repeat(8)))],
+        ..CompletionRequest::default()
+    };
+    let (mut local, mut remote) = (Vec::new(), Vec::new());
+    // Alternating, so that neither side gets the quieter minutes; the first
+    // round warms caches.
+    for round in 0..6 {
+        let a = runtime.block_on(caller_timing(&in_process, request.clone()));
+        let b = runtime.block_on(caller_timing(&isolated, request.clone()));
+        if round > 0 {
+            local.push(a);
+            remote.push(b);
+        }
+    }
+    let ttft = |runs: &[(f64, f64)]| median(runs.iter().map(|r| r.0).collect());
+    let rate = |runs: &[(f64, f64)]| median(runs.iter().map(|r| r.1).collect());
+    println!("\nworker process vs in-process (median of 5, 128 tokens sampled, prefix reuse off)");
+    println!("  first token: {:.0} ms vs {:.0} ms (ratio {:.3})", ttft(&remote), ttft(&local), ttft(&remote) / ttft(&local));
+    println!(
+        "  generation:  {:.1} vs {:.1} tokens/s (ratio {:.3})",
+        rate(&remote),
+        rate(&local),
+        rate(&remote) / rate(&local)
+    );
 }
 
 // ------------------------------------------------------------ 4. first turn

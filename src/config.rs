@@ -82,6 +82,9 @@ pub struct ModelSettings {
     /// cache directory, so a new session does not evaluate them again
     /// (default on).
     pub prompt_cache: Option<bool>,
+    /// Local models: run llama.cpp in a worker process, so that a crash in
+    /// it ends one generation rather than tack (default on).
+    pub worker: Option<bool>,
     /// OpenAI-compatible servers: the API root, e.g. `http://127.0.0.1:8080/v1`.
     pub base_url: Option<String>,
     /// OpenAI-compatible servers: the model's name on the server (default:

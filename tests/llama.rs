@@ -461,3 +461,62 @@ async fn a_new_process_starts_from_the_saved_prefix_and_a_damaged_cache_is_rewri
     let (_, truncated_usage, _) = generate(&truncated, request()).await;
     assert_eq!(truncated_usage.cached_prompt_tokens, 0);
 }
+
+/// The model processes a language server runs: its children started as
+/// `tack model-worker`.
+fn model_processes(server: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let Ok(threads) = std::fs::read_dir(format!("/proc/{server}/task")) else { return found };
+    for thread in threads.flatten() {
+        let children = std::fs::read_to_string(thread.path().join("children")).unwrap_or_default();
+        for pid in children.split_whitespace().filter_map(|p| p.parse::<u32>().ok()) {
+            let command = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&command).contains("model-worker") {
+                found.push(pid);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_model_process_that_dies_mid_generation_fails_that_turn_and_the_next_turn_runs() {
+    let _guard = exclusive();
+    let workspace = tempfile::tempdir().unwrap();
+    let options = serde_json::json!({
+        "model": {"backend": "llama", "path": model_path(), "maxTokens": 400, "contextSize": 4096},
+    });
+    let mut client = lsp_client::LspClient::start(workspace.path(), options);
+    client.timeout = std::time::Duration::from_secs(120);
+    let conversation = client.new_conversation(None);
+    // SIGABRT is what llama.cpp's failed GGML_ASSERT raises.
+    for (signal, said) in [("KILL", "signal 9"), ("ABRT", "signal 6")] {
+        let turn = client.turn(&conversation, "Tell me a long story about a lighthouse keeper.");
+        client.wait_event(&conversation, |e| e["kind"] == "text" && e["turnId"] == turn.as_str());
+        let workers = model_processes(client.pid());
+        assert_eq!(workers.len(), 1, "one model process: {workers:?}\n{}", client.report());
+        let killed = std::process::Command::new("kill").arg(format!("-{signal}")).arg(workers[0].to_string()).status();
+        assert!(killed.unwrap().success());
+        let finished = client.wait_turn_finished_of(&conversation, &turn);
+        assert_eq!(finished["stopReason"], "error", "{finished}");
+        let error = client.events(&conversation).into_iter().rev().find(|e| e["kind"] == "error").unwrap();
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains("model process") && message.contains(said), "{message}");
+        assert!(client.is_running(), "the server survived the model process");
+    }
+    let before = model_processes(client.pid());
+    let turn = client.turn(&conversation, "Say hello.");
+    let finished = client.wait_turn_finished_of(&conversation, &turn);
+    assert!(["end_turn", "max_iterations"].contains(&finished["stopReason"].as_str().unwrap()), "{finished}");
+    assert!(finished["usage"]["completionTokens"].as_u64().unwrap() > 0, "{finished}");
+    let worker = model_processes(client.pid());
+    assert_eq!(worker.len(), 1, "a new model process: {worker:?} (before: {before:?})");
+    assert_eq!(client.shutdown_and_exit().code(), Some(0));
+    for _ in 0..50 {
+        if !std::path::Path::new(&format!("/proc/{}", worker[0])).exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("the model process {} outlived the server", worker[0]);
+}

@@ -29,6 +29,9 @@ enum Command {
     Lsp,
     /// The workspace's MCP servers (.mcp.json).
     Mcp(mcp::McpArgs),
+    /// Runs a local model for another tack process (internal).
+    #[command(name = "model-worker", hide = true)]
+    ModelWorker,
 }
 
 /// Exit statuses of `tack run`.
@@ -66,6 +69,7 @@ pub fn main() -> ExitCode {
             Command::Run(args) => run::run(*args).await,
             Command::Sessions(args) => sessions::list(args),
             Command::Mcp(args) => mcp::run(args).await,
+            Command::ModelWorker => Ok(crate::model::worker::serve().await),
             Command::Lsp => {
                 crate::lsp::serve_stdio().await;
                 Ok(ExitCode::SUCCESS)

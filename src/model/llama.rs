@@ -48,7 +48,7 @@ impl std::fmt::Debug for LoadProgress {
 }
 
 /// How to load and run a model.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct LlamaSettings {
     pub path: PathBuf,
     /// Tokens of context; `None` for the model's training context, capped at 32k.
@@ -78,10 +78,11 @@ pub struct LlamaSettings {
     /// it again; `None` keeps no prompt cache.
     pub prompt_cache: Option<PathBuf>,
     /// Told how loading goes, for progress bars.
+    #[serde(skip)]
     pub progress: Option<LoadProgress>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sampling {
     /// 0 samples greedily.
     pub temperature: f32,
@@ -428,6 +429,26 @@ impl LlamaBackend {
             bytes.extend(self.model.vocab().token_to_piece(*token, true, None));
         }
         String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+/// A model's tokenizer alone (llama.cpp's vocab-only load): exact token
+/// counts in a process that runs the model somewhere else.
+pub struct LlamaTokenizer {
+    model: LlamaModel,
+}
+
+impl LlamaTokenizer {
+    pub fn load(path: &Path) -> Result<LlamaTokenizer, LlamaError> {
+        check_gguf(path)?;
+        let params = LlamaModelParams::default().with_vocab_only(true);
+        let model = LlamaModel::load_from_file(runtime()?, path, &params)
+            .map_err(|_| LlamaError::LoadFailed(path.display().to_string()))?;
+        Ok(LlamaTokenizer { model })
+    }
+
+    pub fn count_tokens(&self, text: &str) -> usize {
+        self.model.vocab().tokenize(text.as_bytes(), false, true).len()
     }
 }
 

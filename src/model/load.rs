@@ -13,6 +13,7 @@ use super::llama::{LlamaBackend, LlamaSettings, LoadProgress};
 use super::openai::{OpenAiBackend, OpenAiSettings};
 use super::scripted::ScriptedBackend;
 use super::tokenizer::HfTokenizer;
+use super::worker::WorkerBackend;
 use crate::config::{BackendKind, Settings};
 
 /// Where the default model, Qwen2.5-Coder-0.5B-Instruct, lands when
@@ -116,6 +117,11 @@ pub async fn load_backend(
         BackendKind::Llama => {
             let mut llama = llama_settings(settings, find_model(settings)?);
             llama.progress = progress;
+            if settings.model.worker.unwrap_or(true) {
+                let program = std::env::current_exe()
+                    .map_err(|e| anyhow::anyhow!("cannot find tack's own binary to run the model in: {e}"))?;
+                return Ok(Arc::new(WorkerBackend::start(program, llama).await?));
+            }
             let backend = tokio::task::spawn_blocking(move || LlamaBackend::load(llama)).await??;
             Ok(Arc::new(backend))
         }

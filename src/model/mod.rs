@@ -13,8 +13,10 @@ pub mod scripted;
 pub mod template;
 pub mod tokenizer;
 pub mod toolcall;
+pub mod worker;
 
 use futures::stream::BoxStream;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::protocol::{Block, Message, Role, Usage};
@@ -23,7 +25,7 @@ use crate::tools::ToolSpec;
 pub use load::load_backend;
 
 /// Everything a backend needs for one generation.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CompletionRequest {
     pub system: String,
     pub messages: Vec<Message>,
@@ -37,7 +39,7 @@ pub struct CompletionRequest {
 }
 
 /// One piece of a streamed completion.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ModelChunk {
     /// Raw text, which may contain text-protocol tool calls.
     Text(String),
@@ -48,7 +50,7 @@ pub enum ModelChunk {
 }
 
 /// How tool calls reach the agent, which decides what the system prompt says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ToolProtocol {
     /// Calls are written in the text; the prompt must teach the format.
     Text,
@@ -60,7 +62,7 @@ pub enum ToolProtocol {
 }
 
 /// Failures of a backend, and how the turn loop reacts to each.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 pub enum BackendError {
     /// A hiccup (overloaded server, dropped connection): the turn retries the
     /// generation with backoff, a few times, then gives up with `error`.

@@ -366,7 +366,7 @@ impl<T: TypedTool> Tool for T {
 }
 
 /// A tool as the model is told about it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ToolSpec {
     pub name: String,
     pub description: String,
