@@ -184,6 +184,14 @@ pub struct ToolSettings {
     pub scrub_env: Vec<String>,
     /// WebFetch and WebSearch.
     pub web: WebSettings,
+    /// The OS sandbox of Bash and REPL: `workspace-write`, `read-only` or `off`.
+    pub sandbox: crate::tools::sandbox::SandboxMode,
+    /// Paths commands may write to beyond the workspace and temporary folders.
+    pub sandbox_writable: Vec<PathBuf>,
+    /// Paths commands may not read, beyond the home directory's credential folders.
+    pub sandbox_hidden: Vec<PathBuf>,
+    /// Whether sandboxed commands may open network (TCP) connections.
+    pub sandbox_network: bool,
 }
 
 /// The web tools' limits and search provider.
@@ -237,6 +245,10 @@ impl Default for ToolSettings {
             max_command_timeout_ms: 600_000,
             scrub_env: Vec::new(),
             web: WebSettings::default(),
+            sandbox: Default::default(),
+            sandbox_writable: Vec::new(),
+            sandbox_hidden: Vec::new(),
+            sandbox_network: true,
         }
     }
 }
@@ -460,7 +472,8 @@ impl Settings {
                 merge(&mut merged, layer);
             }
         }
-        if let Some(layer) = read_toml_layer(&workspace_config_path(root), root)? {
+        if let Some(mut layer) = read_toml_layer(&workspace_config_path(root), root)? {
+            keep_sandbox_from_loosening(&mut layer);
             merge(&mut merged, layer);
         }
         for (origin, layer) in overrides {
@@ -479,6 +492,23 @@ impl Settings {
         merge(&mut full, merged);
         serde_json::from_value(full)
             .map_err(|e| ConfigError::Invalid { origin: "merged settings".into(), message: e.to_string() })
+    }
+}
+
+/// A project's own config may tighten the sandbox of its commands, never
+/// loosen it: a cloned repository must not be able to switch it off.
+fn keep_sandbox_from_loosening(layer: &mut Value) {
+    let Some(tools) = layer.get_mut("tools").and_then(Value::as_object_mut) else { return };
+    let loosening = [
+        ("sandbox", tools.get("sandbox").is_some_and(|mode| mode == "off")),
+        ("sandboxNetwork", tools.get("sandboxNetwork").is_some_and(|network| network == true)),
+        ("sandboxWritable", tools.contains_key("sandboxWritable")),
+    ];
+    for (key, loosens) in loosening {
+        if loosens {
+            tools.remove(key);
+            tracing::warn!("ignoring tools.{key} in the project's .tack/config.toml: only the user config may loosen the sandbox");
+        }
     }
 }
 
@@ -584,6 +614,33 @@ fn merge(base: &mut Value, layer: Value) {
 mod tests {
     use super::*;
     use crate::permissions::RuleAction;
+
+    #[test]
+    fn a_project_config_may_tighten_the_sandbox_but_not_loosen_it() {
+        let root = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join("tack")).unwrap();
+        std::fs::create_dir_all(root.path().join(".tack")).unwrap();
+        let project = root.path().join(".tack/config.toml");
+        let user = home.path().join("tack/config.toml");
+        std::fs::write(&user, "[tools]\nsandbox_network = false\n").unwrap();
+        std::fs::write(&project, "[tools]\nsandbox = \"off\"\nsandbox_network = true\nsandbox_writable = [\"/\"]\n")
+            .unwrap();
+        let settings = Settings::load(Some(&user), root.path(), &[]).unwrap();
+        assert_eq!(settings.tools.sandbox, crate::tools::sandbox::SandboxMode::WorkspaceWrite);
+        assert!(!settings.tools.sandbox_network);
+        assert!(settings.tools.sandbox_writable.is_empty());
+
+        std::fs::write(&project, "[tools]\nsandbox = \"read-only\"\nsandbox_hidden = [\"/srv/keys\"]\n").unwrap();
+        let settings = Settings::load(Some(&user), root.path(), &[]).unwrap();
+        assert_eq!(settings.tools.sandbox, crate::tools::sandbox::SandboxMode::ReadOnly);
+        assert_eq!(settings.tools.sandbox_hidden, vec![PathBuf::from("/srv/keys")]);
+
+        std::fs::write(&user, "[tools]\nsandbox = \"off\"\n").unwrap();
+        std::fs::write(&project, "").unwrap();
+        let settings = Settings::load(Some(&user), root.path(), &[]).unwrap();
+        assert_eq!(settings.tools.sandbox, crate::tools::sandbox::SandboxMode::Off, "the user may switch it off");
+    }
 
     #[test]
     fn layers_merge_with_later_winning_and_rules_adding_up() {

@@ -242,7 +242,7 @@ async fn repl_is_refused_in_plan_mode_and_asks_by_default() {
         .run(&[&write, "ok"], "make")
         .await;
     assert_eq!(run.asked.len(), 1);
-    assert_eq!(run.asked[0].reason, "REPL runs a command");
+    assert!(run.asked[0].reason.starts_with("REPL runs a command; it runs in the workspace-write sandbox"));
     assert_eq!(run.read("made.txt"), "x");
 }
 
@@ -347,4 +347,126 @@ async fn git_tools_outside_a_repository_say_so() {
     for (_, is_error, output) in run.results() {
         assert!(is_error && output.contains("is not a git repository"), "{output}");
     }
+}
+
+// ---------------------------------------------------------------- sandbox
+
+fn bash(command: &str) -> String {
+    call("Bash", json!({ "command": command }))
+}
+
+/// A folder outside the workspace and outside the temporary directories
+/// (which the sandbox lets commands write to).
+fn outside() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+fn sandboxed(mode: &str, configure: impl FnOnce(&mut serde_json::Map<String, Value>)) -> tack::config::ToolSettings {
+    let mut settings = serde_json::Map::new();
+    settings.insert("sandbox".into(), json!(mode));
+    configure(&mut settings);
+    serde_json::from_value(Value::Object(settings)).unwrap()
+}
+
+#[tokio::test]
+async fn sandboxed_commands_write_only_in_the_workspace_and_temp_unless_the_sandbox_is_off() {
+    let outside = outside();
+    let target = outside.path().join("escaped.txt");
+    let command = format!(
+        "echo in > inside.txt; echo tmp > \"$(mktemp)\" && echo temp-ok; echo out > '{}' && echo outside-ok",
+        target.display()
+    );
+    let run = Scenario::new()
+        .tool_settings(sandboxed("workspace-write", |_| {}))
+        .run(&[&bash(&command), "done"], "write")
+        .await;
+    let (_, _, output) = &run.results()[0];
+    assert!(output.contains("temp-ok") && output.contains("Permission denied"), "{output}");
+    assert!(!output.contains("outside-ok"), "{output}");
+    assert!(!target.exists(), "the sandbox let the command write outside the workspace");
+    assert_eq!(std::fs::read_to_string(run.dir.path().join("inside.txt")).unwrap(), "in\n");
+
+    let run =
+        Scenario::new().tool_settings(sandboxed("off", |_| {})).run(&[&bash(&command), "done"], "write").await;
+    let (_, _, output) = &run.results()[0];
+    assert!(output.contains("outside-ok"), "{output}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "out\n");
+
+    let writable = outside.path().join("allowed");
+    std::fs::create_dir(&writable).unwrap();
+    let extra = format!("echo yes > '{}/f' && echo extra-ok", writable.display());
+    let run = Scenario::new()
+        .tool_settings(sandboxed("workspace-write", |s| {
+            s.insert("sandboxWritable".into(), json!([writable]));
+        }))
+        .run(&[&bash(&extra), "done"], "write")
+        .await;
+    assert!(run.results()[0].2.contains("extra-ok"), "{:?}", run.results()[0]);
+}
+
+#[tokio::test]
+async fn the_read_only_sandbox_keeps_even_the_workspace_unchanged_and_python_reads_on() {
+    let run = Scenario::new()
+        .file("data.txt", "kept\n")
+        .tool_settings(sandboxed("read-only", |_| {}))
+        .run(
+            &[
+                &[
+                    bash("cat data.txt; echo changed > data.txt"),
+                    python("print(open('data.txt').read().strip())\nopen('new.txt', 'w')"),
+                ]
+                .join("\n"),
+                "done",
+            ],
+            "look",
+        )
+        .await;
+    let results = run.results();
+    assert!(results[0].2.starts_with("kept\n") && results[0].2.contains("Permission denied"), "{:?}", results[0]);
+    assert!(results[1].1 && results[1].2.starts_with("kept\n"), "{:?}", results[1]);
+    assert!(results[1].2.contains("PermissionError"), "{:?}", results[1]);
+    assert_eq!(std::fs::read_to_string(run.dir.path().join("data.txt")).unwrap(), "kept\n");
+    assert!(!run.dir.path().join("new.txt").exists());
+}
+
+#[tokio::test]
+async fn hidden_paths_and_the_network_are_closed_to_sandboxed_commands() {
+    let outside = outside();
+    let secrets = outside.path().join("secrets-of-the-user");
+    std::fs::create_dir(&secrets).unwrap();
+    std::fs::write(secrets.join("token"), "hunter2\n").unwrap();
+    std::fs::write(outside.path().join("notes.txt"), "public\n").unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let command = format!(
+        "cat '{0}/notes.txt'; cat '{1}/token'; ls '{1}'; (exec 3<>/dev/tcp/127.0.0.1/{port}) && echo connected",
+        outside.path().display(),
+        secrets.display()
+    );
+    let closed = sandboxed("workspace-write", |s| {
+        s.insert("sandboxHidden".into(), json!([secrets]));
+        s.insert("sandboxNetwork".into(), json!(false));
+    });
+    let run = Scenario::new().tool_settings(closed).run(&[&bash(&command), "done"], "peek").await;
+    let output = &run.results()[0].2;
+    assert!(output.starts_with("public\n"), "everything else stays readable: {output}");
+    assert!(!output.contains("hunter2") && !output.contains("token\n"), "{output}");
+    assert!(!output.contains("connected"), "{output}");
+
+    let open = sandboxed("workspace-write", |_| {});
+    let run = Scenario::new().tool_settings(open).run(&[&bash(&command), "done"], "peek").await;
+    let output = &run.results()[0].2;
+    assert!(output.contains("hunter2") && output.contains("connected"), "{output}");
+}
+
+#[tokio::test]
+async fn the_approval_question_says_which_sandbox_a_command_runs_in() {
+    let run = Scenario::new()
+        .mode(PermissionMode::Ask)
+        .answers(&[ApprovalDecision::Deny])
+        .run(&[&bash("echo hi"), "done"], "hi")
+        .await;
+    assert_eq!(run.asked.len(), 1);
+    let reason = &run.asked[0].reason;
+    assert!(reason.contains("workspace-write sandbox"), "{reason}");
 }

@@ -827,7 +827,10 @@ impl Conversation {
             Verdict::Ask { .. } if tool.kind() == ToolKind::Edit && self.events.host().reviews_edits() => {
                 self.events.emit(decision(ApprovalDecision::Allow, "diff_review"));
             }
-            Verdict::Ask { reason } => {
+            Verdict::Ask { mut reason } => {
+                if let Some(sandbox) = tool.sandbox() {
+                    reason = format!("{reason}; it runs {sandbox}");
+                }
                 self.events.emit(Event::PermissionRequest {
                     tool_call_id: call.id.clone(),
                     name: call.name.clone(),

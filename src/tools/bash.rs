@@ -13,7 +13,7 @@ use process_wrap::tokio::{CommandWrap, KillOnDrop, ProcessGroup};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::process::{Capped, GroupGuard, ProcessSettings, drain};
+use super::process::{Capped, GroupGuard, ProcessSettings, drain, unconfined_note};
 use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
 
 /// How long output readers may take once the process group is gone.
@@ -49,16 +49,23 @@ impl TypedTool for Bash {
         Some(input.command.clone())
     }
 
+    fn sandbox(&self) -> Option<String> {
+        Some(self.settings.sandbox.describe())
+    }
+
     async fn call(&self, input: BashInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let timeout = self.settings.timeout(input.timeout_ms);
         let root = ctx.workspace.root().to_path_buf();
+        let mut confined = None;
         let mut command = CommandWrap::with_new("bash", |c| {
             c.arg("-c").arg(&input.command).current_dir(&root);
             c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
             self.settings.scrub(c);
+            confined = Some(self.settings.sandbox.confine(&root, c));
         });
         command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
         let mut child = GroupGuard(command.spawn().map_err(|e| ToolError::Invalid(format!("cannot start bash: {e}")))?);
+        let note = confined.and_then(|confined| unconfined_note(&confined.confinement));
         let stdout = Arc::new(Mutex::new(Capped::default()));
         let stderr = Arc::new(Mutex::new(Capped::default()));
         let readers = [
@@ -85,7 +92,8 @@ impl TypedTool for Bash {
 
         let stdout = stdout.lock().unwrap_or_else(|e| e.into_inner()).text();
         let stderr = stderr.lock().unwrap_or_else(|e| e.into_inner()).text();
-        let mut output = stdout;
+        let mut output = note.unwrap_or_default();
+        output.push_str(&stdout);
         if !stderr.is_empty() {
             if !output.is_empty() && !output.ends_with('\n') {
                 output.push('\n');

@@ -21,6 +21,7 @@ pub mod process;
 mod read;
 mod remember;
 mod repl;
+pub mod sandbox;
 pub mod skill;
 pub use remember::{MEMORY_FILE, recent_memory};
 mod sleep;
@@ -301,6 +302,10 @@ pub trait Tool: Send + Sync {
     fn command(&self, _input: &Value) -> Option<String> {
         None
     }
+    /// Under which OS sandbox the call's commands run, for the permission prompt.
+    fn sandbox(&self) -> Option<String> {
+        None
+    }
     /// Whether the tool can still run (an MCP server's tool stops when its
     /// server does); unavailable tools are left out of the prompt.
     fn available(&self) -> bool {
@@ -319,6 +324,10 @@ pub trait TypedTool: Send + Sync + 'static {
     const SET: ToolSet;
     fn paths(input: &Self::Input) -> Vec<String>;
     fn command(_input: &Self::Input) -> Option<String> {
+        None
+    }
+    /// Under which OS sandbox the tool's commands run, for the permission prompt.
+    fn sandbox(&self) -> Option<String> {
         None
     }
     async fn call(&self, input: Self::Input, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
@@ -354,6 +363,9 @@ impl<T: TypedTool> Tool for T {
     }
     fn paths(&self, input: &Value) -> Vec<String> {
         serde_json::from_value::<T::Input>(input.clone()).map(|i| T::paths(&i)).unwrap_or_default()
+    }
+    fn sandbox(&self) -> Option<String> {
+        TypedTool::sandbox(self)
     }
     fn command(&self, input: &Value) -> Option<String> {
         serde_json::from_value::<T::Input>(input.clone()).ok().and_then(|i| T::command(&i))

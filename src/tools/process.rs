@@ -10,6 +10,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use process_wrap::tokio::ChildWrapper;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+use super::sandbox::{Confinement, Sandbox};
 use crate::config::ToolSettings;
 
 /// Bytes of output kept from each stream: half from the start, half from the end.
@@ -23,6 +24,7 @@ pub struct ProcessSettings {
     /// Environment variable names (globs, case-insensitive) never passed on,
     /// beyond the built-in credential patterns.
     scrub_env: GlobSet,
+    pub sandbox: Sandbox,
 }
 
 impl Default for ProcessSettings {
@@ -48,6 +50,7 @@ impl ProcessSettings {
             default_timeout: Duration::from_millis(settings.command_timeout_ms.max(1)).min(max_timeout),
             max_timeout,
             scrub_env: scrub.build().unwrap_or_else(|_| GlobSet::empty()),
+            sandbox: Sandbox::from_settings(settings),
         }
     }
 
@@ -69,6 +72,18 @@ impl ProcessSettings {
                 command.env_remove(&name);
             }
         }
+    }
+}
+
+/// A line for a command's output when it ran without the sandbox it was
+/// meant to have: said once per process, like the log line.
+pub(crate) fn unconfined_note(confinement: &Confinement) -> Option<String> {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    match confinement {
+        Confinement::Unavailable(why) if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) => {
+            Some(format!("[tack: this command ran without its sandbox: {why}]\n"))
+        }
+        _ => None,
     }
 }
 

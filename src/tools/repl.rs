@@ -29,7 +29,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 use tokio_util::sync::CancellationToken;
 
-use super::process::{Capped, GroupGuard, ProcessSettings};
+use super::process::{Capped, GroupGuard, ProcessSettings, unconfined_note};
 use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
 
 /// How long output readers may take once the process group is gone.
@@ -259,8 +259,15 @@ struct Reply {
 }
 
 impl Interpreter {
-    fn start(language: Language, root: &Path, settings: &ProcessSettings) -> Result<Interpreter, String> {
+    /// Starts an interpreter; a note for the user about how it runs goes to `notes`.
+    fn start(
+        language: Language,
+        root: &Path,
+        settings: &ProcessSettings,
+        notes: &mut String,
+    ) -> Result<Interpreter, String> {
         let marker = format!("\u{1e}tack-repl-{:016x}\u{1e}", fastrand::u64(..));
+        let mut confined = None;
         let mut command = CommandWrap::with_new(language.program(), |c| {
             match language {
                 Language::Python => c.arg("-u").arg("-c").arg(PYTHON_DRIVER),
@@ -269,9 +276,14 @@ impl Interpreter {
             c.current_dir(root).env(MARKER_VAR, &marker);
             c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
             settings.scrub(c);
+            confined = Some(settings.sandbox.confine(root, c));
         });
         command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
-        let child = command.spawn().map_err(|e| match e.kind() {
+        let spawned = command.spawn();
+        if let Some(note) = confined.and_then(|confined| unconfined_note(&confined.confinement)) {
+            notes.push_str(&note);
+        }
+        let child = spawned.map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => format!(
                 "{} is not installed (no `{}` on PATH), so REPL cannot run {} code here",
                 language.program(),
@@ -433,6 +445,10 @@ impl TypedTool for Repl {
         Vec::new()
     }
 
+    fn sandbox(&self) -> Option<String> {
+        Some(self.settings.sandbox.describe())
+    }
+
     async fn call(&self, input: ReplInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let language = input.language;
         let name = language.name();
@@ -456,7 +472,8 @@ impl TypedTool for Repl {
         };
         let mut interpreter = match reusable {
             Some(interpreter) => interpreter,
-            None => Interpreter::start(language, ctx.workspace.root(), &self.settings).map_err(ToolError::Invalid)?,
+            None => Interpreter::start(language, ctx.workspace.root(), &self.settings, &mut notes)
+                .map_err(ToolError::Invalid)?,
         };
         let (end, stdout, stderr) = interpreter.run(&input.code, timeout, &ctx.cancel).await;
 
@@ -585,7 +602,8 @@ mod tests {
     }
 
     async fn python() -> Interpreter {
-        Interpreter::start(Language::Python, &std::env::temp_dir(), &ProcessSettings::default()).unwrap()
+        Interpreter::start(Language::Python, &std::env::temp_dir(), &ProcessSettings::default(), &mut String::new())
+            .unwrap()
     }
 
     #[tokio::test]

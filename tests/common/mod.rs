@@ -93,6 +93,7 @@ pub struct Scenario {
     overlay: Option<Arc<dyn BufferOverlay>>,
     /// Offer the tools the front ends offer this model (`tools.profile = auto`).
     sized_for_model: bool,
+    tool_settings: tack::config::ToolSettings,
 }
 
 pub struct Run {
@@ -121,6 +122,7 @@ impl Scenario {
             skills: Default::default(),
             overlay: None,
             sized_for_model: false,
+            tool_settings: Default::default(),
         }
     }
 
@@ -179,6 +181,12 @@ impl Scenario {
 
     pub fn tools(mut self, tools: Vec<Arc<dyn Tool>>) -> Scenario {
         self.tools = Some(tools);
+        self
+    }
+
+    /// The built-in tools with these settings (limits, sandbox).
+    pub fn tool_settings(mut self, settings: tack::config::ToolSettings) -> Scenario {
+        self.tool_settings = settings;
         self
     }
 
@@ -260,9 +268,9 @@ impl Scenario {
         let tools = match self.tools {
             Some(tools) => ToolRegistry::new(tools),
             None if self.sized_for_model => {
-                ToolRegistry::for_model(&Default::default(), backend.context_window(), backend.parameters())
+                ToolRegistry::for_model(&self.tool_settings, backend.context_window(), backend.parameters())
             }
-            None => ToolRegistry::builtin(&Default::default()),
+            None => ToolRegistry::builtin(&self.tool_settings),
         };
         let tools = tools.with_skills(self.skills.clone(), &Default::default());
         let mut conversation = Conversation::new(ConversationParts {
