@@ -207,7 +207,7 @@ impl CommandHooks {
         });
         command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
         let mut child = match command.spawn() {
-            Ok(child) => GroupGuard(child),
+            Ok(child) => GroupGuard::new(child),
             Err(error) => return finish(End::Failed(error.to_string()), String::new(), String::new()),
         };
         let stdout = Arc::new(Mutex::new(Capped::default()));

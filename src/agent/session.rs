@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::{Message, Role, StopReason, Usage};
+use crate::protocol::{Block, Message, Role, StopReason, Usage};
 use crate::tools::task::Task;
 
 pub const FORMAT: &str = "tack-session";
@@ -81,6 +81,9 @@ pub struct LoadedSession {
     pub warnings: Vec<String>,
     /// Bytes of the file that hold complete lines: appending starts here.
     valid_len: u64,
+    /// The answers to calls a crash cut off, when they end the session:
+    /// written first when it is resumed.
+    unsaved_tail: Option<Message>,
     path: PathBuf,
 }
 
@@ -166,7 +169,11 @@ impl SessionStore {
         file.set_len(loaded.valid_len).map_err(io_error(path))?;
         drop(file);
         let file = OpenOptions::new().append(true).open(path).map_err(io_error(path))?;
-        Ok(SessionWriter { id: loaded.header.id.clone(), file, path: path.clone() })
+        let mut writer = SessionWriter { id: loaded.header.id.clone(), file, path: path.clone() };
+        if let Some(answers) = &loaded.unsaved_tail {
+            writer.append(answers, None)?;
+        }
+        Ok(writer)
     }
 
     /// Every session, most recently updated first. Unreadable files are
@@ -281,10 +288,73 @@ fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
             }
         }
     }
+    let length_on_disk = messages.len();
+    let interrupted = answer_interrupted_calls(&mut messages);
+    // A crash can only cut the end: the answers added there are written when
+    // the session is resumed, so the file reads whole from then on.
+    let unsaved_tail = (messages.len() > length_on_disk && messages.last().is_some_and(|m| m.role == Role::User))
+        .then(|| messages.last().cloned())
+        .flatten();
+    if interrupted > 0 {
+        warnings.push(format!(
+            "{}: {interrupted} tool call(s) never got a result (tack stopped while they ran); they are marked interrupted",
+            path.display()
+        ));
+    }
     for warning in &warnings {
         tracing::warn!(session = %header.id, "{warning}");
     }
-    Ok(LoadedSession { header, messages, tasks, usage, warnings, valid_len, path: path.to_path_buf() })
+    Ok(LoadedSession { header, messages, tasks, usage, warnings, valid_len, unsaved_tail, path: path.to_path_buf() })
+}
+
+/// What a call that tack stopped during reads as its result.
+pub const INTERRUPTED: &str = "interrupted: tack stopped while this call ran, so its result was never recorded; \
+any change it made may or may not have happened: check before repeating it";
+
+/// Gives every call without a result one saying it was interrupted: a session
+/// cut short by a crash ends with calls whose results were never written, and
+/// models (and model servers) expect each call to be answered. Returns how
+/// many calls were answered so.
+fn answer_interrupted_calls(messages: &mut Vec<Message>) -> usize {
+    let mut answered = 0;
+    let mut index = 0;
+    while index < messages.len() {
+        let calls: Vec<(String, String)> = match &messages[index] {
+            Message { role: Role::Assistant, blocks } => blocks
+                .iter()
+                .filter_map(|block| match block {
+                    Block::ToolUse { id, name, .. } => Some((id.clone(), name.clone())),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        if calls.is_empty() {
+            index += 1;
+            continue;
+        }
+        let results_follow = messages.get(index + 1).is_some_and(|next| next.role == Role::User);
+        if !results_follow {
+            messages.insert(index + 1, Message { role: Role::User, blocks: Vec::new() });
+        }
+        let next = &mut messages[index + 1];
+        let missing: Vec<Block> = calls
+            .into_iter()
+            .filter(|(id, _)| {
+                !next.blocks.iter().any(|block| matches!(block, Block::ToolResult { tool_use_id, .. } if tool_use_id == id))
+            })
+            .map(|(id, name)| Block::ToolResult {
+                tool_use_id: id,
+                output: INTERRUPTED.to_string(),
+                is_error: true,
+                summary: format!("{name} was interrupted"),
+            })
+            .collect();
+        answered += missing.len();
+        next.blocks.splice(0..0, missing);
+        index += 2;
+    }
+    answered
 }
 
 impl SessionWriter {
@@ -323,6 +393,38 @@ impl SessionWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn calls_cut_off_by_a_crash_are_answered_as_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::for_workspace(dir.path());
+        let mut writer = store.create().unwrap();
+        let call = |id: &str| Block::ToolUse { id: id.into(), name: "Bash".into(), input: serde_json::json!({}) };
+        let result = |id: &str| Block::ToolResult {
+            tool_use_id: id.into(),
+            output: "ok".into(),
+            is_error: false,
+            summary: String::new(),
+        };
+        writer.append(&Message::user_text("go"), None).unwrap();
+        writer.append(&Message { role: Role::Assistant, blocks: vec![call("a"), call("b")] }, None).unwrap();
+        writer.append(&Message { role: Role::User, blocks: vec![result("a")] }, None).unwrap();
+        writer.append(&Message { role: Role::Assistant, blocks: vec![call("c")] }, None).unwrap();
+        let loaded = store.load(writer.id()).unwrap();
+        let results: Vec<(String, bool)> = loaded
+            .messages
+            .iter()
+            .flat_map(|m| m.blocks.iter())
+            .filter_map(|b| match b {
+                Block::ToolResult { tool_use_id, is_error, .. } => Some((tool_use_id.clone(), *is_error)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results, [("b".to_string(), true), ("a".to_string(), false), ("c".to_string(), true)]);
+        assert_eq!(loaded.messages.len(), 5);
+        assert_eq!(loaded.messages[4].role, Role::User);
+        assert!(loaded.warnings.iter().any(|w| w.contains("2 tool call(s)")), "{:?}", loaded.warnings);
+    }
     use crate::protocol::Block;
 
     #[test]

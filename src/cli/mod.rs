@@ -32,6 +32,9 @@ enum Command {
     /// Runs a local model for another tack process (internal).
     #[command(name = "model-worker", hide = true)]
     ModelWorker,
+    /// Kills the command groups of a tack process that died (internal).
+    #[command(hide = true)]
+    Reaper,
 }
 
 /// Exit statuses of `tack run`.
@@ -56,7 +59,13 @@ pub fn main() -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
+    if let Command::Reaper = cli.command {
+        return crate::tools::reaper::serve();
+    }
     init_logging();
+    if let Ok(program) = std::env::current_exe() {
+        crate::tools::reaper::enable(program);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -70,6 +79,7 @@ pub fn main() -> ExitCode {
             Command::Sessions(args) => sessions::list(args),
             Command::Mcp(args) => mcp::run(args).await,
             Command::ModelWorker => Ok(crate::model::worker::serve().await),
+            Command::Reaper => Ok(ExitCode::SUCCESS),
             Command::Lsp => {
                 crate::lsp::serve_stdio().await;
                 Ok(ExitCode::SUCCESS)

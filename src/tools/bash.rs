@@ -64,7 +64,7 @@ impl TypedTool for Bash {
             confined = Some(self.settings.sandbox.confine(&root, c));
         });
         command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
-        let mut child = GroupGuard(command.spawn().map_err(|e| ToolError::Invalid(format!("cannot start bash: {e}")))?);
+        let mut child = GroupGuard::new(command.spawn().map_err(|e| ToolError::Invalid(format!("cannot start bash: {e}")))?);
         let note = confined.and_then(|confined| unconfined_note(&confined.confinement));
         let stdout = Arc::new(Mutex::new(Capped::default()));
         let stderr = Arc::new(Mutex::new(Capped::default()));

@@ -237,6 +237,14 @@ async fn start_server(
         (Some("stdio") | None, Some(command), _) => {
             let mut process = tokio::process::Command::new(command);
             process.args(&config.args).envs(&config.env).current_dir(root).kill_on_drop(true);
+            // If tack dies without stopping it, the kernel does.
+            // SAFETY: prctl is async-signal-safe.
+            unsafe {
+                process.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    Ok(())
+                });
+            }
             let mut wrapped = process_wrap9::tokio::CommandWrap::from(process);
             // The server and anything it starts stop together.
             wrapped.wrap(process_wrap9::tokio::ProcessGroup::leader()).wrap(process_wrap9::tokio::KillOnDrop);

@@ -19,6 +19,7 @@ mod move_file;
 mod multi_edit;
 pub mod process;
 mod read;
+pub mod reaper;
 mod remember;
 mod repl;
 pub mod sandbox;

@@ -99,11 +99,25 @@ fn looks_like_credential(upper: &str) -> bool {
 /// Kills the whole process group when dropped: a turn cancelled mid-call
 /// drops the tool's future, and `KillOnDrop` alone only reaches bash itself,
 /// leaving its children running.
+/// The group is also handed to the [`reaper`](super::reaper) while it runs,
+/// for the case where tack dies without dropping anything.
 pub(crate) struct GroupGuard(pub(crate) Box<dyn ChildWrapper>);
+
+impl GroupGuard {
+    pub(crate) fn new(child: Box<dyn ChildWrapper>) -> GroupGuard {
+        if let Some(pgid) = child.id() {
+            super::reaper::watch(pgid);
+        }
+        GroupGuard(child)
+    }
+}
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         let _ = self.0.start_kill();
+        if let Some(pgid) = self.0.id() {
+            super::reaper::release(pgid);
+        }
     }
 }
 

@@ -292,7 +292,7 @@ impl Interpreter {
             ),
             _ => format!("cannot start {}: {e}", language.program()),
         })?;
-        let mut child = GroupGuard(child);
+        let mut child = GroupGuard::new(child);
         let missing = || format!("cannot start {}: its pipes were not set up", language.program());
         let stdin = child.0.stdin().take().ok_or_else(missing)?;
         let stdout = child.0.stdout().take().ok_or_else(missing)?;
