@@ -170,11 +170,15 @@ impl Search<'_> {
             hits.push((number, line.trim_end_matches(['\n', '\r']).to_string()));
             Ok(true)
         });
+        // Unreadable files (permissions, races with deletion, a symlink
+        // swapped in after the walk saw a file) are skipped like ripgrep does.
         let searched = match self.workspace.overlay().read(file) {
             Some(text) => searcher.search_slice(self.matcher, text.as_bytes(), sink),
-            None => searcher.search_path(self.matcher, file, sink),
+            None => match self.workspace.open_found(file) {
+                Some(opened) => searcher.search_file(self.matcher, &opened, sink),
+                None => return None,
+            },
         };
-        // Unreadable files (permissions, races with deletion) are skipped like ripgrep does.
         (searched.is_ok() && !hits.is_empty()).then_some((rel, hits))
     }
 

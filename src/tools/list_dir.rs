@@ -5,7 +5,6 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, folder_or_root};
-use crate::workspace::WorkspaceError;
 
 const MAX_ENTRIES: usize = 1000;
 
@@ -36,7 +35,7 @@ impl TypedTool for ListDir {
         if dir.abs.is_file() {
             return Err(ToolError::Invalid(format!("{} is a file; use Read to see it", dir.display())));
         }
-        let entries = std::fs::read_dir(&dir.abs).map_err(|e| WorkspaceError::io(&dir, e))?;
+        let entries = ctx.workspace.read_dir(&dir)?;
         let mut dirs = Vec::new();
         let mut files = Vec::new();
         for entry in entries.filter_map(Result::ok) {

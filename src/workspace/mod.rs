@@ -3,9 +3,12 @@
 //! Architecture invariant: every path a tool touches goes through
 //! [`Workspace::resolve`], which refuses `..` escapes, absolute paths elsewhere
 //! and symlinks (direct, through a parent directory, or chained) whose target
-//! leaves the root. Reads go through a [`BufferOverlay`] so that the editor's
-//! unsaved documents stand in for the disk; writes are atomic and keep the
-//! file's permissions.
+//! leaves the root. A symlink swapped in after that check is caught where the
+//! path is used: [`Workspace::open_file`] proves that the file the kernel
+//! opened lies inside the root, and changes go through folders held open and
+//! proven the same way. Reads go through a [`BufferOverlay`] so that the
+//! editor's unsaved documents stand in for the disk; writes are atomic and
+//! keep the file's permissions.
 
 pub mod buffers;
 pub mod edits;
@@ -13,7 +16,8 @@ pub mod mentions;
 pub mod snapshot;
 
 use std::borrow::Cow;
-use std::io::Write as _;
+use std::fs::File;
+use std::io::{Read as _, Write as _};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -29,8 +33,14 @@ pub enum WorkspaceError {
     SymlinkEscape { path: String, target: String, root: String },
     #[error("cannot access {path}: it is a symlink whose target does not exist")]
     DanglingSymlink { path: String },
+    /// The path passed [`Workspace::resolve`], but by the time it was opened a
+    /// symlink out of the root had been put in its way.
+    #[error("cannot access {path}: it was replaced by a link out of the workspace root {root} while being opened")]
+    SwappedOut { path: String, root: String },
     #[error("cannot access an empty path")]
     EmptyPath,
+    #[error("cannot access {path:?}: a path cannot contain a NUL byte")]
+    NulByte { path: String },
     /// `hint` names what does exist nearby, so a model that guessed a path
     /// can correct itself (starts with "; ", or is empty).
     #[error("{path} does not exist{hint}")]
@@ -138,6 +148,10 @@ impl Workspace {
         if input.trim().is_empty() {
             return Err(WorkspaceError::EmptyPath);
         }
+        // No file has one: the system refuses such a path, or cuts it short.
+        if input.contains('\0') {
+            return Err(WorkspaceError::NulByte { path: input.to_string() });
+        }
         let outside = || WorkspaceError::OutsideRoot { path: input.to_string(), root: self.root_display() };
         let requested = Path::new(input);
         let joined = if requested.is_absolute() { requested.to_path_buf() } else { self.root.join(requested) };
@@ -181,19 +195,54 @@ impl Workspace {
         to_slash(abs.strip_prefix(&self.root).unwrap_or(abs))
     }
 
+    /// Opens the file at `path` for reading, and proves that the file opened
+    /// lies inside the root: between [`Workspace::resolve`] and the open, the
+    /// file or a folder above it may have been replaced by a symlink out.
+    pub fn open_file(&self, path: &WorkspacePath) -> Result<File, WorkspaceError> {
+        let file = File::open(&path.abs).map_err(|e| WorkspaceError::io(path, e))?;
+        if !self.holds(&file) {
+            return Err(WorkspaceError::SwappedOut { path: path.display().to_string(), root: self.root_display() });
+        }
+        Ok(file)
+    }
+
+    /// Opens a file found by walking the tree (Grep), as [`Workspace::open_file`]
+    /// does; `None` when it cannot be opened or lies outside the root.
+    pub fn open_found(&self, abs: &Path) -> Option<File> {
+        File::open(abs).ok().filter(|file| self.holds(file))
+    }
+
+    /// Whether `file` lies inside the root. The kernel names the file it
+    /// opened, links and all resolved, so no later swap changes the answer.
+    /// Without `/proc` there is only the check `resolve` made.
+    fn holds(&self, file: &File) -> bool {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            if let Ok(opened) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+                return opened.starts_with(&self.root);
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = file;
+        true
+    }
+
     /// The bytes a tool should see: the open buffer when there is one, else the disk.
     pub fn read_bytes(&self, path: &WorkspacePath) -> Result<Cow<'static, [u8]>, WorkspaceError> {
         if let Some(text) = self.overlay.read(&path.abs) {
             return Ok(Cow::Owned(text.into_bytes()));
         }
-        std::fs::read(&path.abs).map(Cow::Owned).map_err(|e| WorkspaceError::io(path, e))
+        let mut bytes = Vec::new();
+        self.open_file(path)?.read_to_end(&mut bytes).map_err(|e| WorkspaceError::io(path, e))?;
+        Ok(Cow::Owned(bytes))
     }
 
     /// Bytes in the open buffer, else on disk.
     pub fn size(&self, path: &WorkspacePath) -> Result<u64, WorkspaceError> {
         match self.overlay.len(&path.abs) {
             Some(len) => Ok(len),
-            None => std::fs::metadata(&path.abs).map(|m| m.len()).map_err(|e| WorkspaceError::io(path, e)),
+            None => self.open_file(path)?.metadata().map(|m| m.len()).map_err(|e| WorkspaceError::io(path, e)),
         }
     }
 
@@ -201,7 +250,7 @@ impl Workspace {
         if let Some(text) = self.overlay.read(&path.abs) {
             return Ok(text);
         }
-        let bytes = std::fs::read(&path.abs).map_err(|e| WorkspaceError::io(path, e))?;
+        let bytes = self.read_bytes(path)?.into_owned();
         String::from_utf8(bytes).map_err(|_| WorkspaceError::NotText { path: path.rel.clone() })
     }
 
@@ -209,32 +258,108 @@ impl Workspace {
         self.overlay.len(&path.abs).is_some() || path.abs.exists()
     }
 
+    /// What the folder `path` holds, read through the folder proven inside
+    /// the root (see [`Workspace::hold_folder`]).
+    pub fn read_dir(&self, path: &WorkspacePath) -> Result<std::fs::ReadDir, WorkspaceError> {
+        let folder = self.hold_folder(&path.abs, false, path)?;
+        std::fs::read_dir(&folder.path).map_err(|e| WorkspaceError::io(path, e))
+    }
+
     /// Replaces the file's contents atomically (temp file in the same
     /// directory, then rename), keeping the permissions of the file it replaces.
     pub fn write_atomic(&self, path: &WorkspacePath, contents: &[u8]) -> Result<(), WorkspaceError> {
         let io = |e| WorkspaceError::io(path, e);
-        let parent = path.abs.parent().ok_or_else(|| io(std::io::Error::other("no parent directory")))?;
-        std::fs::create_dir_all(parent).map_err(io)?;
-        let mut temp = tempfile::Builder::new().prefix(".tack-").tempfile_in(parent).map_err(io)?;
+        let (folder, name) = self.hold_parent(path, true)?;
+        let target = folder.path.join(name);
+        let mut temp = tempfile::Builder::new().prefix(".tack-").tempfile_in(&folder.path).map_err(io)?;
         temp.write_all(contents).map_err(io)?;
         temp.as_file().sync_data().map_err(io)?;
-        if let Ok(meta) = std::fs::metadata(&path.abs) {
+        // A symlink swapped in for the file says nothing about the file's mode.
+        if let Some(meta) = std::fs::symlink_metadata(&target).ok().filter(|meta| meta.is_file()) {
             temp.as_file().set_permissions(meta.permissions()).map_err(io)?;
         }
-        temp.persist(&path.abs).map_err(|e| io(e.error))?;
+        // The rename replaces whatever entry has the name, a symlink or a
+        // hard link included, and never writes through it.
+        temp.persist(&target).map_err(|e| io(e.error))?;
         Ok(())
     }
 
     pub fn remove_file(&self, path: &WorkspacePath) -> Result<(), WorkspaceError> {
-        std::fs::remove_file(&path.abs).map_err(|e| WorkspaceError::io(path, e))
+        let (folder, name) = self.hold_parent(path, false)?;
+        std::fs::remove_file(folder.path.join(name)).map_err(|e| WorkspaceError::io(path, e))
     }
 
     pub fn rename(&self, from: &WorkspacePath, to: &WorkspacePath) -> Result<(), WorkspaceError> {
-        if let Some(parent) = to.abs.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| WorkspaceError::io(to, e))?;
-        }
-        std::fs::rename(&from.abs, &to.abs).map_err(|e| WorkspaceError::io(from, e))
+        let (from_folder, from_name) = self.hold_parent(from, false)?;
+        let (to_folder, to_name) = self.hold_parent(to, true)?;
+        std::fs::rename(from_folder.path.join(from_name), to_folder.path.join(to_name))
+            .map_err(|e| WorkspaceError::io(from, e))
     }
+
+    /// The folder that holds `path`, held (see [`Workspace::hold_folder`]),
+    /// and the name of `path` in it.
+    fn hold_parent<'p>(
+        &self,
+        path: &'p WorkspacePath,
+        create: bool,
+    ) -> Result<(HeldFolder, &'p std::ffi::OsStr), WorkspaceError> {
+        match (path.abs.parent(), path.abs.file_name()) {
+            (Some(parent), Some(name)) => Ok((self.hold_folder(parent, create, path)?, name)),
+            _ => Err(WorkspaceError::io(path, std::io::Error::other("no parent directory"))),
+        }
+    }
+
+    /// Opens the folder `dir` one component at a time from the root, each
+    /// through the one before, proving every folder opened lies inside the
+    /// root; `create` makes the missing ones. `resolve` checked the path, but
+    /// a folder on it may have been swapped for a symlink out since: changes
+    /// made through the held folder land in the folder that was checked.
+    /// `path` names the file the folder is held for, in errors.
+    fn hold_folder(&self, dir: &Path, create: bool, path: &WorkspacePath) -> Result<HeldFolder, WorkspaceError> {
+        let io = |e| WorkspaceError::io(path, e);
+        let swapped = || WorkspaceError::SwappedOut { path: path.display().to_string(), root: self.root_display() };
+        let outside = || WorkspaceError::OutsideRoot { path: path.display().to_string(), root: self.root_display() };
+        let rel = dir.strip_prefix(&self.root).map_err(|_| outside())?;
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            // `/proc/self/fd/N` is the open folder itself, not a path to look up again.
+            let through = |file: &File| PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+            let mut held = File::open(&self.root).map_err(io)?;
+            if std::fs::read_link(through(&held)).is_ok() {
+                for component in rel.components() {
+                    let next = through(&held).join(component);
+                    if create {
+                        match std::fs::create_dir(&next) {
+                            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(io(e)),
+                            _ => {}
+                        }
+                    }
+                    let opened = File::open(&next).map_err(io)?;
+                    if !self.holds(&opened) {
+                        return Err(swapped());
+                    }
+                    held = opened;
+                }
+                return Ok(HeldFolder { path: through(&held), _open: Some(held) });
+            }
+        }
+        // Without `/proc` the folder is reached by its path, as checked by `resolve`.
+        if create {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        Ok(HeldFolder { path: self.root.join(rel), _open: None })
+    }
+}
+
+/// A folder inside the root, kept open so that paths through it reach that
+/// very folder, whatever is renamed or swapped in its place.
+struct HeldFolder {
+    /// A path to the folder: through its open descriptor where the kernel
+    /// offers one (`/proc/self/fd/N`), else its own.
+    path: PathBuf,
+    /// What `path` goes through: it must stay open while `path` is used.
+    _open: Option<File>,
 }
 
 /// Removes `.` and resolves `..` without touching the disk. `None` when `..`
