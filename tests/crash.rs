@@ -12,6 +12,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod lsp_client;
+
 use serde_json::{Value, json};
 use tack::agent::session::{INTERRUPTED, SessionStore};
 use tack::protocol::{Block, Message};
@@ -219,4 +221,39 @@ fn a_turn_killed_at_random_points_leaves_loadable_sessions_whole_files_and_no_pr
     assert_eq!(tally.half_written, 0, "{tally:?}");
     assert_eq!(tally.orphans, 0, "{tally:?}");
     assert_eq!(tally.resume_failures, 0, "{tally:?}");
+}
+
+#[test]
+fn a_language_server_killed_mid_command_leaves_no_process_and_a_session_that_resumes() {
+    let workspace = tempfile::tempdir().unwrap();
+    let marker = format!("tack-crash-lsp-{:07}", std::process::id());
+    let script = workspace.path().join("script.json");
+    let command = format!("bash -c 'sleep 60; : {marker}' & sleep 60");
+    std::fs::write(&script, json!([call("Bash", json!({"command": command})), "done"]).to_string()).unwrap();
+    let options = json!({"model": {"backend": "scripted", "script": script}, "permissionMode": "auto_all"});
+    let mut client = lsp_client::LspClient::start(workspace.path(), options);
+    let conversation = client.new_conversation(None);
+    client.turn(&conversation, "Run the command.");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !pgrep(&marker) {
+        assert!(Instant::now() < deadline, "the command never started\n{}", client.report());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let killed = Command::new("kill").args(["-KILL", &client.pid().to_string()]).status().unwrap();
+    assert!(killed.success());
+    client.wait_exit();
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while pgrep(&marker) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let orphaned = pgrep(&marker);
+    let _ = Command::new("pkill").args(["-KILL", "-f", &marker]).status();
+    assert!(!orphaned, "the command outlived the killed server");
+
+    let store = SessionStore::for_workspace(workspace.path());
+    let sessions = store.list().unwrap();
+    assert_eq!(sessions.len(), 1);
+    let loaded = store.load(&sessions[0].session_id).unwrap();
+    let last = loaded.messages.last().unwrap();
+    assert!(interrupted(last), "the Bash call reads back as interrupted: {last:?}");
 }
