@@ -399,6 +399,23 @@ pub mod lsp {
         pub prompt: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub context: Option<TurnContext>,
+        /// What the user attached to the prompt (files, selections, diagnostics).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub attachments: Vec<TurnAttachment>,
+    }
+
+    /// Something the user attached to a prompt: a whole file, a range of it,
+    /// or the diagnostics the editor shows for it.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct TurnAttachment {
+        pub uri: String,
+        /// An LSP range: only these lines.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub range: Option<Value>,
+        /// LSP diagnostics of the document, attached instead of its text.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub diagnostics: Vec<Value>,
     }
 
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

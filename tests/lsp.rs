@@ -560,3 +560,45 @@ fn shutdown_then_exit_ends_the_server_with_status_0() {
     let sessions: Vec<_> = std::fs::read_dir(ws.dir.path().join(".tack/sessions")).unwrap().collect();
     assert!(!sessions.is_empty(), "the session is on disk");
 }
+
+#[test]
+fn attachments_put_files_selections_and_diagnostics_before_the_prompt() {
+    let ws = Ws::new();
+    ws.file("greet.py", "def greet(name):\n    return 'Hello, ' + nme\n");
+    ws.file("test_greet.py", "from greet import greet\n\ndef test_greet():\n    assert greet('Ada') == 'Hello, Ada'\n");
+    let client = ws.start(json!(["Looking.", "Still looking."]), "ask");
+    let conversation = client.new_conversation(None);
+    let diagnostic = json!({
+        "range": {"start": {"line": 1, "character": 22}, "end": {"line": 1, "character": 25}},
+        "severity": 1, "source": "pyright", "message": "\"nme\" is not defined",
+    });
+    let started = client.request_ok(
+        "tack/turn",
+        json!({"conversationId": conversation, "prompt": "make the test pass", "attachments": [
+            {"uri": client.uri("greet.py")},
+            {"uri": client.uri("test_greet.py"), "range": {"start": {"line": 2, "character": 0}, "end": {"line": 3, "character": 0}}},
+            {"uri": client.uri("greet.py"), "diagnostics": [diagnostic]},
+        ]}),
+    );
+    let turn = started["turnId"].as_str().unwrap().to_string();
+    client.wait_turn_finished_of(&conversation, &turn);
+    let events = client.events(&conversation);
+    let prompt = events.iter().find(|e| e["kind"] == "turn_started").unwrap()["prompt"].as_str().unwrap().to_string();
+    assert!(prompt.starts_with("The user attached @greet.py."), "{prompt}");
+    assert!(prompt.contains("lines 3-4 of test_greet.py:\n```\ndef test_greet():\n    assert greet('Ada')"), "{prompt}");
+    assert!(prompt.contains("- line 2: error [pyright]: \"nme\" is not defined"), "{prompt}");
+    assert!(prompt.ends_with("make the test pass"), "{prompt}");
+    // A selection's file is named too, so a short one comes whole as well.
+    let attached = events.iter().find(|e| e["kind"] == "files_attached").expect("the whole file is attached");
+    assert_eq!(attached["paths"], json!(["greet.py", "test_greet.py"]));
+
+    let outside = tempfile::tempdir().unwrap();
+    let refused = client.request(
+        "tack/turn",
+        json!({"conversationId": conversation, "prompt": "look", "attachments": [
+            {"uri": lsp_client::file_uri(&outside.path().join("secret.txt"))},
+        ]}),
+    );
+    let error = refused.expect_err("an attachment outside the workspace refuses the turn");
+    assert!(error["message"].as_str().unwrap().contains("outside the workspace"), "{error}");
+}

@@ -93,3 +93,14 @@ fn a_code_action_a_mode_change_and_a_resumed_session_in_neovim() {
     let (ok, output) = run_scenario("actions_modes_sessions.lua", &root);
     assert!(ok, "the Neovim scenario failed:\n{output}");
 }
+
+#[test]
+fn checkhealth_tackadd_and_tackfix_in_neovim() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().canonicalize().unwrap();
+    std::fs::write(root.join("greet.py"), "def greet(name):\n    return 'Hello, ' + nme\n\nprint(greet('world'))\n")
+        .unwrap();
+    std::fs::write(root.join("script.json"), serde_json::json!(["Looking at it.", "Fixed."]).to_string()).unwrap();
+    let (ok, output) = run_scenario("health_context.lua", &root);
+    assert!(ok, "the Neovim scenario failed:\n{output}");
+}

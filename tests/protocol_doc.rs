@@ -114,7 +114,7 @@ fn every_lsp_example_round_trips_and_every_method_is_documented() {
         }
         types.push(name);
     }
-    assert_eq!(types.len(), 16, "{types:?}");
+    assert_eq!(types.len(), 17, "{types:?}");
     for method in [NEW_CONVERSATION, TURN, CANCEL, SESSIONS, RESUME, SET_PERMISSION_MODE, EVENT, APPROVE_TOOL, ASK_USER]
     {
         assert!(doc.contains(&format!("### {method}\n")), "{method} has no section in docs/protocol.md");

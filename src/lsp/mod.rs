@@ -173,6 +173,7 @@ impl TackServer {
                 Some(context) => self.state.prompt_with_context(&params.prompt, context),
                 None => params.prompt.clone(),
             };
+            let prompt = self.state.prompt_with_attachments(prompt, &params.attachments)?;
             let turn_id = self.state.start(&slot, move |conversation, cancel| {
                 Box::pin(async move { conversation.run_turn(&prompt, cancel).await })
             })?;
@@ -458,6 +459,60 @@ impl State {
             ),
             _ => format!("The user is in {path}.\n\n{prompt}"),
         }
+    }
+
+    /// The prompt led by what the user attached: whole files as mentions (the
+    /// agent attaches the files a prompt names, within its limits, and counts
+    /// them as read), selections and diagnostics as text.
+    fn prompt_with_attachments(&self, prompt: String, attachments: &[TurnAttachment]) -> Result<String> {
+        if attachments.is_empty() {
+            return Ok(prompt);
+        }
+        let mut files = Vec::new();
+        let mut blocks = String::new();
+        for attachment in attachments {
+            let uri = attachment.uri.parse::<Uri>().map_err(|_| invalid(format!("bad attachment uri {}", attachment.uri)))?;
+            let (path, rel) = self.workspace_path(&uri)?;
+            let range = attachment.range.clone().map(serde_json::from_value::<Range>).transpose();
+            let range = range.map_err(|e| invalid(format!("bad attachment range: {e}")))?;
+            if !attachment.diagnostics.is_empty() {
+                blocks.push_str(&format!("The editor reports these problems in {rel}:\n"));
+                for diagnostic in attachment.diagnostics.iter().filter_map(|d| serde_json::from_value::<Diagnostic>(d.clone()).ok()) {
+                    let severity = match diagnostic.severity {
+                        Some(DiagnosticSeverity::ERROR) => "error",
+                        Some(DiagnosticSeverity::WARNING) => "warning",
+                        Some(DiagnosticSeverity::HINT) => "hint",
+                        _ => "info",
+                    };
+                    let source = diagnostic.source.map(|s| format!(" [{s}]")).unwrap_or_default();
+                    blocks.push_str(&format!(
+                        "- line {}: {severity}{source}: {}\n",
+                        diagnostic.range.start.line + 1,
+                        diagnostic.message.replace('\n', " ")
+                    ));
+                }
+                blocks.push('\n');
+            } else if let Some(range) = range {
+                let text = match self.documents.text_in(&uri, range) {
+                    Ok(text) => text,
+                    Err(_) => {
+                        let whole = std::fs::read_to_string(&path).map_err(|e| invalid(format!("cannot read {rel}: {e}")))?;
+                        let lines = whole.lines().skip(range.start.line as usize);
+                        lines.take((range.end.line.saturating_sub(range.start.line) + 1) as usize).collect::<Vec<_>>().join("\n")
+                    }
+                };
+                blocks.push_str(&format!(
+                    "The user attached lines {}-{} of {rel}:\n```\n{}\n```\n\n",
+                    range.start.line + 1,
+                    range.end.line + 1,
+                    text.trim_end_matches('\n')
+                ));
+            } else {
+                files.push(format!("@{rel}"));
+            }
+        }
+        let files = if files.is_empty() { String::new() } else { format!("The user attached {}.\n\n", files.join(", ")) };
+        Ok(format!("{files}{blocks}{prompt}"))
     }
 
     /// The client went away or asked to exit: cancel every turn and give the

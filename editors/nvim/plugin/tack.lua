@@ -13,6 +13,18 @@ vim.api.nvim_create_user_command('TackChat', function(opts)
   tack().send(opts.args)
 end, { nargs = '*', desc = 'tack: send a prompt (asks for one when none is given)' })
 
+vim.api.nvim_create_user_command('TackAdd', function(opts)
+  if opts.range > 0 then
+    tack().add(opts.line1, opts.line2)
+  else
+    tack().add()
+  end
+end, { range = true, desc = 'tack: attach the buffer, or the selected lines, to the next prompt' })
+
+vim.api.nvim_create_user_command('TackFix', function()
+  tack().fix()
+end, { desc = "tack: fix what the diagnostics of the cursor's line report" })
+
 vim.api.nvim_create_user_command('TackCancel', function()
   tack().cancel()
 end, { desc = "tack: cancel the running turn" })

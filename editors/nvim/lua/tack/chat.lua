@@ -21,6 +21,9 @@ local function buffer()
   chat.bufnr = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(chat.bufnr, 'tack://chat')
   vim.bo[chat.bufnr].filetype = 'markdown'
+  -- Code blocks and headings highlighted where the markdown parser is there
+  -- (Neovim ships it); plain text otherwise.
+  pcall(vim.treesitter.start, chat.bufnr, 'markdown')
   vim.bo[chat.bufnr].bufhidden = 'hide'
   return chat.bufnr
 end

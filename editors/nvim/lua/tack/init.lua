@@ -14,6 +14,8 @@ local state = {
   root = nil,
   -- The conversation the chat buffer shows.
   conversation = nil,
+  -- What :TackAdd attached, sent with the next prompt.
+  attachments = {},
 }
 
 M.state = state
@@ -115,6 +117,71 @@ function M.with_conversation(next)
   end)
 end
 
+--- The workspace-relative name of an attachment, for the chat and messages.
+local function label(attachment)
+  local rel = vim.uri_to_fname(attachment.uri):sub(#state.root + 2)
+  if attachment.diagnostics then
+    return rel .. ' (' .. #attachment.diagnostics .. ' diagnostics)'
+  elseif attachment.range then
+    return string.format('%s:%d-%d', rel, attachment.range.start.line + 1, attachment.range['end'].line + 1)
+  end
+  return rel
+end
+
+--- Attaches the current buffer (or lines `first`..`last` of it) to the next
+--- prompt: :TackAdd, or :'<,'>TackAdd for a selection.
+function M.add(first, last)
+  local bufnr = vim.api.nvim_get_current_buf()
+  if not in_root(bufnr) then
+    return notify('only files of the workspace can be attached', vim.log.levels.WARN)
+  end
+  M.attach(bufnr)
+  local attachment = { uri = vim.uri_from_bufnr(bufnr) }
+  if first and last then
+    local last_line = vim.api.nvim_buf_get_lines(bufnr, last - 1, last, false)[1] or ''
+    attachment.range = {
+      start = { line = first - 1, character = 0 },
+      ['end'] = { line = last - 1, character = vim.fn.strchars(last_line) },
+    }
+  end
+  table.insert(state.attachments, attachment)
+  require('tack.chat').note('[attached ' .. label(attachment) .. ']')
+  notify('attached ' .. label(attachment) .. ' to the next prompt')
+end
+
+--- Diagnostics as the protocol carries them (LSP's shape).
+local function lsp_diagnostics(diagnostics)
+  return vim.tbl_map(function(d)
+    return {
+      range = {
+        start = { line = d.lnum, character = d.col },
+        ['end'] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col },
+      },
+      severity = d.severity,
+      source = d.source,
+      message = d.message,
+    }
+  end, diagnostics)
+end
+
+--- Asks tack to fix what the diagnostics of the cursor's line report: :TackFix.
+function M.fix()
+  local bufnr = vim.api.nvim_get_current_buf()
+  local line = vim.api.nvim_win_get_cursor(0)[1]
+  local diagnostics = vim.diagnostic.get(bufnr, { lnum = line - 1 })
+  if #diagnostics == 0 then
+    return notify('no diagnostics on line ' .. line, vim.log.levels.WARN)
+  end
+  if not in_root(bufnr) then
+    return notify('only files of the workspace can be fixed', vim.log.levels.WARN)
+  end
+  M.attach(bufnr)
+  local attachment = { uri = vim.uri_from_bufnr(bufnr), diagnostics = lsp_diagnostics(diagnostics) }
+  table.insert(state.attachments, attachment)
+  local rel = vim.uri_to_fname(attachment.uri):sub(#state.root + 2)
+  M.send(string.format('Fix the problem the editor reports on line %d of %s.', line, rel))
+end
+
 function M.send(prompt)
   if not prompt or vim.trim(prompt) == '' then
     vim.ui.input({ prompt = 'tack> ' }, function(input)
@@ -126,9 +193,18 @@ function M.send(prompt)
   end
   local chat = require('tack.chat')
   chat.open()
+  local attachments = state.attachments
+  state.attachments = {}
   M.with_conversation(function(conversation)
     chat.user(prompt)
-    M.request('tack/turn', { conversationId = conversation, prompt = prompt })
+    for _, attachment in ipairs(attachments) do
+      chat.note('[attached ' .. label(attachment) .. ']')
+    end
+    local params = { conversationId = conversation, prompt = prompt }
+    if #attachments > 0 then
+      params.attachments = attachments
+    end
+    M.request('tack/turn', params)
   end)
 end
 
