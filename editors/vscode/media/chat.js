@@ -1,7 +1,9 @@
 // The chat view's page: renders what the extension posts and reports clicks.
-// Assistant text is shown as markdown (escaped first); each tool call is a
+// Assistant text is markdown rendered by markdown-it with raw HTML escaped
+// (so nothing the model writes runs or styles the page) and code blocks
+// highlighted by highlight.js, each with Copy and Insert; each tool call is a
 // card with its status and collapsible output; a sub-agent's cards sit in a
-// nested block under its Agent call.
+// nested block under its Agent call. Attachments show as chips.
 (function () {
   const vscode = acquireVsCodeApi();
   const log = document.getElementById('log');
@@ -10,6 +12,9 @@
   const stop = document.getElementById('stop');
   const mode = document.getElementById('mode');
   const gauge = document.getElementById('gauge');
+  const usage = document.getElementById('usage');
+  const chips = document.getElementById('chips');
+  const active = document.getElementById('active');
 
   // Per agent path ("" for the main agent): the element new content goes in,
   // the text block being streamed, and the cards by tool call id.
@@ -19,20 +24,60 @@
     return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   }
 
+  // html: false escapes any HTML the model writes; markdown-it's link check
+  // refuses javascript:, vbscript:, file: and data: links.
+  const md = window.markdownit({ html: false, linkify: true, breaks: true });
+  md.renderer.rules.fence = (tokens, index) => {
+    const token = tokens[index];
+    const language = token.info.trim().split(/\s+/)[0];
+    let body;
+    try {
+      body = language && window.hljs.getLanguage(language)
+        ? window.hljs.highlight(token.content, { language, ignoreIllegals: true }).value
+        : window.hljs.highlightAuto(token.content).value;
+    } catch (error) {
+      body = escape(token.content);
+    }
+    return '<div class="code"><div class="actions"><button class="small" data-act="copy">Copy</button>' +
+      '<button class="small" data-act="insert">Insert</button></div><pre><code class="hljs">' + body + '</code></pre></div>';
+  };
+
   function markdown(text) {
-    const parts = escape(text).split(/```[^\n]*\n?/);
-    return parts
-      .map((part, index) => {
-        if (index % 2 === 1) {
-          return '<pre><code>' + part + '</code></pre>';
-        }
-        return part
-          .replace(/`([^`]+)`/g, '<code>$1</code>')
-          .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
-          .replace(/^#{1,6} (.*)$/gm, '<strong>$1</strong>')
-          .replace(/\n/g, '<br>');
-      })
-      .join('');
+    return md.render(text);
+  }
+
+  // Copy and Insert take the block's text as shown.
+  log.addEventListener('click', (event) => {
+    const button = event.target.closest('.code .actions button');
+    if (!button) return;
+    const code = button.closest('.code').querySelector('code').textContent;
+    vscode.postMessage({ type: button.dataset.act, text: code });
+  });
+
+  let tokensIn = 0;
+  let tokensOut = 0;
+  let cost = null;
+  function showUsage() {
+    const k = (n) => (n >= 1000 ? (n / 1000).toFixed(1) + 'k' : String(n));
+    usage.textContent = tokensIn || tokensOut
+      ? k(tokensIn) + ' in · ' + k(tokensOut) + ' out' + (cost !== null ? ' · $' + cost.toFixed(4) : '')
+      : '';
+  }
+
+  function showChips(labels) {
+    chips.innerHTML = '';
+    labels.forEach((label, index) => {
+      const chip = document.createElement('span');
+      chip.className = 'chip';
+      chip.textContent = label;
+      const remove = document.createElement('button');
+      remove.className = 'remove';
+      remove.title = 'Remove';
+      remove.textContent = '×';
+      remove.addEventListener('click', () => vscode.postMessage({ type: 'removeChip', index }));
+      chip.appendChild(remove);
+      chips.appendChild(chip);
+    });
   }
 
   function agent(path) {
@@ -112,6 +157,12 @@
     edit_rejected(event, state) {
       add(state.container, 'notice error', '✗ ' + escape(event.path) + ': ' + escape(event.reason));
     },
+    usage(event, state, path) {
+      tokensIn += event.usage.promptTokens || 0;
+      tokensOut += event.usage.completionTokens || 0;
+      if (typeof event.usage.costUsd === 'number') cost = (cost || 0) + event.usage.costUsd;
+      showUsage();
+    },
     context_usage(event) {
       gauge.value = event.contextWindow ? event.usedTokens / event.contextWindow : 0;
       gauge.title = 'Context: ' + event.usedTokens + ' of ' + event.contextWindow + ' tokens';
@@ -179,10 +230,26 @@
         if (handler) handler(params.event, agent(params.agentPath), params.agentPath);
         break;
       }
-      case 'user':
+      case 'user': {
         agent([]).text = null;
-        add(log, 'user', escape(data.text));
+        const shown = (data.chips || []).map((c) => '<span class="chip">' + escape(c) + '</span>').join('');
+        add(log, 'user', (shown ? '<div>' + shown + '</div>' : '') + escape(data.text));
         break;
+      }
+      case 'chips':
+        showChips(data.chips);
+        break;
+      case 'active':
+        active.hidden = !data.label;
+        active.textContent = '+ ' + (data.label || '');
+        break;
+      case 'mention': {
+        const at = prompt.selectionStart;
+        prompt.value = prompt.value.slice(0, at) + data.text + prompt.value.slice(at);
+        prompt.focus();
+        prompt.selectionStart = prompt.selectionEnd = at + data.text.length;
+        break;
+      }
       case 'approval':
         approval(data.id, data.params);
         break;
@@ -199,6 +266,9 @@
         log.innerHTML = '';
         agents = new Map();
         gauge.value = 0;
+        tokensIn = tokensOut = 0;
+        cost = null;
+        showUsage();
         break;
       case 'replay':
         for (const m of data.messages) {
@@ -224,6 +294,19 @@
       submit();
     }
   });
+  // "@" at the start of a word picks a file and mentions it: the server
+  // attaches the files a prompt names.
+  prompt.addEventListener('input', (event) => {
+    const at = prompt.selectionStart;
+    if (event.data === '@' && (at === 1 || /\s/.test(prompt.value[at - 2]))) {
+      prompt.value = prompt.value.slice(0, at - 1) + prompt.value.slice(at);
+      prompt.selectionStart = prompt.selectionEnd = at - 1;
+      vscode.postMessage({ type: 'pickFile', mention: true });
+    }
+  });
+  document.getElementById('addFile').addEventListener('click', () => vscode.postMessage({ type: 'pickFile', mention: false }));
+  document.getElementById('addProblems').addEventListener('click', () => vscode.postMessage({ type: 'addProblems' }));
+  active.addEventListener('click', () => vscode.postMessage({ type: 'addActive' }));
   stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
   mode.addEventListener('change', () => vscode.postMessage({ type: 'mode', mode: mode.value }));
   document.getElementById('sessions').addEventListener('click', () => vscode.postMessage({ type: 'sessions' }));

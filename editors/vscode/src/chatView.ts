@@ -9,7 +9,9 @@ import { LanguageClient } from 'vscode-languageclient/node';
 import {
   ApproveToolParams,
   ApproveToolResult,
+  Attachment,
   Decision,
+  LspDiagnostic,
   EventParams,
   Message,
   PermissionMode,
@@ -28,7 +30,13 @@ type FromView =
   | { type: 'approve'; id: number; decision: Decision }
   | { type: 'mode'; mode: PermissionMode }
   | { type: 'sessions' }
-  | { type: 'newChat' };
+  | { type: 'newChat' }
+  | { type: 'pickFile'; mention: boolean }
+  | { type: 'addActive' }
+  | { type: 'addProblems' }
+  | { type: 'removeChip'; index: number }
+  | { type: 'copy'; text: string }
+  | { type: 'insert'; text: string };
 
 function isFromView(value: unknown): value is FromView {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
@@ -43,6 +51,10 @@ export class ChatView implements vscode.WebviewViewProvider {
   private mode: PermissionMode | undefined;
   private nextApproval = 1;
   private readonly approvals = new Map<number, (decision: Decision) => void>();
+  /** What goes with the next prompt, with the chip's label. */
+  private attachments: { attachment: Attachment; label: string }[] = [];
+  /** The editor the user last worked in: Insert puts code at its cursor. */
+  private lastEditor: vscode.TextEditor | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -56,9 +68,14 @@ export class ChatView implements vscode.WebviewViewProvider {
     this.view = view;
     this.ready = false;
     const media = vscode.Uri.joinPath(this.extensionUri, 'media');
-    view.webview.options = { enableScripts: true, localResourceRoots: [media] };
+    // markdown-it and highlight.js run in the page, from the packaged dependencies.
+    const markdownIt = vscode.Uri.joinPath(this.extensionUri, 'node_modules', 'markdown-it', 'dist');
+    const highlight = vscode.Uri.joinPath(this.extensionUri, 'node_modules', '@highlightjs', 'cdn-assets');
+    view.webview.options = { enableScripts: true, localResourceRoots: [media, markdownIt, highlight] };
     const script = view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.js'));
     const style = view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css'));
+    const markdownScript = view.webview.asWebviewUri(vscode.Uri.joinPath(markdownIt, 'markdown-it.min.js'));
+    const highlightScript = view.webview.asWebviewUri(vscode.Uri.joinPath(highlight, 'highlight.min.js'));
     const nonce = Array.from({ length: 24 }, () => Math.floor(Math.random() * 36).toString(36)).join('');
     const modes = PERMISSION_MODES.map((m) => `<option value="${m}">${m}</option>`).join('');
     view.webview.html = `<!DOCTYPE html>
@@ -71,12 +88,21 @@ export class ChatView implements vscode.WebviewViewProvider {
   <button id="sessions" title="Resume a session">Sessions</button>
   <button id="new" title="New chat">New</button>
   <meter id="gauge" min="0" max="1" value="0" title="Context used"></meter>
+  <span id="usage" title="Tokens of this conversation"></span>
 </header>
 <main id="log" aria-live="polite"></main>
+<div id="context">
+  <span id="chips"></span>
+  <button id="active" class="chip suggested" hidden title="Attach the active editor"></button>
+  <button id="addFile" class="small" title="Attach a file (or type @ in the prompt)">+ File</button>
+  <button id="addProblems" class="small" title="Attach the active file's problems">+ Problems</button>
+</div>
 <footer>
-  <textarea id="prompt" rows="3" placeholder="Ask tack… (Enter sends, Shift+Enter for a new line)"></textarea>
+  <textarea id="prompt" rows="3" placeholder="Ask tack… (Enter sends, Shift+Enter for a new line, @ picks a file)"></textarea>
   <button id="send">Send</button><button id="stop" disabled>Stop</button>
 </footer>
+<script nonce="${nonce}" src="${markdownScript.toString()}"></script>
+<script nonce="${nonce}" src="${highlightScript.toString()}"></script>
 <script nonce="${nonce}" src="${script.toString()}"></script>
 </body></html>`;
     view.webview.onDidReceiveMessage((message: unknown) => this.onMessage(message));
@@ -105,6 +131,8 @@ export class ChatView implements vscode.WebviewViewProvider {
           void this.view?.webview.postMessage(queued);
         }
         this.post({ type: 'mode', mode: this.mode ?? this.defaultMode });
+        this.postChips();
+        this.onActiveEditor(vscode.window.activeTextEditor);
         break;
       case 'send':
         void this.send(message.text);
@@ -127,7 +155,142 @@ export class ChatView implements vscode.WebviewViewProvider {
       case 'newChat':
         this.newChat();
         break;
+      case 'pickFile':
+        void this.pickFile(message.mention);
+        break;
+      case 'addActive':
+        if (this.lastEditor) {
+          this.attachDocument(this.lastEditor.document.uri);
+        }
+        break;
+      case 'addProblems':
+        this.addProblems();
+        break;
+      case 'removeChip':
+        this.attachments.splice(message.index, 1);
+        this.postChips();
+        break;
+      case 'copy':
+        void vscode.env.clipboard.writeText(message.text);
+        break;
+      case 'insert':
+        void this.insert(message.text);
+        break;
     }
+  }
+
+  // ------------------------------------------------------------ context
+
+  private relative(uri: vscode.Uri): string {
+    return vscode.workspace.asRelativePath(uri, false);
+  }
+
+  private attach(attachment: Attachment, label: string): void {
+    this.attachments.push({ attachment, label });
+    this.postChips();
+    void vscode.commands.executeCommand('tack.chat.focus');
+  }
+
+  private postChips(): void {
+    this.post({ type: 'chips', chips: this.attachments.map((a) => a.label) });
+  }
+
+  private attachDocument(uri: vscode.Uri): void {
+    this.attach({ uri: uri.toString() }, this.relative(uri));
+  }
+
+  /** The editor's selection, or its whole file when nothing is selected. */
+  addSelection(): void {
+    const editor = vscode.window.activeTextEditor ?? this.lastEditor;
+    if (!editor) {
+      void vscode.window.showInformationMessage('tack: open a file to attach its selection');
+      return;
+    }
+    const selection = editor.selection;
+    if (selection.isEmpty) {
+      this.attachDocument(editor.document.uri);
+      return;
+    }
+    // A selection of whole lines ends at the start of the next one: that line is not in it.
+    let end = selection.end;
+    if (end.character === 0 && end.line > selection.start.line) {
+      end = editor.document.lineAt(end.line - 1).range.end;
+    }
+    const range = {
+      start: { line: selection.start.line, character: selection.start.character },
+      end: { line: end.line, character: end.character },
+    };
+    const label = `${this.relative(editor.document.uri)}:${selection.start.line + 1}-${end.line + 1}`;
+    this.attach({ uri: editor.document.uri.toString(), range }, label);
+  }
+
+  async addFile(uri?: vscode.Uri): Promise<void> {
+    if (uri) {
+      this.attachDocument(uri);
+      return;
+    }
+    await this.pickFile(false);
+  }
+
+  /** The workspace's files in a quick pick; `mention` puts `@path` in the
+   * prompt (the server attaches files a prompt names) instead of a chip. */
+  private async pickFile(mention: boolean): Promise<void> {
+    const files = await vscode.workspace.findFiles('**/*', '**/{node_modules,target,.git}/**', 5000);
+    const picked = await vscode.window.showQuickPick(
+      files.map((file) => ({ label: this.relative(file), uri: file })).sort((a, b) => a.label.localeCompare(b.label)),
+      { placeHolder: 'Attach a file to the prompt' },
+    );
+    if (!picked) {
+      return;
+    }
+    if (mention) {
+      this.post({ type: 'mention', text: `@${picked.label} ` });
+    } else {
+      this.attachDocument(picked.uri);
+    }
+  }
+
+  /** The active file's diagnostics, as the protocol carries them. */
+  addProblems(): void {
+    const editor = vscode.window.activeTextEditor ?? this.lastEditor;
+    if (!editor) {
+      void vscode.window.showInformationMessage('tack: open a file to attach its problems');
+      return;
+    }
+    const uri = editor.document.uri;
+    const diagnostics: LspDiagnostic[] = vscode.languages.getDiagnostics(uri).map((d) => ({
+      range: {
+        start: { line: d.range.start.line, character: d.range.start.character },
+        end: { line: d.range.end.line, character: d.range.end.character },
+      },
+      // VS Code counts severities from 0 (Error); LSP from 1.
+      severity: d.severity + 1,
+      source: d.source,
+      message: d.message,
+    }));
+    if (diagnostics.length === 0) {
+      void vscode.window.showInformationMessage(`tack: ${this.relative(uri)} has no problems to attach`);
+      return;
+    }
+    this.attach({ uri: uri.toString(), diagnostics }, `${this.relative(uri)} (${diagnostics.length} problems)`);
+  }
+
+  /** Offers the active editor's file as a chip to click. */
+  onActiveEditor(editor: vscode.TextEditor | undefined): void {
+    if (editor && editor.document.uri.scheme === 'file') {
+      this.lastEditor = editor;
+      this.post({ type: 'active', label: this.relative(editor.document.uri) });
+    }
+  }
+
+  private async insert(text: string): Promise<void> {
+    const editor = this.lastEditor;
+    if (!editor) {
+      void vscode.window.showInformationMessage('tack: open a file to insert the code into');
+      return;
+    }
+    await vscode.window.showTextDocument(editor.document, editor.viewColumn);
+    await editor.edit((edit) => edit.replace(editor.selection, text));
   }
 
   private async request<R>(method: string, params: object): Promise<R | undefined> {
@@ -165,10 +328,16 @@ export class ChatView implements vscode.WebviewViewProvider {
     if (!text.trim()) {
       return;
     }
-    this.post({ type: 'user', text });
+    const attached = this.attachments.splice(0);
+    this.postChips();
+    this.post({ type: 'user', text, chips: attached.map((a) => a.label) });
     try {
       const conversationId = await this.conversation();
-      const started = await this.request<{ turnId: string }>('tack/turn', { conversationId, prompt: text });
+      const params: { conversationId: string; prompt: string; attachments?: Attachment[] } = { conversationId, prompt: text };
+      if (attached.length > 0) {
+        params.attachments = attached.map((a) => a.attachment);
+      }
+      const started = await this.request<{ turnId: string }>('tack/turn', params);
       if (started) {
         this.post({ type: 'busy', busy: true });
       }

@@ -3,6 +3,7 @@
 // (the server marks every hunk `needsConfirmation`). The server does the work.
 
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import {
@@ -27,19 +28,38 @@ import {
 
 let client: LanguageClient | undefined;
 
-/** The server binary: the setting, else `tack` on PATH, else this repository's release build. */
-function serverPath(context: vscode.ExtensionContext): string {
+/** The server binary: the setting, else `tack` on PATH, else where `cargo
+ * install` puts it, else the release build of the checkout this extension
+ * sits in. `found` is false (and `tried` says where it looked) when none is. */
+function serverPath(context: vscode.ExtensionContext): { command: string; found: boolean; tried: string[] } {
   const configured = vscode.workspace.getConfiguration('tack').get<string>('serverPath', '');
   if (configured) {
-    return configured;
+    return { command: configured, found: fs.existsSync(configured), tried: [configured] };
   }
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const candidate = path.join(dir, 'tack');
-    if (dir && fs.existsSync(candidate)) {
-      return candidate;
-    }
+  const candidates = [
+    ...(process.env.PATH ?? '').split(path.delimiter).filter((dir) => dir).map((dir) => path.join(dir, 'tack')),
+    path.join(os.homedir(), '.cargo', 'bin', 'tack'),
+    path.join(context.extensionPath, '..', '..', 'target', 'release', 'tack'),
+  ];
+  const found = candidates.find((candidate) => fs.existsSync(candidate));
+  return { command: found ?? 'tack', found: found !== undefined, tried: ['tack on PATH', ...candidates.slice(-2)] };
+}
+
+/** Says what to do when there is no binary, with the way to fix it one click away. */
+async function reportMissingBinary(tried: string[]): Promise<void> {
+  const settings = 'Set tack.serverPath';
+  const guide = 'Get started';
+  const choice = await vscode.window.showErrorMessage(
+    `tack: the tack binary was not found (looked at ${tried.join(', ')}). Install it from a tack checkout with ` +
+      '`cargo install --path .`, or set its path.',
+    settings,
+    guide,
+  );
+  if (choice === settings) {
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'tack.serverPath');
+  } else if (choice === guide) {
+    await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'tack.tack#tack.start', false);
   }
-  return path.join(context.extensionPath, '..', '..', 'target', 'release', 'tack');
 }
 
 class Status {
@@ -75,7 +95,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const output = vscode.window.createOutputChannel('tack');
   context.subscriptions.push(output);
 
-  const command = serverPath(context);
+  const binary = serverPath(context);
+  const command = binary.command;
   const serverOptions: ServerOptions = { command, args: ['lsp'] };
   const initializationOptions = vscode.workspace.getConfiguration('tack').get<object>('initializationOptions', {});
   const clientOptions: LanguageClientOptions = {
@@ -130,6 +151,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         await view.resume(picked.id);
       }
     }),
+    vscode.commands.registerCommand('tack.addSelection', () => view.addSelection()),
+    vscode.commands.registerCommand('tack.addFile', (uri?: vscode.Uri) => view.addFile(uri)),
+    vscode.commands.registerCommand('tack.addProblems', () => view.addProblems()),
+    vscode.window.onDidChangeActiveTextEditor((editor) => view.onActiveEditor(editor)),
     vscode.commands.registerCommand('tack.setPermissionMode', async () => {
       const mode = await vscode.window.showQuickPick([...PERMISSION_MODES], { placeHolder: 'Permission mode' });
       if (mode) {
@@ -142,6 +167,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   lsp.onRequest('tack/approveTool', (params: ApproveToolParams): Promise<ApproveToolResult> => view.askApproval(params));
   lsp.onRequest('tack/askUser', (params: AskUserParams): Promise<AskUserResult> => askUser(params));
 
+  view.onActiveEditor(vscode.window.activeTextEditor);
+  if (!binary.found) {
+    status.set('stopped');
+    void reportMissingBinary(binary.tried);
+    return;
+  }
   try {
     await lsp.start();
   } catch (error) {

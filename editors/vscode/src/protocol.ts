@@ -64,3 +64,19 @@ export interface Message {
   role: 'user' | 'assistant';
   blocks: Block[];
 }
+
+/** Something attached to a prompt (`tack/turn`'s `attachments`). */
+export interface Attachment {
+  uri: string;
+  /** Only these lines. */
+  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
+  /** LSP diagnostics, attached instead of the text. */
+  diagnostics?: LspDiagnostic[];
+}
+
+export interface LspDiagnostic {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  severity: number;
+  source?: string | undefined;
+  message: string;
+}

@@ -1,12 +1,17 @@
-// End-to-end test of the extension in real VS Code (code-server 4.100.3, the
-// VS Code 1.100.3 workbench and extension host) driven through Debian's
-// Chromium by playwright-core, against the real `tack lsp` with the scripted
-// model: a chat turn streams into the chat view, a Bash approval is clicked,
-// and a two-hunk edit goes through VS Code's refactor preview with one hunk
-// taken. Keeps a screenshot. Run it with scripts/test-vscode.
+// End-to-end test of the packaged extension (tack.vsix, installed as a user
+// installs it) in real VS Code (code-server 4.100.3, the VS Code 1.100.3
+// workbench and extension host) driven through Debian's Chromium by
+// playwright-core, against the real `tack lsp` with the scripted model: a
+// selection is attached with "Add selection to chat" and shows as a chip, a
+// chat turn streams into the chat view and the server receives the
+// selection, a Bash approval is clicked, a two-hunk edit goes through VS
+// Code's refactor preview with one hunk taken, and the answer's markdown and
+// highlighted code block render. Keeps screenshots. Run it with
+// scripts/test-vscode.
 //
 // Environment: TACK_BIN (the tack binary), TACK_E2E_DIR (where code-server
-// and playwright-core are installed), TACK_E2E_OUT (artifacts).
+// and playwright-core are installed), TACK_E2E_OUT (artifacts), TACK_VSIX
+// (the packaged extension).
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,12 +21,12 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
-const extensionDir = path.resolve(here, '..');
 const e2eDir = process.env.TACK_E2E_DIR;
 const tackBin = process.env.TACK_BIN;
 const out = process.env.TACK_E2E_OUT ?? path.join(e2eDir, 'artifacts');
-if (!e2eDir || !tackBin) {
-  throw new Error('set TACK_E2E_DIR and TACK_BIN (scripts/test-vscode does)');
+const vsix = process.env.TACK_VSIX;
+if (!e2eDir || !tackBin || !vsix) {
+  throw new Error('set TACK_E2E_DIR, TACK_BIN and TACK_VSIX (scripts/test-vscode does)');
 }
 const require = createRequire(path.join(e2eDir, 'package.json'));
 const { chromium } = require('playwright-core');
@@ -50,7 +55,7 @@ fs.writeFileSync(
         { old_string: "print(greet('world'))", new_string: 'print(greet("world"))' },
       ],
     }),
-    'Done: **one hunk** taken.',
+    'Done: **one hunk** taken. From JavaScript it would read:\n\n```js\nconst greeting = greet("Ada");\n```\n',
   ]),
 );
 fs.writeFileSync(
@@ -67,10 +72,18 @@ fs.writeFileSync(
     'chat.disableAIFeatures': true,
   }),
 );
-// An unpacked extension, as code-server finds installed ones.
-fs.cpSync(extensionDir, path.join(extensions, 'tack.tack-0.1.0'), {
-  recursive: true,
-  filter: (source) => ![path.join(extensionDir, 'src'), path.join(extensionDir, 'test')].includes(source),
+const codeServerBin = path.join(e2eDir, 'node_modules', '.bin', 'code-server');
+const env = { ...process.env, XDG_CONFIG_HOME: path.join(scratch, 'config'), XDG_DATA_HOME: path.join(scratch, 'data') };
+// The packaged extension, installed the way a user installs a .vsix.
+await new Promise((resolve, reject) => {
+  const install = spawn(codeServerBin, ['--extensions-dir', extensions, '--user-data-dir', userData, '--install-extension', vsix], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let said = '';
+  install.stdout.on('data', (d) => (said += d));
+  install.stderr.on('data', (d) => (said += d));
+  install.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`installing ${vsix} failed:\n${said}`))));
 });
 
 const port = await new Promise((resolve) => {
@@ -80,9 +93,8 @@ const port = await new Promise((resolve) => {
     server.close(() => resolve(port));
   });
 });
-const env = { ...process.env, XDG_CONFIG_HOME: path.join(scratch, 'config'), XDG_DATA_HOME: path.join(scratch, 'data') };
 const codeServer = spawn(
-  path.join(e2eDir, 'node_modules', '.bin', 'code-server'),
+  codeServerBin,
   [
     '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-workspace-trust', '--disable-telemetry',
     '--disable-update-check', '--user-data-dir', userData, '--extensions-dir', extensions, workspace,
@@ -144,8 +156,24 @@ async function main() {
   if (shownMode !== 'auto_read') {
     throw new Error(`the mode picker shows ${shownMode}, not the default auto_read`);
   }
+  await chat.locator('#active', { hasText: 'greet.py' }).waitFor({ timeout: 30000 });
+
+  // Select the first two lines of greet.py and attach them.
+  await page.locator('.monaco-editor .view-lines').first().click();
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.press('Shift+ArrowDown');
+  await page.keyboard.press('Shift+ArrowDown');
+  await runCommand('tack: Add selection to chat');
+  await chat.locator('#chips .chip', { hasText: 'greet.py:1-2' }).waitFor({ timeout: 30000 });
+  await page.screenshot({ path: path.join(out, 'vscode-context.png') });
+  step('the selection is a chip');
+
   await chat.locator('#prompt').fill('fix greet.py');
   await chat.locator('#prompt').press('Enter');
+  await chat.locator('.user .chip', { hasText: 'greet.py:1-2' }).waitFor({ timeout: 30000 });
+  if ((await chat.locator('#chips .chip').count()) !== 0) {
+    throw new Error('the chips were not cleared after sending');
+  }
 
   // The approval, answered in the chat view.
   await chat.locator('.approval button[data-decision="allow"]').click({ timeout: 60000 });
@@ -173,9 +201,28 @@ async function main() {
     throw new Error(`the model was told: ${output}`);
   }
   await chat.locator('.finished').waitFor({ timeout: 30000 });
+  const finished = await chat.locator('.finished').last().textContent();
+  if (!finished.includes('end_turn')) {
+    throw new Error(`the turn ended with ${finished}`);
+  }
   const answer = await chat.locator('.assistant').last().innerHTML();
   if (!answer.includes('<strong>one hunk</strong>')) {
     throw new Error(`the answer is not rendered as markdown: ${answer}`);
+  }
+  // The code block: highlighted, with its actions.
+  const block = chat.locator('.assistant .code').last();
+  if ((await block.locator('.hljs-keyword').count()) === 0 || (await block.locator('button[data-act="insert"]').count()) !== 1) {
+    throw new Error(`the code block is not highlighted with its actions: ${await block.innerHTML()}`);
+  }
+  const usage = await chat.locator('#usage').textContent();
+  if (!/ in · .* out/.test(usage ?? '')) {
+    throw new Error(`the conversation's tokens are not shown: ${usage}`);
+  }
+  // The server put the selection before the prompt: the session says so.
+  const sessions = path.join(workspace, '.tack', 'sessions');
+  const saved = fs.readdirSync(sessions).map((f) => fs.readFileSync(path.join(sessions, f), 'utf8')).join('\n');
+  if (!saved.includes('The user attached lines 1-2 of greet.py')) {
+    throw new Error(`the selection did not reach the server:\n${saved.slice(0, 2000)}`);
   }
   // The editor holds hunk 1 only.
   // The editor draws spaces as no-break spaces.
