@@ -1,7 +1,7 @@
 //! tack: a local-first coding-agent harness that lives inside the editor as a Language Server.
 //!
 //! The code map, one line a module. Dependency direction:
-//! `protocol` <- `agent` <- (`cli`, `lsp`); the agent reaches the world
+//! `protocol` <- `agent` <- (`cli`, `lsp`, `acp`); the agent reaches the world
 //! only through the traits it owns (`ModelBackend`, `Tool`, `Host`).
 //!
 //! - [`protocol`]: wire types: messages, events, stop reasons, usage.
@@ -13,7 +13,9 @@
 //! - [`workspace`]: the root boundary, buffer overlay, atomic writes, proposed edits.
 //! - [`cli`]: the headless front end: `tack run`, `tack sessions`.
 //! - [`lsp`]: `tack lsp`, the agent as a language server.
+//! - [`acp`]: `tack acp`, the agent over the Agent Client Protocol (Zed and others).
 
+pub mod acp;
 pub mod agent;
 pub mod cli;
 pub mod config;

@@ -27,6 +27,8 @@ enum Command {
     Sessions(sessions::SessionsArgs),
     /// Serve the Language Server Protocol on stdin and stdout, for an editor.
     Lsp,
+    /// Serve the Agent Client Protocol on stdin and stdout (Zed and other ACP editors).
+    Acp,
     /// The workspace's MCP servers (.mcp.json).
     Mcp(mcp::McpArgs),
     /// Runs a local model for another tack process (internal).
@@ -84,6 +86,7 @@ pub fn main() -> ExitCode {
                 crate::lsp::serve_stdio().await;
                 Ok(ExitCode::SUCCESS)
             }
+            Command::Acp => crate::acp::serve_stdio().await.map(|_| ExitCode::SUCCESS),
         }
     });
     // A turn task may still hold a blocked stdin read; do not wait for it.

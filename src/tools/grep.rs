@@ -172,7 +172,7 @@ impl Search<'_> {
         });
         // Unreadable files (permissions, races with deletion, a symlink
         // swapped in after the walk saw a file) are skipped like ripgrep does.
-        let searched = match self.workspace.overlay().read(file) {
+        let searched = match self.workspace.overlay().read_for_search(file) {
             Some(text) => searcher.search_slice(self.matcher, text.as_bytes(), sink),
             None => match self.workspace.open_found(file) {
                 Some(opened) => searcher.search_file(self.matcher, &opened, sink),

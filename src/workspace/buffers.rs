@@ -16,6 +16,12 @@ pub trait BufferOverlay: Send + Sync {
     fn len(&self, abs: &Path) -> Option<u64> {
         self.read(abs).map(|text| text.len() as u64)
     }
+    /// The text a search over the tree reads for this file, when it is open.
+    /// An overlay whose reads are costly (a request to the editor per file)
+    /// leaves searches to the disk.
+    fn read_for_search(&self, abs: &Path) -> Option<String> {
+        self.read(abs)
+    }
     /// Every open document, so that tree walks can search them in place of their files.
     fn open_paths(&self) -> Vec<PathBuf>;
 }
