@@ -200,13 +200,17 @@ impl CommandHooks {
         let started = Instant::now();
         let timeout = hook.timeout_ms.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT);
         let finish = |end, stdout, stderr| Run { end, stdout, stderr, duration: started.elapsed() };
+        let mut registration = None;
         let mut command = CommandWrap::with_new("sh", |c| {
             c.arg("-c").arg(&hook.command).current_dir(&self.root);
             c.env("TACK_PROJECT_DIR", &self.root).env("CLAUDE_PROJECT_DIR", &self.root);
             c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+            registration = crate::tools::reaper::register_in_child(c);
         });
         command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
-        let mut child = match command.spawn() {
+        let spawned = command.spawn();
+        drop(registration);
+        let mut child = match spawned {
             Ok(child) => GroupGuard::new(child),
             Err(error) => return finish(End::Failed(error.to_string()), String::new(), String::new()),
         };

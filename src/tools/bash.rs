@@ -56,15 +56,17 @@ impl TypedTool for Bash {
     async fn call(&self, input: BashInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let timeout = self.settings.timeout(input.timeout_ms);
         let root = ctx.workspace.root().to_path_buf();
-        let mut confined = None;
+        let (mut confined, mut registration) = (None, None);
         let mut command = CommandWrap::with_new("bash", |c| {
             c.arg("-c").arg(&input.command).current_dir(&root);
             c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
             self.settings.scrub(c);
+            registration = crate::tools::reaper::register_in_child(c);
             confined = Some(self.settings.sandbox.confine(&root, c));
         });
         command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
         let mut child = GroupGuard::new(command.spawn().map_err(|e| ToolError::Invalid(format!("cannot start bash: {e}")))?);
+        drop(registration);
         let note = confined.and_then(|confined| unconfined_note(&confined.confinement));
         let stdout = Arc::new(Mutex::new(Capped::default()));
         let stderr = Arc::new(Mutex::new(Capped::default()));

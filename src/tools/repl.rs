@@ -267,7 +267,7 @@ impl Interpreter {
         notes: &mut String,
     ) -> Result<Interpreter, String> {
         let marker = format!("\u{1e}tack-repl-{:016x}\u{1e}", fastrand::u64(..));
-        let mut confined = None;
+        let (mut confined, mut registration) = (None, None);
         let mut command = CommandWrap::with_new(language.program(), |c| {
             match language {
                 Language::Python => c.arg("-u").arg("-c").arg(PYTHON_DRIVER),
@@ -276,10 +276,12 @@ impl Interpreter {
             c.current_dir(root).env(MARKER_VAR, &marker);
             c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
             settings.scrub(c);
+            registration = crate::tools::reaper::register_in_child(c);
             confined = Some(settings.sandbox.confine(root, c));
         });
         command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
         let spawned = command.spawn();
+        drop(registration);
         if let Some(note) = confined.and_then(|confined| unconfined_note(&confined.confinement)) {
             notes.push_str(&note);
         }
