@@ -22,6 +22,9 @@ pub struct Document {
 #[derive(Default)]
 pub struct Documents {
     open: RwLock<HashMap<PathBuf, Document>>,
+    /// The canonical path of each open document's URI: resolving a URI
+    /// walks the disk (`canonicalize`), too slow for every keystroke.
+    paths: RwLock<HashMap<String, PathBuf>>,
     /// Woken at every open, change and close, for those waiting on the editor.
     changed: tokio::sync::Notify,
 }
@@ -56,13 +59,15 @@ pub fn canonical(path: &Path) -> PathBuf {
 impl Documents {
     pub fn open(&self, uri: Uri, text: &str, version: i32) -> Result<(), SyncError> {
         let path = path_of(&uri)?;
+        self.paths.write().unwrap_or_else(|e| e.into_inner()).insert(uri.as_str().to_string(), path.clone());
         self.write().insert(path, Document { rope: Rope::from_str(text), version, uri });
         self.changed.notify_waiters();
         Ok(())
     }
 
     pub fn close(&self, uri: &Uri) -> Result<(), SyncError> {
-        let path = path_of(uri)?;
+        let path = self.path_of_open(uri)?;
+        self.paths.write().unwrap_or_else(|e| e.into_inner()).remove(uri.as_str());
         self.write().remove(&path);
         self.changed.notify_waiters();
         Ok(())
@@ -77,7 +82,7 @@ impl Documents {
         version: i32,
         changes: Vec<TextDocumentContentChangeEvent>,
     ) -> Result<(), SyncError> {
-        let path = path_of(uri)?;
+        let path = self.path_of_open(uri)?;
         let mut open = self.write();
         let document = open.get_mut(&path).ok_or_else(|| SyncError::NotOpen(uri.as_str().to_string()))?;
         for change in changes {
@@ -110,11 +115,19 @@ impl Documents {
 
     /// The text of `range` in an open document.
     pub fn text_in(&self, uri: &Uri, range: Range) -> Result<String, SyncError> {
-        let path = path_of(uri)?;
+        let path = self.path_of_open(uri)?;
         let open = self.read_lock();
         let document = open.get(&path).ok_or_else(|| SyncError::NotOpen(uri.as_str().to_string()))?;
         let (start, end) = char_range(&document.rope, range).ok_or_else(|| out_of_range(uri, range.end))?;
         Ok(document.rope.slice(start..end).to_string())
+    }
+
+    /// The canonical path of `uri`, known without the disk when it is open.
+    fn path_of_open(&self, uri: &Uri) -> Result<PathBuf, SyncError> {
+        if let Some(path) = self.paths.read().unwrap_or_else(|e| e.into_inner()).get(uri.as_str()) {
+            return Ok(path.clone());
+        }
+        path_of(uri)
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<PathBuf, Document>> {

@@ -4,6 +4,7 @@
 //! came and turns the others into a `$/tack/malformed` notification, which the
 //! server reports and survives.
 
+use serde::Deserialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
@@ -98,16 +99,46 @@ async fn read_frame(input: &mut (impl AsyncBufReadExt + Unpin)) -> std::io::Resu
     }))
 }
 
-/// Whether the transport can decode `body` as a JSON-RPC message.
+/// The fields of a message that decide whether it can be decoded; the rest
+/// (params, results: most of the bytes) is skipped without being built.
+#[derive(serde::Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    jsonrpc: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, deserialize_with = "is_string")]
+    method: bool,
+    #[serde(default, deserialize_with = "present")]
+    id: bool,
+    #[serde(default, deserialize_with = "present")]
+    result: bool,
+    #[serde(default, deserialize_with = "present")]
+    error: bool,
+}
+
+/// The field is there, whatever it holds (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(deserializer).map(|_| true)
+}
+
+fn is_string<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    Ok(matches!(Value::deserialize(deserializer)?, Value::String(_)))
+}
+
+/// Whether the transport can decode `body` as a JSON-RPC message. Runs for
+/// every message (each keystroke's didChange), so it builds no JSON tree.
 fn check(body: &[u8]) -> Result<(), String> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
-    let object = value.as_object().ok_or("the body is not a JSON object")?;
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+            Ok(_) => Err("the body is not a JSON object".into()),
+            Err(e) => Err(format!("the body is not JSON: {e}")),
+        };
+    }
+    let envelope: Envelope = serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+    if envelope.jsonrpc.as_deref() != Some("2.0") {
         return Err("the message lacks \"jsonrpc\": \"2.0\"".into());
     }
-    let is_call = object.get("method").is_some_and(Value::is_string);
-    let is_response = object.contains_key("id") && (object.contains_key("result") || object.contains_key("error"));
-    if !is_call && !is_response {
+    let is_response = envelope.id && (envelope.result || envelope.error);
+    if !envelope.method && !is_response {
         return Err("the message is neither a request, a notification nor a response".into());
     }
     Ok(())
