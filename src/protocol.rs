@@ -148,13 +148,15 @@ pub struct Usage {
     pub cost_usd: Option<f64>,
 }
 
+/// Sums saturate: usage read back from a session file can hold any number,
+/// and summing it must not panic.
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
-        self.prompt_tokens += other.prompt_tokens;
-        self.cached_prompt_tokens += other.cached_prompt_tokens;
-        self.completion_tokens += other.completion_tokens;
-        self.prompt_eval_ms += other.prompt_eval_ms;
-        self.decode_ms += other.decode_ms;
+        self.prompt_tokens = self.prompt_tokens.saturating_add(other.prompt_tokens);
+        self.cached_prompt_tokens = self.cached_prompt_tokens.saturating_add(other.cached_prompt_tokens);
+        self.completion_tokens = self.completion_tokens.saturating_add(other.completion_tokens);
+        self.prompt_eval_ms = self.prompt_eval_ms.saturating_add(other.prompt_eval_ms);
+        self.decode_ms = self.decode_ms.saturating_add(other.decode_ms);
         self.cost_usd = match (self.cost_usd, other.cost_usd) {
             (None, None) => None,
             (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),

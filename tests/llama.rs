@@ -484,7 +484,7 @@ fn a_model_process_that_dies_mid_generation_fails_that_turn_and_the_next_turn_ru
     let _guard = exclusive();
     let workspace = tempfile::tempdir().unwrap();
     let options = serde_json::json!({
-        "model": {"backend": "llama", "path": model_path(), "maxTokens": 400, "contextSize": 4096},
+        "model": {"backend": "llama", "path": model_path(), "maxTokens": 120, "contextSize": 4096},
     });
     let mut client = lsp_client::LspClient::start(workspace.path(), options);
     client.timeout = std::time::Duration::from_secs(120);

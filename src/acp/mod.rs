@@ -7,10 +7,11 @@
 //! buffers, unsaved changes included, are what the agent sees and changes.
 //!
 //! Messages are newline-delimited JSON-RPC 2.0. Incoming requests are parsed
-//! into the protocol's own types (`agent-client-protocol-schema`, the crate
-//! the official Rust SDK is built on); the replies are plain JSON shaped
-//! after them. Each request runs in a task of its own, so a prompt in one
-//! session never holds up a cancel, a permission answer or another session.
+//! into the fields of the protocol's types that tack uses (unknown fields
+//! and content kinds are ignored, as the protocol asks); the replies are plain
+//! JSON shaped after its schema. Each request runs in a task of its own, so a
+//! prompt in one session never holds up a cancel, a permission answer or
+//! another session.
 
 mod host;
 
@@ -19,10 +20,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use agent_client_protocol_schema::v1::{
-    CancelNotification, ContentBlock, EmbeddedResourceResource, InitializeRequest, NewSessionRequest, PromptRequest,
-    SetSessionModeRequest,
-};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{OnceCell, mpsc, oneshot};
@@ -41,6 +39,75 @@ use crate::workspace::Workspace;
 
 /// The protocol version tack speaks.
 const PROTOCOL_VERSION: u16 = 1;
+
+// The parts of ACP's requests that tack reads.
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeRequest {
+    #[serde(default)]
+    client_capabilities: ClientCapabilities,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ClientCapabilities {
+    #[serde(default)]
+    fs: FileSystemCapabilities,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct FileSystemCapabilities {
+    #[serde(default)]
+    read_text_file: bool,
+    #[serde(default)]
+    write_text_file: bool,
+}
+
+#[derive(Deserialize)]
+struct NewSessionRequest {
+    cwd: PathBuf,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptRequest {
+    session_id: String,
+    prompt: Vec<ContentBlock>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ContentBlock {
+    Text { text: String },
+    ResourceLink { uri: String },
+    Resource { resource: EmbeddedResource },
+    /// Images, audio: not offered in the capabilities, skipped if sent.
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+struct EmbeddedResource {
+    uri: String,
+    /// Absent for binary (blob) resources.
+    #[serde(default)]
+    text: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionRef {
+    session_id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SetSessionModeRequest {
+    session_id: String,
+    mode_id: String,
+}
 
 /// A JSON-RPC error: code and message.
 #[derive(Debug)]
@@ -232,9 +299,9 @@ impl Agent {
             }
             "session/set_mode" => {
                 let request: SetSessionModeRequest = parse(params)?;
-                let mode: PermissionMode = serde_json::from_value(json!(request.mode_id.0.as_ref()))
-                    .map_err(|_| RpcError::invalid(format!("unknown mode `{}`", request.mode_id.0)))?;
-                let session = self.session(&request.session_id.0)?;
+                let mode: PermissionMode = serde_json::from_value(json!(request.mode_id))
+                    .map_err(|_| RpcError::invalid(format!("unknown mode `{}`", request.mode_id)))?;
+                let session = self.session(&request.session_id)?;
                 session.host.set_mode(mode);
                 // A running turn keeps its policy until it ends; the next one takes the mode.
                 if let Ok(mut conversation) = session.conversation.try_lock() {
@@ -248,8 +315,8 @@ impl Agent {
 
     fn notification(&self, method: &str, params: Value) {
         if method == "session/cancel"
-            && let Ok(cancel) = serde_json::from_value::<CancelNotification>(params)
-            && let Ok(session) = self.session(&cancel.session_id.0)
+            && let Ok(cancel) = serde_json::from_value::<SessionRef>(params)
+            && let Ok(session) = self.session(&cancel.session_id)
         {
             session.cancel.lock().unwrap_or_else(|e| e.into_inner()).cancel();
         }
@@ -332,7 +399,7 @@ impl Agent {
     }
 
     async fn prompt(&self, request: PromptRequest) -> Result<Value, RpcError> {
-        let session = self.session(&request.session_id.0)?;
+        let session = self.session(&request.session_id)?;
         let Ok(mut conversation) = session.conversation.try_lock() else {
             return Err(RpcError::invalid("a prompt is already running in this session; cancel it first"));
         };
@@ -364,19 +431,16 @@ fn prompt_text(blocks: &[ContentBlock], root: &std::path::Path) -> String {
     let mut text = String::new();
     for block in blocks {
         let piece = match block {
-            ContentBlock::Text(content) => content.text.clone(),
-            ContentBlock::ResourceLink(link) => match file_path(&link.uri, root) {
+            ContentBlock::Text { text } => text.clone(),
+            ContentBlock::ResourceLink { uri } => match file_path(uri, root) {
                 Some(rel) => format!("@{rel}"),
-                None => link.uri.clone(),
+                None => uri.clone(),
             },
-            ContentBlock::Resource(resource) => match &resource.resource {
-                EmbeddedResourceResource::TextResourceContents(contents) => {
-                    let name = file_path(&contents.uri, root).unwrap_or_else(|| contents.uri.clone());
-                    format!("<file path=\"{name}\">\n{}\n</file>", contents.text.trim_end_matches('\n'))
-                }
-                _ => continue,
-            },
-            _ => continue,
+            ContentBlock::Resource { resource: EmbeddedResource { uri, text: Some(text) } } => {
+                let name = file_path(uri, root).unwrap_or_else(|| uri.clone());
+                format!("<file path=\"{name}\">\n{}\n</file>", text.trim_end_matches('\n'))
+            }
+            ContentBlock::Resource { .. } | ContentBlock::Other => continue,
         };
         if !text.is_empty() && !text.ends_with(char::is_whitespace) {
             text.push(' ');

@@ -230,9 +230,11 @@ fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
     let mut reader = BufReader::new(file);
     let bad_header = |reason: String| SessionError::BadHeader { path: path.display().to_string(), reason };
 
-    let mut line = String::new();
-    let mut valid_len = reader.read_line(&mut line).map_err(io_error(path))? as u64;
-    let header: Header = serde_json::from_str(line.trim_end()).map_err(|e| bad_header(e.to_string()))?;
+    // Lines are read as bytes: one that is not UTF-8 is a bad line like any
+    // other, not the end of the file.
+    let mut line = Vec::new();
+    let mut valid_len = reader.read_until(b'\n', &mut line).map_err(io_error(path))? as u64;
+    let header: Header = serde_json::from_slice(&line).map_err(|e| bad_header(e.to_string()))?;
     if header.format != FORMAT {
         return Err(bad_header(format!("format is `{}`", header.format)));
     }
@@ -247,13 +249,13 @@ fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
     let mut number = 1;
     loop {
         line.clear();
-        let read = reader.read_line(&mut line).map_err(io_error(path))?;
+        let read = reader.read_until(b'\n', &mut line).map_err(io_error(path))?;
         if read == 0 {
             break;
         }
         number += 1;
-        let complete = line.ends_with('\n');
-        match serde_json::from_str::<Entry>(line.trim_end()) {
+        let complete = line.ends_with(b"\n");
+        match serde_json::from_slice::<Entry>(&line) {
             Ok(entry) if complete => {
                 if let Some(generation) = entry.usage {
                     usage += generation;
@@ -288,11 +290,15 @@ fn load_file(path: &Path) -> Result<LoadedSession, SessionError> {
             }
         }
     }
-    let length_on_disk = messages.len();
+    let last_on_disk = messages.last().map(|m| m.role);
     let interrupted = answer_interrupted_calls(&mut messages);
     // A crash can only cut the end: the answers added there are written when
-    // the session is resumed, so the file reads whole from then on.
-    let unsaved_tail = (messages.len() > length_on_disk && messages.last().is_some_and(|m| m.role == Role::User))
+    // the session is resumed, so the file reads whole from then on. Answers
+    // are added after the last message only when it is the assistant's; a
+    // last user message was read from the file (answers added before it,
+    // after a damaged line, are added again at every load).
+    let answered_last = last_on_disk == Some(Role::Assistant);
+    let unsaved_tail = (answered_last && messages.last().is_some_and(|m| m.role == Role::User))
         .then(|| messages.last().cloned())
         .flatten();
     if interrupted > 0 {

@@ -33,7 +33,7 @@ pub(super) fn list(args: SessionsArgs) -> anyhow::Result<ExitCode> {
     }
     println!("{:<22}  {:<20}  {:>8}  {:>9}  {:>8}  TITLE", "ID", "UPDATED", "MESSAGES", "TOKENS", "COST");
     for session in sessions {
-        let tokens = session.usage.prompt_tokens + session.usage.completion_tokens;
+        let tokens = session.usage.prompt_tokens.saturating_add(session.usage.completion_tokens);
         let cost = session.usage.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_else(|| "-".into());
         println!(
             "{:<22}  {:<20}  {:>8}  {:>9}  {:>8}  {}",

@@ -1,6 +1,9 @@
 //! Open documents as ropes, kept in step with the editor through incremental
 //! sync. Positions on the wire are UTF-16 code units, as LSP specifies; the
 //! conversion is exact for text outside the Basic Multilingual Plane (emoji).
+//! Lines end at `\n`, `\r\n` and `\r`, as LSP specifies: ropey also ends them
+//! at U+000B, U+000C, U+0085, U+2028 and U+2029, which editors do not, so a
+//! document holding one of those is counted by hand.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,6 +18,11 @@ pub struct Document {
     pub rope: Rope,
     pub version: i32,
     pub uri: Uri,
+    /// The text may hold a line end of ropey's that LSP does not count (see
+    /// [`odd_breaks`]): set by any text that brings one, cleared only when
+    /// the whole text is replaced, so that ropey's line index is used
+    /// whenever it is right.
+    odd_breaks: bool,
 }
 
 /// Every open document, keyed by its canonical path so that the workspace's
@@ -60,7 +68,8 @@ impl Documents {
     pub fn open(&self, uri: Uri, text: &str, version: i32) -> Result<(), SyncError> {
         let path = path_of(&uri)?;
         self.paths.write().unwrap_or_else(|e| e.into_inner()).insert(uri.as_str().to_string(), path.clone());
-        self.write().insert(path, Document { rope: Rope::from_str(text), version, uri });
+        let document = Document { rope: Rope::from_str(text), version, uri, odd_breaks: odd_breaks(text) };
+        self.write().insert(path, document);
         self.changed.notify_waiters();
         Ok(())
     }
@@ -87,12 +96,16 @@ impl Documents {
         let document = open.get_mut(&path).ok_or_else(|| SyncError::NotOpen(uri.as_str().to_string()))?;
         for change in changes {
             match change.range {
-                None => document.rope = Rope::from_str(&change.text),
+                None => {
+                    document.rope = Rope::from_str(&change.text);
+                    document.odd_breaks = odd_breaks(&change.text);
+                }
                 Some(range) => {
-                    let (start, end) = char_range(&document.rope, range)
+                    let (start, end) = char_range(&document.rope, document.odd_breaks, range)
                         .ok_or_else(|| out_of_range(uri, range.start.max(range.end)))?;
                     document.rope.remove(start..end);
                     document.rope.insert(start, &change.text);
+                    document.odd_breaks |= odd_breaks(&change.text);
                 }
             }
         }
@@ -118,7 +131,8 @@ impl Documents {
         let path = self.path_of_open(uri)?;
         let open = self.read_lock();
         let document = open.get(&path).ok_or_else(|| SyncError::NotOpen(uri.as_str().to_string()))?;
-        let (start, end) = char_range(&document.rope, range).ok_or_else(|| out_of_range(uri, range.end))?;
+        let (start, end) =
+            char_range(&document.rope, document.odd_breaks, range).ok_or_else(|| out_of_range(uri, range.end))?;
         Ok(document.rope.slice(start..end).to_string())
     }
 
@@ -144,38 +158,81 @@ fn out_of_range(uri: &Uri, at: Position) -> SyncError {
 }
 
 /// Char indices of an LSP range, start before end.
-fn char_range(rope: &Rope, range: Range) -> Option<(usize, usize)> {
-    let start = char_index(rope, range.start)?;
-    let end = char_index(rope, range.end)?;
+fn char_range(rope: &Rope, odd_breaks: bool, range: Range) -> Option<(usize, usize)> {
+    let start = char_index(rope, odd_breaks, range.start)?;
+    let end = char_index(rope, odd_breaks, range.end)?;
     Some((start.min(end), start.max(end)))
+}
+
+/// Whether `text` holds a char that ropey ends a line at and LSP does not.
+fn odd_breaks(text: &str) -> bool {
+    text.contains(['\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}'])
 }
 
 /// The char index of a UTF-16 position. A position past the end of a line
 /// means the end of that line, as the specification says; a line past the
 /// end of the document is an error, except the line just after the last.
-pub fn char_index(rope: &Rope, position: Position) -> Option<usize> {
+/// `odd_breaks`: the rope may hold a line end ropey counts and LSP does not.
+pub fn char_index(rope: &Rope, odd_breaks: bool, position: Position) -> Option<usize> {
     let line = position.line as usize;
-    if line >= rope.len_lines() {
-        return if line == rope.len_lines() && position.character == 0 { Some(rope.len_chars()) } else { None };
-    }
-    let line_start = rope.line_to_char(line);
-    let line_slice = rope.line(line);
-    // The line's own length, without its line break.
-    let mut content_chars = line_slice.len_chars();
-    while content_chars > 0 && matches!(line_slice.char(content_chars - 1), '\n' | '\r') {
-        content_chars -= 1;
-    }
-    let content_utf16 = line_slice.slice(..content_chars).len_utf16_cu();
+    let bounds = if odd_breaks { lsp_line(rope, line) } else { ropey_line(rope, line) };
+    let (start, content_end) = match bounds {
+        Ok(bounds) => bounds,
+        Err(lines) => return (line == lines && position.character == 0).then(|| rope.len_chars()),
+    };
+    let content_utf16 = rope.slice(start..content_end).len_utf16_cu();
     let character = (position.character as usize).min(content_utf16);
-    let line_start_utf16 = rope.char_to_utf16_cu(line_start);
-    Some(rope.utf16_cu_to_char(line_start_utf16 + character))
+    Some(rope.utf16_cu_to_char(rope.char_to_utf16_cu(start) + character))
 }
 
-/// The UTF-16 position of a byte offset into `text`.
+/// The first char of line `line` and the end of its content (before its line
+/// end), by ropey's line index; `Err` with the number of lines past the last.
+fn ropey_line(rope: &Rope, line: usize) -> Result<(usize, usize), usize> {
+    if line >= rope.len_lines() {
+        return Err(rope.len_lines());
+    }
+    let start = rope.line_to_char(line);
+    let slice = rope.line(line);
+    let mut content = slice.len_chars();
+    while content > 0 && matches!(slice.char(content - 1), '\n' | '\r') {
+        content -= 1;
+    }
+    Ok((start, start + content))
+}
+
+/// [`ropey_line`] with only `\n`, `\r\n` and `\r` ending lines: a walk
+/// through the text, for the rare document where ropey's lines are not LSP's.
+fn lsp_line(rope: &Rope, line: usize) -> Result<(usize, usize), usize> {
+    let (mut current, mut start) = (0, 0);
+    let mut chars = rope.chars().enumerate().peekable();
+    while let Some((at, c)) = chars.next() {
+        if c != '\n' && c != '\r' {
+            continue;
+        }
+        if current == line {
+            return Ok((start, at));
+        }
+        if c == '\r' && chars.next_if(|&(_, next)| next == '\n').is_some() {
+            start = at + 2;
+        } else {
+            start = at + 1;
+        }
+        current += 1;
+    }
+    if current == line { Ok((start, rope.len_chars())) } else { Err(current + 1) }
+}
+
+/// The UTF-16 position of a byte offset into `text`. Lines end as LSP says:
+/// at `\n`, `\r\n` or a lone `\r`.
 pub fn position_at(text: &str, byte: usize) -> Position {
     let before = &text[..byte.min(text.len())];
-    let line = before.matches('\n').count();
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let (mut line, mut line_start) = (0, 0);
+    for (at, b) in before.bytes().enumerate() {
+        if b == b'\n' || (b == b'\r' && text.as_bytes().get(at + 1) != Some(&b'\n')) {
+            line += 1;
+            line_start = at + 1;
+        }
+    }
     let character: usize = before[line_start..].chars().map(char::len_utf16).sum();
     Position { line: line as u32, character: character as u32 }
 }

@@ -2,7 +2,7 @@
 //! needing confirmation, so the user can take some hunks and not others; and
 //! the reading of what the editor made of them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range as Lines;
 
 use similar::ChangeTag;
@@ -136,17 +136,55 @@ pub fn workspace_edit(change: &FileChange, uri: &Uri, version: Option<i32>, to: 
     }
 }
 
-/// Which of the proposed hunks the text now holds, judged by diffing the old
-/// text against the current one: a hunk landed when the current text shows
-/// exactly its change. `None` when the text changed in ways no subset of the
-/// hunks explains (the user edited the preview, or typed meanwhile).
+/// Which of the proposed hunks the text now holds: a subset that, applied to
+/// the old text, gives exactly the current one. `None` when no subset does
+/// (the user edited the preview, or typed meanwhile). Found by matching, not
+/// by diffing the old text against the current one: among repeated lines
+/// that diff may align a landed hunk elsewhere and match none.
 pub fn landed_hunks(before: &str, proposed: &[ProposedHunk], current: &str) -> Option<Vec<usize>> {
-    let actual = hunks(before, current);
-    let mut landed = Vec::new();
-    for hunk in &actual {
-        let index = proposed.iter().position(|p| p == hunk)?;
-        landed.push(index);
+    let mut line_starts: Vec<usize> =
+        std::iter::once(0).chain(before.match_indices('\n').map(|(at, _)| at + 1)).collect();
+    if line_starts.last() != Some(&before.len()) {
+        line_starts.push(before.len());
     }
+    // Each hunk either landed (its new text stands in its place) or not (its
+    // old lines do); between hunks stands the old text. Hunk by hunk,
+    // `reached` holds the offsets into `current` that the text up to there
+    // can end at, and `parents[i]` how each offset after hunk i was reached.
+    let mut reached = BTreeSet::from([0]);
+    let mut parents: Vec<BTreeMap<usize, (usize, bool)>> = Vec::with_capacity(proposed.len());
+    let mut old_end = 0;
+    for hunk in proposed {
+        let start = *line_starts.get(hunk.old_lines.start)?;
+        let end = *line_starts.get(hunk.old_lines.end)?;
+        if start < old_end || end < start {
+            return None;
+        }
+        let (gap, old) = (&before[old_end..start], &before[start..end]);
+        let mut next = BTreeMap::new();
+        for &from in &reached {
+            let Some(rest) = current[from..].strip_prefix(gap) else { continue };
+            let at = from + gap.len();
+            for (landed, text) in [(true, hunk.new_text.as_str()), (false, old)] {
+                if rest.starts_with(text) {
+                    next.entry(at + text.len()).or_insert((from, landed));
+                }
+            }
+        }
+        reached = next.keys().copied().collect();
+        parents.push(next);
+        old_end = end;
+    }
+    let mut at = reached.into_iter().find(|&at| current[at..] == before[old_end..])?;
+    let mut landed = Vec::new();
+    for (index, level) in parents.iter().enumerate().rev() {
+        let (from, was_landed) = level[&at];
+        if was_landed {
+            landed.push(index);
+        }
+        at = from;
+    }
+    landed.reverse();
     Some(landed)
 }
 

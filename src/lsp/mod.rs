@@ -12,6 +12,14 @@ mod edits;
 mod host;
 mod stdin;
 
+/// The private pieces the fuzz targets in `fuzz/` drive directly; not an API.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use super::documents::{Documents, position_at};
+    pub use super::edits::{ProposedHunk, hunks, judge_write, landed_hunks};
+    pub use super::stdin::{MALFORMED, filtered};
+}
+
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
@@ -176,7 +184,8 @@ impl TackServer {
             let prompt = self.state.prompt_with_attachments(prompt, &params.attachments)?;
             let turn_id = self.state.start(&slot, move |conversation, cancel| {
                 Box::pin(async move { conversation.run_turn(&prompt, cancel).await })
-            })?;
+            })
+            .await?;
             Ok(TurnStarted { turn_id })
         })
         .await
@@ -243,6 +252,9 @@ impl TackServer {
         .await
     }
 }
+
+/// How long a new turn waits for the conversation before it is refused.
+const FINISHING_GRACE: Duration = Duration::from_millis(250);
 
 type TurnFuture<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = TurnOutcome> + Send + 'a>>;
 
@@ -401,12 +413,16 @@ impl State {
 
     /// Starts `work` on the conversation in a task of its own and returns the
     /// turn's id. One turn at a time per conversation.
-    fn start(
+    async fn start(
         &self,
         slot: &Arc<Slot>,
         work: impl for<'a> FnOnce(&'a mut Conversation, CancellationToken) -> TurnFuture<'a> + Send + 'static,
     ) -> Result<String> {
-        let Ok(mut conversation) = slot.conversation.clone().try_lock_owned() else {
+        // The turn before has sent turn_finished a moment before it lets go
+        // of the conversation: a client that starts the next turn at once
+        // waits out that moment instead of being refused.
+        let lock = slot.conversation.clone().lock_owned();
+        let Ok(mut conversation) = tokio::time::timeout(FINISHING_GRACE, lock).await else {
             return Err(invalid("a turn is already running in this conversation; cancel it or wait for turn_finished"));
         };
         let number = slot.turns.fetch_add(1, Ordering::Relaxed) + 1;
@@ -738,7 +754,8 @@ impl TackServer {
         let name = format!("code_action_{number}");
         let turn_id = self.state.start(&slot, move |conversation, cancel| {
             Box::pin(async move { conversation.run_delegated(&name, &description, &prompt, cancel).await })
-        })?;
+        })
+        .await?;
         Ok(CodeActionStarted { conversation_id, turn_id })
     }
 }

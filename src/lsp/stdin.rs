@@ -53,8 +53,10 @@ async fn read_frame(input: &mut (impl AsyncBufReadExt + Unpin)) -> std::io::Resu
     let mut header_bytes = 0;
     let mut bad_header = None;
     loop {
-        let mut line = String::new();
-        let read = input.read_line(&mut line).await?;
+        // Read as bytes: a header line that is not UTF-8 is a bad header
+        // like any other, not the end of the input.
+        let mut line = Vec::new();
+        let read = input.read_until(b'\n', &mut line).await?;
         if read == 0 {
             return Ok(None);
         }
@@ -62,6 +64,7 @@ async fn read_frame(input: &mut (impl AsyncBufReadExt + Unpin)) -> std::io::Resu
         if header_bytes > MAX_HEADER_BYTES {
             return Ok(Some(malformed("a header block longer than 8 KiB")));
         }
+        let line = String::from_utf8_lossy(&line);
         let line = line.trim_end_matches(['\r', '\n']);
         if line.is_empty() {
             if length.is_none() && bad_header.is_none() && header_bytes <= 2 {
@@ -91,8 +94,13 @@ async fn read_frame(input: &mut (impl AsyncBufReadExt + Unpin)) -> std::io::Resu
         tokio::io::copy(&mut skipped, &mut tokio::io::sink()).await?;
         return Ok(Some(malformed(&format!("a message of {length} bytes, more than the server accepts"))));
     }
-    let mut body = vec![0; length];
-    input.read_exact(&mut body).await?;
+    // Held as it arrives, not allocated up front: a length is only a claim.
+    let mut body = Vec::new();
+    (&mut *input).take(length as u64).read_to_end(&mut body).await?;
+    if body.len() < length {
+        // The input ended inside the body.
+        return Ok(None);
+    }
     Ok(Some(match check(&body) {
         Ok(()) => frame(&body),
         Err(problem) => malformed(&problem),

@@ -78,8 +78,12 @@ pub fn line_hunks<'a>(before: &'a str, after: &'a str, context: usize) -> Vec<Hu
     // The tails are equal, so the next line end is the same distance away in both.
     let mut old_end = before.len() - tail;
     let mut new_end = after.len() - tail;
-    let at_line_boundary = old_end == 0 || old_end == before.len() || before.as_bytes()[old_end - 1] == b'\n';
-    let lines_forward = if at_line_boundary { context } else { context + 1 };
+    // The window ends on a line boundary only if it does in both texts: the
+    // common tail may start with a line end that ends a line of its own in one
+    // text and a longer line in the other.
+    let at_line_boundary = |text: &str, end: usize| end == 0 || end == text.len() || text.as_bytes()[end - 1] == b'\n';
+    let lines_forward =
+        if at_line_boundary(before, old_end) && at_line_boundary(after, new_end) { context } else { context + 1 };
     for _ in 0..lines_forward {
         if old_end == before.len() {
             break;
