@@ -487,4 +487,71 @@ mod tests {
         let err = store.load("nope").unwrap_err().to_string();
         assert!(err.contains("no session `nope`"), "{err}");
     }
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/session.rs`), as were the next two:
+    /// a line that was not UTF-8 failed the whole load.
+    #[test]
+    fn a_line_that_is_not_utf8_is_skipped_like_any_bad_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::for_workspace(dir.path());
+        let mut writer = store.create().unwrap();
+        writer.append(&Message::user_text("one"), None).unwrap();
+        let mut raw = OpenOptions::new().append(true).open(writer.path()).unwrap();
+        raw.write_all(b"{\"at\": \"\xff\xfe\"}\n").unwrap();
+        writer.append(&Message::user_text("two"), None).unwrap();
+        raw.write_all(b"\xff").unwrap();
+        let loaded = store.load(writer.id()).unwrap();
+        let texts: Vec<String> = loaded.messages.iter().map(Message::text).collect();
+        assert_eq!(texts, ["one", "two"]);
+        assert_eq!(loaded.warnings.len(), 2, "{:?}", loaded.warnings);
+    }
+
+    #[test]
+    fn usage_past_the_largest_count_saturates() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::for_workspace(dir.path());
+        let mut writer = store.create().unwrap();
+        let reply = Message { role: Role::Assistant, blocks: vec![Block::Text { text: "ok".into() }] };
+        let usage = Usage { prompt_tokens: u64::MAX, completion_tokens: u64::MAX, ..Usage::default() };
+        writer.append(&reply, Some(&usage)).unwrap();
+        writer.append(&reply, Some(&usage)).unwrap();
+        let loaded = store.load(writer.id()).unwrap();
+        assert_eq!((loaded.usage.prompt_tokens, loaded.usage.completion_tokens), (u64::MAX, u64::MAX));
+    }
+
+    /// Answers added after a damaged line, in the middle, were taken for
+    /// the unsaved tail and the last message was written a second time.
+    #[test]
+    fn answers_added_before_a_damaged_line_are_not_written_on_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::for_workspace(dir.path());
+        let mut writer = store.create().unwrap();
+        let call = |id: &str| Message {
+            role: Role::Assistant,
+            blocks: vec![Block::ToolUse { id: id.into(), name: "Bash".into(), input: serde_json::json!({}) }],
+        };
+        let result = Message {
+            role: Role::User,
+            blocks: vec![Block::ToolResult {
+                tool_use_id: "b".into(),
+                output: "ok".into(),
+                is_error: false,
+                summary: String::new(),
+            }],
+        };
+        writer.append(&call("a"), None).unwrap();
+        OpenOptions::new().append(true).open(writer.path()).unwrap().write_all(b"{not json\n").unwrap();
+        writer.append(&call("b"), None).unwrap();
+        writer.append(&result, None).unwrap();
+        let loaded = store.load(writer.id()).unwrap();
+        assert_eq!(loaded.messages.len(), 4);
+        assert_eq!(loaded.messages[3], result);
+
+        let mut resumed = store.resume(&loaded).unwrap();
+        resumed.append(&Message::user_text("next"), None).unwrap();
+        let reloaded = store.load(writer.id()).unwrap();
+        let mut expected = loaded.messages.clone();
+        expected.push(Message::user_text("next"));
+        assert_eq!(reloaded.messages, expected);
+    }
 }

@@ -317,4 +317,31 @@ mod tests {
         assert_eq!(position_at(text, text.find('b').unwrap()), Position { line: 0, character: 3 });
         assert_eq!(position_at(text, text.find('x').unwrap()), Position { line: 1, character: 2 });
     }
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/documents.rs`), as were the next
+    /// two: LSP ends a line at a lone "\r" too.
+    #[test]
+    fn a_lone_carriage_return_ends_a_line() {
+        let text = "a\rb\r\nc";
+        assert_eq!(position_at(text, text.find('b').unwrap()), Position { line: 1, character: 0 });
+        assert_eq!(position_at(text, text.find('c').unwrap()), Position { line: 2, character: 0 });
+    }
+
+    #[test]
+    fn unicode_line_separators_do_not_end_lines() {
+        // U+2028 and U+0085 are one UTF-16 unit each, inside line 0.
+        let (_dir, documents, uri, path) = documents_with("a\u{2028}b\u{85}c\nd");
+        documents.change(&uri, 2, vec![change((1, 0), (1, 1), "D"), change((0, 2), (0, 3), "B")]).unwrap();
+        assert_eq!(documents.read(&path).unwrap(), "a\u{2028}B\u{85}c\nD");
+        let line = Range { start: Position { line: 0, character: 0 }, end: Position { line: 0, character: 99 } };
+        assert_eq!(documents.text_in(&uri, line).unwrap(), "a\u{2028}B\u{85}c");
+    }
+
+    #[test]
+    fn a_line_separator_typed_into_a_document_does_not_end_a_line() {
+        let (_dir, documents, uri, path) = documents_with("x\ny");
+        documents.change(&uri, 2, vec![change((0, 1), (0, 1), "\u{2029}")]).unwrap();
+        documents.change(&uri, 3, vec![change((1, 0), (1, 1), "Y")]).unwrap();
+        assert_eq!(documents.read(&path).unwrap(), "x\u{2029}\nY");
+    }
 }

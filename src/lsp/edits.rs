@@ -253,4 +253,22 @@ mod tests {
         let annotations = edit.change_annotations.unwrap();
         assert_eq!(annotations[&annotated.annotation_id].needs_confirmation, Some(true));
     }
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/hunks.rs`): a diff of the old text
+    /// against this one puts the inserted "a" after the last line, not where
+    /// the hunk put it, so no hunk seemed to have landed.
+    #[test]
+    fn a_hunk_that_landed_among_repeated_lines_is_found() {
+        let (before, after) = ("c\r\nd\re\n{\nd\re\nz\na\n", "a\nc\r\na\nd\re\nz\na\na\n");
+        let proposed = hunks(before, after);
+        assert_eq!(proposed.len(), 3);
+        assert_eq!(proposed[2], ProposedHunk { old_lines: 5..5, new_text: "a\n".into() });
+        let current = "c\r\nd\re\n{\nd\re\nz\na\na\n";
+        assert_eq!(landed_hunks(before, &proposed, current), Some(vec![2]));
+        assert_eq!(
+            judge_write(before, after, current),
+            EditOutcome::Partial { applied_hunks: vec![2], total_hunks: 3 }
+        );
+        assert_eq!(landed_hunks(before, &proposed, "c\r\nz\n"), None);
+    }
 }

@@ -176,4 +176,19 @@ mod tests {
         assert!(out.contains("not JSON") && out.contains("not a JSON object") && out.contains("not a header line"));
         assert!(out.ends_with("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"c/d\"}"), "{out}");
     }
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/lsp_input.rs`): a header line that
+    /// was not UTF-8 ended the input, and with it the server.
+    #[tokio::test]
+    async fn a_header_line_that_is_not_utf8_costs_only_its_message() {
+        let mut input = frame(br#"{"jsonrpc":"2.0","id":1,"method":"a/b"}"#);
+        input.extend(b"Garb\xbaage\r\n\r\n");
+        input.extend(frame(br#"{"jsonrpc":"2.0","id":2,"method":"c/d"}"#));
+        // A body the input ends inside of is the end of the input.
+        input.extend(b"Content-Length: 100000000\r\n\r\n{");
+        let out = filter(input).await;
+        assert_eq!(out.matches(MALFORMED).count(), 1, "{out}");
+        assert!(out.contains("not a header line"), "{out}");
+        assert!(out.ends_with(r#"{"jsonrpc":"2.0","id":2,"method":"c/d"}"#), "{out}");
+    }
 }

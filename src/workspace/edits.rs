@@ -249,4 +249,19 @@ mod tests {
             );
         }
     }
+
+    /// Found by fuzzing (`fuzz/fuzz_targets/hunks.rs`): the common tail starts
+    /// with a "\n" that is a blank line in the old text and ends "y\n" in the
+    /// new one, and the hunks ended inside that line.
+    #[test]
+    fn hunks_end_on_a_line_end_in_both_texts() {
+        let delete = |line| (ChangeTag::Delete, line);
+        assert_eq!(
+            line_hunks("x\ny\n\n", "z\ny\n", 0),
+            [
+                Hunk { old_range: 0..1, new_range: 0..1, lines: vec![delete("x\n"), (ChangeTag::Insert, "z\n")] },
+                Hunk { old_range: 2..3, new_range: 2..2, lines: vec![delete("\n")] },
+            ]
+        );
+    }
 }
