@@ -79,6 +79,29 @@ fn a_chat_turn_an_approval_and_a_hunk_by_hunk_review_in_neovim() {
 }
 
 #[test]
+fn a_change_reviewed_in_the_native_diff_view_in_neovim() {
+    let workspace = tempfile::tempdir().unwrap();
+    let root = workspace.path().canonicalize().unwrap();
+    std::fs::write(
+        root.join("greet.py"),
+        "def greet(name):\n    return 'Hello, ' + name\n\n\n\n\nprint(greet('world'))\n",
+    )
+    .unwrap();
+    let read = call("Read", serde_json::json!({"file_path": "greet.py"}));
+    let edit = call(
+        "MultiEdit",
+        serde_json::json!({"file_path": "greet.py", "edits": [
+            {"old_string": "def greet(name):", "new_string": "def greet(name: str) -> str:"},
+            {"old_string": "print(greet('world'))", "new_string": "print(greet(\"world\"))"},
+        ]}),
+    );
+    let script = serde_json::json!([read, edit, "Done with one hunk."]);
+    std::fs::write(root.join("script.json"), script.to_string()).unwrap();
+    let (ok, output) = run_scenario("review_diff.lua", &root);
+    assert!(ok, "the Neovim scenario failed:\n{output}");
+}
+
+#[test]
 fn a_code_action_a_mode_change_and_a_resumed_session_in_neovim() {
     let workspace = tempfile::tempdir().unwrap();
     let root = workspace.path().canonicalize().unwrap();

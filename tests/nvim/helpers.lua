@@ -22,15 +22,15 @@ function H.check(condition, message)
   end
 end
 
---- Sets the plugin up with the scripted model of the workspace and waits
---- until the server is initialized.
-function H.start()
+--- Sets the plugin up with the scripted model of the workspace (and the
+--- setup options in `extra`) and waits until the server is initialized.
+function H.start(extra)
   vim.cmd.cd(H.root)
   local tack = require('tack')
-  tack.setup({
+  tack.setup(vim.tbl_extend('force', {
     cmd = { tack_bin, 'lsp' },
     init_options = { model = { backend = 'scripted', script = H.root .. '/script.json' } },
-  })
+  }, extra or {}))
   H.check(vim.wait(10000, function()
     local client = tack.client()
     return client ~= nil and client.initialized

@@ -42,3 +42,13 @@ end, {
   end,
   desc = 'tack: set the permission mode',
 })
+
+vim.api.nvim_create_user_command('TackReview', function(opts)
+  require('tack.review').command(opts.args)
+end, {
+  nargs = '?',
+  complete = function()
+    return { 'diff' }
+  end,
+  desc = 'tack: the change waiting for review; `diff` shows it with :diffthis',
+})

@@ -7,6 +7,8 @@ local M = {}
 M.config = {
   cmd = { 'tack', 'lsp' },
   init_options = {},
+  -- 'list' (the hunks as one diff) or 'diff' (the native :diffthis view too).
+  review = 'list',
 }
 
 local state = {
@@ -284,6 +286,7 @@ function M.setup(opts)
   opts = opts or {}
   M.config.cmd = opts.cmd or M.config.cmd
   M.config.init_options = opts.init_options or M.config.init_options
+  M.config.review = opts.review or M.config.review
   vim.lsp.commands['tack.codeAction'] = code_action_command
   local group = vim.api.nvim_create_augroup('tack', { clear = true })
   vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {

@@ -5,7 +5,13 @@
 --
 -- Keys in the review buffer: `a` take the hunk under the cursor, `r` leave
 -- it, `A` take all, `R` leave all, `<CR>` apply what was taken, `q` reject
--- everything. Hunks not taken are left out.
+-- everything, `d` the native diff view of the hunk's file. Hunks not taken
+-- are left out.
+--
+-- The diff view (`:TackReview diff`, or `review = 'diff'` in setup) puts
+-- the buffer beside what it would become, with `:diffthis`; `a`/`r` there
+-- take or leave the hunk under the cursor, `]c`/`[c` move between hunks,
+-- `q` goes back to the list and `<CR>` applies.
 
 local M = {}
 
@@ -97,8 +103,53 @@ local function items_of(edit)
   return items
 end
 
+--- The buffer's lines with the hunks of `bufnr` not left out applied, and
+--- for each hunk the lines it covers there: { item, first, last } (1-based;
+--- last < first for a deletion). A hunk left out covers the lines it would
+--- replace, so it can be taken back from there.
+local function proposed(review, bufnr)
+  local source = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local hunks = {}
+  for _, item in ipairs(review.items) do
+    if item.kind == 'hunk' and item.bufnr == bufnr then
+      table.insert(hunks, item)
+    end
+  end
+  table.sort(hunks, function(a, b)
+    return a.edit.range.start.line < b.edit.range.start.line
+  end)
+  local lines, spans, next_line = {}, {}, 0
+  for _, item in ipairs(hunks) do
+    local range = item.edit.range
+    for index = next_line + 1, range.start.line do
+      table.insert(lines, source[index])
+    end
+    local first = #lines + 1
+    local replaced = old_lines(bufnr, range)
+    if item.choice == 'leave' then
+      vim.list_extend(lines, replaced)
+    else
+      local added = vim.split(item.edit.newText or '', '\n', { plain = true })
+      if added[#added] == '' then
+        table.remove(added)
+      end
+      vim.list_extend(lines, added)
+    end
+    table.insert(spans, { item = item, first = first, last = #lines })
+    next_line = range.start.line + #replaced
+  end
+  for index = next_line + 1, #source do
+    table.insert(lines, source[index])
+  end
+  return lines, spans
+end
+
 local function render(review)
-  local lines = { 'tack proposes: ' .. (review.label or 'changes'), 'a take · r leave · A take all · R leave all · <CR> apply · q reject all', '' }
+  local lines = {
+    'tack proposes: ' .. (review.label or 'changes'),
+    'a take · r leave · A take all · R leave all · d diff view · <CR> apply · q reject all',
+    '',
+  }
   review.line_to_item = {}
   local marks = { take = '[x]', leave = '[-]' }
   for index, item in ipairs(review.items) do
@@ -154,6 +205,119 @@ local function apply(review)
   return { applied = true }
 end
 
+local function close_diff(review)
+  local view = review.diff
+  if not view then
+    return
+  end
+  review.diff = nil
+  for _, win in ipairs({ view.source_win, view.proposed_win }) do
+    if vim.api.nvim_win_is_valid(win) then
+      vim.api.nvim_win_call(win, function()
+        vim.cmd('diffoff')
+      end)
+    end
+  end
+  if vim.api.nvim_tabpage_is_valid(view.tab) and #vim.api.nvim_list_tabpages() > 1 then
+    vim.cmd.tabclose(vim.api.nvim_tabpage_get_number(view.tab))
+  end
+  if vim.api.nvim_buf_is_valid(view.proposed) then
+    vim.api.nvim_buf_delete(view.proposed, { force = true })
+  end
+  if vim.api.nvim_win_is_valid(review.win) then
+    vim.api.nvim_set_current_win(review.win)
+  end
+end
+
+local function refresh_diff(review)
+  local view = review.diff
+  local lines, spans = proposed(review, view.bufnr)
+  view.spans = spans
+  vim.bo[view.proposed].modifiable = true
+  vim.api.nvim_buf_set_lines(view.proposed, 0, -1, false, lines)
+  vim.bo[view.proposed].modifiable = false
+  vim.cmd('diffupdate')
+end
+
+--- The hunk shown at line `line` of the proposed buffer: the one covering it,
+--- else the nearest (a deletion covers no line).
+local function hunk_at(view, line)
+  local best, distance = nil, math.huge
+  for _, span in ipairs(view.spans) do
+    if line >= span.first and line <= math.max(span.first, span.last) then
+      return span.item
+    end
+    local away = math.min(math.abs(line - span.first), math.abs(line - span.last))
+    if away < distance then
+      best, distance = span.item, away
+    end
+  end
+  return best
+end
+
+--- Opens the native diff view of one file of the review in a new tab: the
+--- buffer (left) against what it becomes with the hunks not left out (right).
+local function open_diff(review, bufnr, actions)
+  close_diff(review)
+  local source_name = vim.api.nvim_buf_get_name(bufnr)
+  vim.cmd('tab split')
+  local tab = vim.api.nvim_get_current_tabpage()
+  local source_win = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(source_win, bufnr)
+  vim.cmd('diffthis')
+  local proposed_buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[proposed_buf].bufhidden = 'wipe'
+  vim.bo[proposed_buf].filetype = vim.bo[bufnr].filetype
+  pcall(vim.api.nvim_buf_set_name, proposed_buf, 'tack://proposed/' .. vim.fn.fnamemodify(source_name, ':.'))
+  vim.cmd('rightbelow vsplit')
+  local proposed_win = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(proposed_win, proposed_buf)
+  review.diff = { tab = tab, bufnr = bufnr, proposed = proposed_buf, source_win = source_win, proposed_win = proposed_win }
+  refresh_diff(review)
+  vim.cmd('diffthis')
+  local map = function(lhs, fn)
+    vim.keymap.set('n', lhs, fn, { buffer = proposed_buf, nowait = true })
+  end
+  local function choose(choice)
+    local view = review.diff
+    local line = vim.api.nvim_win_get_cursor(view.proposed_win)[1]
+    local item = hunk_at(view, line)
+    if not item then
+      return
+    end
+    item.choice = choice
+    actions.render()
+    refresh_diff(review)
+  end
+  map('a', function()
+    choose('take')
+  end)
+  map('r', function()
+    choose('leave')
+  end)
+  map('q', function()
+    close_diff(review)
+  end)
+  map('<CR>', function()
+    -- Apply what the right side shows: this file's undecided hunks too.
+    for _, span in ipairs(review.diff.spans) do
+      span.item.choice = span.item.choice or 'take'
+    end
+    close_diff(review)
+    actions.finish()
+  end)
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = proposed_buf,
+    once = true,
+    callback = function()
+      if review.diff and review.diff.proposed == proposed_buf then
+        review.diff = nil
+      end
+    end,
+  })
+  vim.api.nvim_exec_autocmds('User', { pattern = 'TackReviewDiff', data = { file = source_name } })
+end
+
 --- Shows the edit for review and waits (in the handler's coroutine) for the
 --- user's decision; returns the `ApplyWorkspaceEditResult`.
 function M.review(params)
@@ -193,6 +357,7 @@ function M.review(params)
       choose('leave', true)
     end
     review.done = true
+    close_diff(review)
     if vim.api.nvim_win_is_valid(review.win) then
       vim.api.nvim_win_close(review.win, true)
     end
@@ -224,6 +389,31 @@ function M.review(params)
   map('q', function()
     finish(true)
   end)
+  review.open_diff = function()
+    local line = vim.api.nvim_win_get_cursor(review.win)[1]
+    local item = review.items[review.line_to_item[line] or 0]
+    if not (item and item.kind == 'hunk') then
+      for _, candidate in ipairs(review.items) do
+        if candidate.kind == 'hunk' then
+          item = candidate
+          break
+        end
+      end
+    end
+    if not item then
+      vim.notify('tack: this change has no file contents to diff', vim.log.levels.INFO)
+      return
+    end
+    open_diff(review, item.bufnr, {
+      render = function()
+        render(review)
+      end,
+      finish = function()
+        finish(false)
+      end,
+    })
+  end
+  map('d', review.open_diff)
   -- Closing the window any other way counts as rejecting the change.
   vim.api.nvim_create_autocmd('BufWipeout', {
     buffer = review.bufnr,
@@ -235,12 +425,32 @@ function M.review(params)
     end,
   })
   M.current = review
+  if require('tack').config.review == 'diff' then
+    review.open_diff()
+  end
   vim.api.nvim_exec_autocmds('User', { pattern = 'TackReview', data = { items = #review.items } })
   if not review.done and co then
     coroutine.yield()
   end
   M.current = nil
   return apply(review)
+end
+
+--- `:TackReview [diff]`: back to the open review, or its diff view.
+function M.command(how)
+  local review = M.current
+  if not review then
+    vim.notify('tack: no change is waiting for review', vim.log.levels.INFO)
+    return
+  end
+  if how == 'diff' then
+    if vim.api.nvim_win_is_valid(review.win) then
+      vim.api.nvim_set_current_win(review.win)
+    end
+    review.open_diff()
+  elseif vim.api.nvim_win_is_valid(review.win) then
+    close_diff(review)
+  end
 end
 
 --- The line of the review buffer where item `index` starts.
