@@ -135,13 +135,16 @@ fn is_string<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, 
 /// Whether the transport can decode `body` as a JSON-RPC message. Runs for
 /// every message (each keystroke's didChange), so it builds no JSON tree.
 fn check(body: &[u8]) -> Result<(), String> {
-    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-        return match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+    // The transport reads the body as UTF-8 first: a bad byte anywhere, even
+    // inside a string skipped below, would end it.
+    let body = std::str::from_utf8(body).map_err(|e| format!("the body is not UTF-8: {e}"))?;
+    if body.bytes().find(|b| !b.is_ascii_whitespace()) != Some(b'{') {
+        return match serde_json::from_str::<serde::de::IgnoredAny>(body) {
             Ok(_) => Err("the body is not a JSON object".into()),
             Err(e) => Err(format!("the body is not JSON: {e}")),
         };
     }
-    let envelope: Envelope = serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+    let envelope: Envelope = serde_json::from_str(body).map_err(|e| format!("the body is not JSON: {e}"))?;
     if envelope.jsonrpc.as_deref() != Some("2.0") {
         return Err("the message lacks \"jsonrpc\": \"2.0\"".into());
     }
@@ -189,6 +192,17 @@ mod tests {
         let out = filter(input).await;
         assert_eq!(out.matches(MALFORMED).count(), 1, "{out}");
         assert!(out.contains("not a header line"), "{out}");
+        assert!(out.ends_with(r#"{"jsonrpc":"2.0","id":2,"method":"c/d"}"#), "{out}");
+    }
+
+    #[tokio::test]
+    async fn a_body_with_a_bad_byte_in_a_skipped_string_costs_only_its_message() {
+        // The envelope check skips "params" unread; the transport would not.
+        let mut input = frame(b"{\"jsonrpc\":\"2.0\",\"method\":\"a/b\",\"params\":{\"x\":\"\xff\"}}");
+        input.extend(frame(br#"{"jsonrpc":"2.0","id":2,"method":"c/d"}"#));
+        let out = filter(input).await;
+        assert_eq!(out.matches(MALFORMED).count(), 1, "{out}");
+        assert!(out.contains("not UTF-8"), "{out}");
         assert!(out.ends_with(r#"{"jsonrpc":"2.0","id":2,"method":"c/d"}"#), "{out}");
     }
 }
