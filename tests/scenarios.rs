@@ -1236,3 +1236,27 @@ async fn bash_is_gated_by_mode_and_command_rules() {
     assert!(run.asked[0].reason.starts_with("Bash runs a command; it runs in the workspace-write sandbox"));
     assert!(run.exists("made.txt"));
 }
+
+#[tokio::test]
+async fn a_call_caught_in_a_cycle_of_lines_is_cut_and_the_model_told_why() {
+    // What a small model decoding greedily wrote into a Write of a
+    // three-line file, the same lines with the numbers counting up, until
+    // max_tokens: the guard cuts it long before the call would close.
+    let content: String = (0..200).map(|i| format!("{i}\nTIMEOUT = 60\n{}\nRETRIES = 3\n\n", i + 1)).collect();
+    let looping = call("Write", serde_json::json!({"file_path": "settings.py", "content": content}));
+    let write = call("Write", serde_json::json!({"file_path": "settings.py", "content": "TIMEOUT = 60\n"}));
+    let run = Scenario::new().run(&[&looping, &write, "Done."], "set the timeout to 60").await;
+    let results: Vec<(String, bool)> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ToolResult { output, is_error, .. } => Some((output.clone(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(results[0].1 && results[0].0.contains("kept repeating the same lines"), "{results:?}");
+    assert!(!results[1].1, "{results:?}");
+    assert_eq!(run.read("settings.py"), "TIMEOUT = 60\n");
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+}

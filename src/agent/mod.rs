@@ -10,6 +10,7 @@ pub mod context;
 pub mod guard;
 pub mod hooks;
 pub mod prompt;
+mod repetition;
 mod rewrite;
 pub mod servers;
 pub mod session;

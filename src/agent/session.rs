@@ -347,7 +347,10 @@ fn answer_interrupted_calls(messages: &mut Vec<Message>) -> usize {
         let missing: Vec<Block> = calls
             .into_iter()
             .filter(|(id, _)| {
-                !next.blocks.iter().any(|block| matches!(block, Block::ToolResult { tool_use_id, .. } if tool_use_id == id))
+                !next
+                    .blocks
+                    .iter()
+                    .any(|block| matches!(block, Block::ToolResult { tool_use_id, .. } if tool_use_id == id))
             })
             .map(|(id, name)| Block::ToolResult {
                 tool_use_id: id,

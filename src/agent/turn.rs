@@ -19,6 +19,7 @@ use super::context;
 use super::guard::{self, CallRecord, Intervention};
 use super::hooks::{HookEvent, HookPermission};
 use super::prompt;
+use super::repetition::RepetitionGuard;
 use super::rewrite::ShownEdit;
 use super::subagent::SubAgents;
 use super::{ApprovalRequest, Conversation, EventSink, HookCall, Question, TurnOutcome};
@@ -71,6 +72,9 @@ const ANNOUNCED_CALL: (&str, &str) = (
     "[tack] Your reply ended before the tool call it announced, so nothing was done. Make that call now.",
 );
 
+/// Shown where a reply that fell into a cycle of lines was cut.
+const REPEATED_LINES: &str = "\n[the reply kept repeating the same lines — cut off]\n";
+
 /// Announced calls asked for per turn: each costs a generation.
 const MAX_ASKED_FOR_CALLS: usize = 2;
 
@@ -115,6 +119,8 @@ struct Generation {
     blocks: Vec<Block>,
     calls: Vec<PendingCall>,
     usage: Usage,
+    /// The reply fell into a cycle of lines and was cut there.
+    repeated: bool,
 }
 
 impl Generation {
@@ -269,7 +275,7 @@ impl Conversation {
                     return finish(StopReason::Error, &text, usage);
                 }
             };
-            let Generation { blocks, mut calls, usage: generation_usage } = generation;
+            let Generation { blocks, mut calls, usage: generation_usage, .. } = generation;
             usage += generation_usage;
             let message = Message { role: Role::Assistant, blocks };
             text = message.text();
@@ -465,6 +471,7 @@ impl Conversation {
         let mut stream = self.backend.stream(request);
         let mut parser = ToolCallParser::for_tools(specs.iter().map(|spec| spec.name.as_str()));
         let mut generation = Generation::default();
+        let mut repetition = RepetitionGuard::default();
         loop {
             let next = tokio::select! {
                 biased;
@@ -476,6 +483,13 @@ impl Conversation {
                 Some(Ok(ModelChunk::Text(chunk))) => {
                     for event in parser.push(&chunk) {
                         self.on_parsed(event, &mut generation);
+                    }
+                    if repetition.push(&chunk) {
+                        // Dropping the stream stops the generation.
+                        tracing::info!("the reply fell into a cycle of lines; cutting it");
+                        generation.repeated = true;
+                        self.events.emit(Event::Text { text: REPEATED_LINES.into() });
+                        break;
                     }
                 }
                 Some(Ok(ModelChunk::ToolCall { id, name, input })) => {
@@ -530,7 +544,14 @@ impl Conversation {
                         format!("as one JSON object on its own line, e.g. {call}")
                     }
                 };
-                let problem = format!("your tool call could not be read: {}\nwrite each call {example}", bad.problem);
+                let problem = if generation.repeated {
+                    format!(
+                        "your tool call was cut off: it kept repeating the same lines, so it never ended. \
+                         Write the call again with only the lines that belong in it; write each call {example}"
+                    )
+                } else {
+                    format!("your tool call could not be read: {}\nwrite each call {example}", bad.problem)
+                };
                 let name = bad.name.unwrap_or_else(|| UNPARSED_CALL.to_string());
                 self.add_call(generation, id, name, serde_json::json!({ "raw": bad.raw }), Some(problem));
             }

@@ -1,0 +1,115 @@
+//! A reply caught in a loop. Small models decoding greedily can fall into a
+//! cycle of lines (inside a Write's content: the same few lines with the
+//! numbers counting up) and only stop at `max_tokens`, minutes later on a
+//! CPU, with a call that never closes. The guard sees the cycle early so the
+//! generation can be cut and the model told why.
+
+/// Text kept to look for a cycle; a cycle longer than this is not caught.
+const MAX_TAIL: usize = 16 * 1024;
+/// Lines looked at, from the end.
+const MAX_LINES: usize = 240;
+/// The longest cycle looked for, in lines.
+const MAX_PERIOD: usize = 12;
+/// A cycle must come round this many times in a row...
+const MIN_REPEATS: usize = 12;
+/// ...over at least this many lines: a legitimate file may hold a few dozen
+/// lines that differ only in their numbers (a table, a run of asserts).
+const MIN_LINES: usize = 64;
+
+#[derive(Default)]
+pub struct RepetitionGuard {
+    tail: String,
+}
+
+impl RepetitionGuard {
+    /// Adds generated text; true when the reply now ends in a cycle.
+    pub fn push(&mut self, chunk: &str) -> bool {
+        self.tail.push_str(chunk);
+        if self.tail.len() > MAX_TAIL {
+            let mut cut = self.tail.len() - MAX_TAIL / 2;
+            while !self.tail.is_char_boundary(cut) {
+                cut += 1;
+            }
+            self.tail.drain(..cut);
+        }
+        ends_in_cycle(&self.tail)
+    }
+}
+
+/// A line as the cycle sees it: numbers that count up do not break a cycle.
+fn shape(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut in_number = false;
+    for c in line.trim_end().chars() {
+        if c.is_ascii_digit() {
+            if !in_number {
+                out.push('0');
+            }
+            in_number = true;
+        } else {
+            out.push(c);
+            in_number = false;
+        }
+    }
+    out
+}
+
+fn ends_in_cycle(text: &str) -> bool {
+    // Inside a JSON string (a call's content) lines end with the escape `\n`.
+    let text = text.replace("\\n", "\n");
+    // The last piece is a line still being written.
+    let Some((done, _)) = text.rsplit_once('\n') else { return false };
+    let mut lines: Vec<String> = done.rsplit('\n').take(MAX_LINES).map(shape).collect();
+    lines.reverse();
+    let n = lines.len();
+    (1..=MAX_PERIOD).any(|period| {
+        if n < period * MIN_REPEATS {
+            return false;
+        }
+        let block = &lines[n - period..];
+        if block.iter().all(|line| line.trim().is_empty()) {
+            return false;
+        }
+        let matched = (period..n).take_while(|&back| lines[n - 1 - back] == lines[n - 1 - back + period]).count();
+        let repeated = matched + period;
+        repeated / period >= MIN_REPEATS && repeated >= MIN_LINES
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fed_in_pieces(text: &str) -> bool {
+        let mut guard = RepetitionGuard::default();
+        let chars: Vec<char> = text.chars().collect();
+        chars.chunks(7).any(|piece| guard.push(&piece.iter().collect::<String>()))
+    }
+
+    #[test]
+    fn a_call_whose_content_cycles_with_counting_numbers_is_caught() {
+        // What the 1.5B coder wrote into a Write of a three-line file.
+        let mut call = String::from(r#"{"name": "Write", "arguments": {"file_path": "settings.py", "content": ""#);
+        for i in 0..100 {
+            call.push_str(&format!("{}\\n# Seconds to wait.\\n{}\\nTIMEOUT = 60\\n\\n", i * 2, i * 2 + 1));
+        }
+        assert!(fed_in_pieces(&call));
+        let mut asserts = String::new();
+        for i in 0..100 {
+            asserts.push_str(&format!("assert is_even({}) == True\nassert is_even({}) == False\n", i * 2, i * 2 + 1));
+        }
+        assert!(fed_in_pieces(&asserts));
+    }
+
+    #[test]
+    fn ordinary_code_and_short_runs_of_similar_lines_pass() {
+        let mut table = String::new();
+        for i in 0..40 {
+            table.push_str(&format!("    ({i}, {}),\n", i * i));
+        }
+        assert!(!fed_in_pieces(&table), "40 rows of a table are not a loop");
+        let source = include_str!("turn.rs");
+        assert!(!fed_in_pieces(source));
+        assert!(!fed_in_pieces(&"\n".repeat(500)), "blank lines are not a cycle worth cutting");
+    }
+}
