@@ -49,11 +49,73 @@ pub(super) fn replace(text: &str, edit: &EditInput, file: &str) -> Result<String
             lines_holding(text, old)
         ));
     }
+    if let Some(meant) = kept_line_below(text, first, edit) {
+        return Err(format!(
+            "nothing was changed: new_string keeps old_string and adds lines after it, but the next line of {file} \
+             already sets the same thing, so both would stay:\n{}\nTo change that line, include it in old_string: \
+             old_string {} and new_string {}",
+            meant.clash,
+            serde_json::Value::from(meant.old_string),
+            serde_json::Value::from(edit.new_string.as_str())
+        ));
+    }
     let mut out = String::with_capacity(text.len() - old.len() + edit.new_string.len());
     out.push_str(&text[..first]);
     out.push_str(&edit.new_string);
     out.push_str(&text[first + old.len()..]);
     Ok(out)
+}
+
+/// An insertion that meant a replacement: what old_string should have been.
+struct MeantReplacement {
+    old_string: String,
+    /// The added line and the line it would sit above, for the error.
+    clash: String,
+}
+
+/// Small models use old_string as an anchor: they copy a line, and put in
+/// new_string that line and the changed line below it (`# Timeout` ->
+/// `# Timeout\nTIMEOUT = 60`), leaving the old `TIMEOUT = 30` in place. An
+/// added line that sets what the line right below already sets (the same
+/// assignment target, or a second `return`) is such a case.
+fn kept_line_below(text: &str, first: usize, edit: &EditInput) -> Option<MeantReplacement> {
+    let old = edit.old_string.as_str();
+    let added = edit.new_string.strip_prefix(old)?;
+    let end = first + old.len();
+    let rest = &text[end..];
+    // The anchor must end at a line end, and the addition start a new line.
+    let (added, rest, gap) =
+        if old.ends_with('\n') { (added, rest, 0) } else { (added.strip_prefix('\n')?, rest.strip_prefix('\n')?, 1) };
+    let replaced = added
+        .lines()
+        .zip(rest.lines())
+        .take_while(|(new, below)| new != below && same_target(new, below).is_some())
+        .count();
+    if replaced == 0 {
+        return None;
+    }
+    let span: usize = rest.lines().take(replaced).map(|line| line.len() + 1).sum::<usize>() - 1;
+    let mut old_string = text[first..end + gap + span].to_string();
+    if edit.new_string.ends_with('\n') && rest[span..].starts_with('\n') {
+        old_string.push('\n');
+    }
+    let (new, below) = added.lines().zip(rest.lines()).next()?;
+    Some(MeantReplacement { old_string, clash: format!("  {new}\n  {below}") })
+}
+
+/// What a line sets, when it is an assignment or a return: `TIMEOUT` for
+/// `TIMEOUT = 30`, `let x` for `let x = 1;`.
+fn same_target<'a>(a: &'a str, b: &str) -> Option<&'a str> {
+    fn target(line: &str) -> Option<&str> {
+        let line = line.trim();
+        if let Some((left, _)) = line.split_once(" = ") {
+            return Some(left.trim_end()).filter(|left| !left.is_empty());
+        }
+        let word = line.split(|c: char| !c.is_alphanumeric() && c != '_').next()?;
+        (word == "return").then_some(word)
+    }
+    let target_a = target(a)?;
+    (Some(target_a) == target(b)).then_some(target_a)
 }
 
 #[async_trait]
@@ -134,6 +196,44 @@ mod tests {
         assert_eq!(changed_lines("x\n", "import y\nx\n"), "     1\timport y\n     2\tx\n");
         assert_eq!(changed_lines("x\ny\n", "x\n"), "     1\tx\n", "a deleted last line shows what precedes it");
         assert_eq!(changed_lines("x\n", ""), "(the file is now empty)\n");
+    }
+
+    fn edit(old: &str, new: &str) -> EditInput {
+        EditInput { file_path: "f".into(), old_string: old.into(), new_string: new.into(), replace_all: false }
+    }
+
+    #[test]
+    fn an_anchor_insertion_that_leaves_the_old_line_below_is_refused_with_the_meant_call() {
+        let settings = "# Seconds to wait.\nTIMEOUT = 30\nRETRIES = 3\n";
+        let error =
+            replace(settings, &edit("# Seconds to wait.", "# Seconds to wait.\nTIMEOUT = 60"), "s.py").unwrap_err();
+        assert!(error.contains("  TIMEOUT = 60\n  TIMEOUT = 30"), "{error}");
+        assert!(
+            error.contains(
+                r##"old_string "# Seconds to wait.\nTIMEOUT = 30" and new_string "# Seconds to wait.\nTIMEOUT = 60""##
+            ),
+            "{error}"
+        );
+        // The call it names does what was meant.
+        let meant = edit("# Seconds to wait.\nTIMEOUT = 30", "# Seconds to wait.\nTIMEOUT = 60");
+        assert_eq!(replace(settings, &meant, "s.py").unwrap(), "# Seconds to wait.\nTIMEOUT = 60\nRETRIES = 3\n");
+
+        let greet = "def greet(name):\n    return \"Helo, \" + name\n";
+        let error =
+            replace(greet, &edit("def greet(name):\n", "def greet(name):\n    return f\"Hello, {name}\"\n"), "g.py")
+                .unwrap_err();
+        assert!(error.contains(r#"old_string "def greet(name):\n    return \"Helo, \" + name\n""#), "{error}");
+    }
+
+    #[test]
+    fn real_insertions_pass() {
+        let imports = "import os\nimport re\n\nx = 1\n";
+        assert!(replace(imports, &edit("import os", "import os\nimport sys"), "m.py").is_ok());
+        let functions = "def add(a, b):\n    return a + b\n";
+        let added = "    return a + b\n\n\ndef subtract(a, b):\n    return a - b\n";
+        assert!(replace(functions, &edit("    return a + b\n", added), "c.py").is_ok());
+        let assignments = "x = 1\ny = 2\n";
+        assert!(replace(assignments, &edit("x = 1", "x = 1\nz = 3"), "v.py").is_ok());
     }
 
     #[test]
