@@ -507,7 +507,9 @@ fn keep_sandbox_from_loosening(layer: &mut Value) {
     for (key, loosens) in loosening {
         if loosens {
             tools.remove(key);
-            tracing::warn!("ignoring tools.{key} in the project's .tack/config.toml: only the user config may loosen the sandbox");
+            tracing::warn!(
+                "ignoring tools.{key} in the project's .tack/config.toml: only the user config may loosen the sandbox"
+            );
         }
     }
 }

@@ -145,7 +145,9 @@ impl AcpHost {
                 let params = json!({"sessionId": self.session_id, "path": path.abs, "content": after});
                 match self.client.request("fs/write_text_file", params).await {
                     Ok(_) => EditOutcome::Applied,
-                    Err(error) => EditOutcome::Rejected { reason: format!("the editor could not write the file: {error}") },
+                    Err(error) => {
+                        EditOutcome::Rejected { reason: format!("the editor could not write the file: {error}") }
+                    }
                 }
             }
             _ => apply_to_disk(workspace, change),
@@ -159,7 +161,9 @@ fn diff_content(change: &FileChange) -> Value {
         FileChange::Write { path, before, after } => {
             json!({"type": "diff", "path": path.abs, "oldText": before, "newText": after})
         }
-        FileChange::Delete { path, before } => json!({"type": "diff", "path": path.abs, "oldText": before, "newText": ""}),
+        FileChange::Delete { path, before } => {
+            json!({"type": "diff", "path": path.abs, "oldText": before, "newText": ""})
+        }
         FileChange::Move { from, to } => json!({"type": "content", "content": {"type": "text",
             "text": format!("move {} to {}", from.display(), to.display())}}),
     }

@@ -80,9 +80,15 @@ struct PromptRequest {
 #[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum ContentBlock {
-    Text { text: String },
-    ResourceLink { uri: String },
-    Resource { resource: EmbeddedResource },
+    Text {
+        text: String,
+    },
+    ResourceLink {
+        uri: String,
+    },
+    Resource {
+        resource: EmbeddedResource,
+    },
     /// Images, audio: not offered in the capabilities, skipped if sent.
     #[serde(other)]
     Other,
@@ -335,8 +341,8 @@ impl Agent {
         if !cwd.is_absolute() {
             return Err(RpcError::invalid(format!("cwd must be an absolute path, not {}", cwd.display())));
         }
-        let settings = Settings::load(user_config_path().as_deref(), &cwd, &[])
-            .map_err(|e| RpcError::invalid(e.to_string()))?;
+        let settings =
+            Settings::load(user_config_path().as_deref(), &cwd, &[]).map_err(|e| RpcError::invalid(e.to_string()))?;
         let backend = self
             .backend
             .get_or_try_init(|| async { load_backend(&settings, None).await })
@@ -352,8 +358,7 @@ impl Agent {
             workspace = workspace.with_overlay(Arc::new(buffers));
         }
         let mode = settings.permission_mode;
-        let policy =
-            Policy::new(mode, &settings.permissions.rules).map_err(|e| RpcError::invalid(e.to_string()))?;
+        let policy = Policy::new(mode, &settings.permissions.rules).map_err(|e| RpcError::invalid(e.to_string()))?;
         let host = Arc::new(AcpHost::new(
             self.client.clone(),
             session_id.clone(),
@@ -370,9 +375,8 @@ impl Agent {
             };
             McpServers::start(workspace.root(), &gate).await
         };
-        let session = SessionStore::for_workspace(workspace.root())
-            .create()
-            .map_err(|e| RpcError::internal(e.to_string()))?;
+        let session =
+            SessionStore::for_workspace(workspace.root()).create().map_err(|e| RpcError::internal(e.to_string()))?;
         let conversation = Conversation::new(ConversationParts {
             tools: Arc::new(
                 ToolRegistry::for_model(&settings.tools, backend.context_window(), backend.parameters())

@@ -57,12 +57,14 @@ const THOUGHTS_ONLY: (&str, &str) = (
 
 /// Told to a model that answered right after a failed change, once a turn:
 /// small models read an error as the end of their part and explain to the
-/// user what *they* should do, instead of fixing the call themselves.
+/// user what *they* should do, instead of fixing the call themselves. The
+/// next reply is held to a call: told, such a model still explains (even
+/// the exact call an error named, copied out as text).
 const UNFIXED_ERROR: (&str, &str) = (
     "[the last change failed and the model stopped — asking it to go on…]",
     "[tack] Your last change failed, so nothing was changed, and you stopped without fixing it. The task is not \
      done yet, and nobody else will do it: continue yourself now with the next tool call, using what the error \
-     told you. Only if the task cannot be done at all, explain why in plain text.",
+     told you.",
 );
 
 /// Told to a model whose reply ended announcing a call it did not make
@@ -325,6 +327,7 @@ impl Conversation {
             if calls.is_empty() && unfixed_failure && !pushed_on {
                 pushed_on = true;
                 unfixed_failure = false;
+                force_call = true;
                 let (notice, nudge) = UNFIXED_ERROR;
                 self.events.emit(Event::Text { text: format!("\n{notice}\n") });
                 self.record(Message::user_text(nudge));

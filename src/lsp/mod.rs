@@ -182,10 +182,12 @@ impl TackServer {
                 None => params.prompt.clone(),
             };
             let prompt = self.state.prompt_with_attachments(prompt, &params.attachments)?;
-            let turn_id = self.state.start(&slot, move |conversation, cancel| {
-                Box::pin(async move { conversation.run_turn(&prompt, cancel).await })
-            })
-            .await?;
+            let turn_id = self
+                .state
+                .start(&slot, move |conversation, cancel| {
+                    Box::pin(async move { conversation.run_turn(&prompt, cancel).await })
+                })
+                .await?;
             Ok(TurnStarted { turn_id })
         })
         .await
@@ -487,13 +489,16 @@ impl State {
         let mut files = Vec::new();
         let mut blocks = String::new();
         for attachment in attachments {
-            let uri = attachment.uri.parse::<Uri>().map_err(|_| invalid(format!("bad attachment uri {}", attachment.uri)))?;
+            let uri =
+                attachment.uri.parse::<Uri>().map_err(|_| invalid(format!("bad attachment uri {}", attachment.uri)))?;
             let (path, rel) = self.workspace_path(&uri)?;
             let range = attachment.range.clone().map(serde_json::from_value::<Range>).transpose();
             let range = range.map_err(|e| invalid(format!("bad attachment range: {e}")))?;
             if !attachment.diagnostics.is_empty() {
                 blocks.push_str(&format!("The editor reports these problems in {rel}:\n"));
-                for diagnostic in attachment.diagnostics.iter().filter_map(|d| serde_json::from_value::<Diagnostic>(d.clone()).ok()) {
+                for diagnostic in
+                    attachment.diagnostics.iter().filter_map(|d| serde_json::from_value::<Diagnostic>(d.clone()).ok())
+                {
                     let severity = match diagnostic.severity {
                         Some(DiagnosticSeverity::ERROR) => "error",
                         Some(DiagnosticSeverity::WARNING) => "warning",
@@ -512,9 +517,13 @@ impl State {
                 let text = match self.documents.text_in(&uri, range) {
                     Ok(text) => text,
                     Err(_) => {
-                        let whole = std::fs::read_to_string(&path).map_err(|e| invalid(format!("cannot read {rel}: {e}")))?;
+                        let whole =
+                            std::fs::read_to_string(&path).map_err(|e| invalid(format!("cannot read {rel}: {e}")))?;
                         let lines = whole.lines().skip(range.start.line as usize);
-                        lines.take((range.end.line.saturating_sub(range.start.line) + 1) as usize).collect::<Vec<_>>().join("\n")
+                        lines
+                            .take((range.end.line.saturating_sub(range.start.line) + 1) as usize)
+                            .collect::<Vec<_>>()
+                            .join("\n")
                     }
                 };
                 blocks.push_str(&format!(
@@ -527,7 +536,8 @@ impl State {
                 files.push(format!("@{rel}"));
             }
         }
-        let files = if files.is_empty() { String::new() } else { format!("The user attached {}.\n\n", files.join(", ")) };
+        let files =
+            if files.is_empty() { String::new() } else { format!("The user attached {}.\n\n", files.join(", ")) };
         Ok(format!("{files}{blocks}{prompt}"))
     }
 
@@ -752,10 +762,12 @@ impl TackServer {
         let slot = self.state.slot(&conversation_id)?;
         let number = self.state.next_code_action.fetch_add(1, Ordering::Relaxed) + 1;
         let name = format!("code_action_{number}");
-        let turn_id = self.state.start(&slot, move |conversation, cancel| {
-            Box::pin(async move { conversation.run_delegated(&name, &description, &prompt, cancel).await })
-        })
-        .await?;
+        let turn_id = self
+            .state
+            .start(&slot, move |conversation, cancel| {
+                Box::pin(async move { conversation.run_delegated(&name, &description, &prompt, cancel).await })
+            })
+            .await?;
         Ok(CodeActionStarted { conversation_id, turn_id })
     }
 }

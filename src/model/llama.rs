@@ -235,7 +235,16 @@ impl LlamaBackend {
         let (jobs, receiver) = mpsc::channel::<Job>();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<(), LlamaError>>();
         let worker_model = model.clone();
-        let worker_settings = settings.clone();
+        let mut worker_settings = settings.clone();
+        // A model that goes on to write its call's result itself (Qwen's
+        // `<tool_response>`) is imagining it: the reply ends there, and the
+        // real result comes from the tool.
+        if let ChatTemplate::Jinja(jinja) = &template
+            && jinja.speaks_tools()
+            && let Some(opener) = RESULT_OPENERS.iter().find(|opener| jinja.source().contains(**opener))
+        {
+            worker_settings.stop.push(opener.to_string());
+        }
         let generated = Arc::new(AtomicU64::new(0));
         let worker_generated = generated.clone();
         std::thread::Builder::new()
@@ -470,6 +479,10 @@ fn check_gguf(path: &Path) -> Result<(), LlamaError> {
     }
     Ok(())
 }
+
+/// What templates put before a tool's result, in the model's own turn
+/// format: a model that writes one is making the result up.
+const RESULT_OPENERS: [&str; 1] = ["<tool_response>"];
 
 /// The GGUF's own template, else llama.cpp's built-in one for the architecture.
 fn choose_template(model: &LlamaModel) -> ChatTemplate {

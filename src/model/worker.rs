@@ -134,7 +134,10 @@ impl Shared {
         Ok(connection)
     }
 
-    async fn generate(self: Arc<Self>, request: CompletionRequest) -> BoxStream<'static, Result<ModelChunk, BackendError>> {
+    async fn generate(
+        self: Arc<Self>,
+        request: CompletionRequest,
+    ) -> BoxStream<'static, Result<ModelChunk, BackendError>> {
         let failed = |error: BackendError| stream::once(async move { Err(error) }).boxed();
         let connection = match self.connection().await {
             Ok(connection) => connection,
@@ -142,7 +145,8 @@ impl Shared {
         };
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (sink, receiver) = unbounded_channel();
-        let stopped = || BackendError::Fatal("the model process stopped; it starts again for the next generation".into());
+        let stopped =
+            || BackendError::Fatal("the model process stopped; it starts again for the next generation".into());
         match lock(&connection.running).as_mut() {
             Some(running) => running.insert(id, sink),
             None => return failed(stopped()),

@@ -65,7 +65,8 @@ impl TypedTool for Bash {
             confined = Some(self.settings.sandbox.confine(&root, c));
         });
         command.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
-        let mut child = GroupGuard::new(command.spawn().map_err(|e| ToolError::Invalid(format!("cannot start bash: {e}")))?);
+        let mut child =
+            GroupGuard::new(command.spawn().map_err(|e| ToolError::Invalid(format!("cannot start bash: {e}")))?);
         drop(registration);
         let note = confined.and_then(|confined| unconfined_note(&confined.confinement));
         let stdout = Arc::new(Mutex::new(Capped::default()));

@@ -45,8 +45,9 @@ pub(super) fn replace(text: &str, edit: &EditInput, file: &str) -> Result<String
         let count = text.matches(old).count();
         return Err(format!(
             "old_string occurs {count} times in {file}; include more surrounding text to make it unique, or set \
-             replace_all. The lines that hold it:\n{}",
-            lines_holding(text, old)
+             replace_all. The lines that hold it:\n{}{}",
+            lines_holding(text, old),
+            one_line_calls(text, edit, file)
         ));
     }
     if let Some(meant) = kept_line_below(text, first, edit) {
@@ -162,6 +163,37 @@ fn lines_holding(text: &str, needle: &str) -> String {
     number_lines(shown)
 }
 
+/// Calls suggested for a repeated old_string.
+const MAX_SUGGESTED: usize = 3;
+
+/// For a one-line old_string found on several lines: the exact call that
+/// changes each line alone (its whole line as old_string, when unique). A
+/// small model told "include more text" explains that to the user instead;
+/// given the call, it makes it.
+fn one_line_calls(text: &str, edit: &EditInput, file: &str) -> String {
+    if edit.old_string.contains('\n') || edit.new_string.contains('\n') {
+        return String::new();
+    }
+    let calls: Vec<String> = text
+        .lines()
+        .filter(|line| line.contains(edit.old_string.as_str()) && text.matches(*line).count() == 1)
+        .take(MAX_SUGGESTED)
+        .map(|line| {
+            let changed = line.replacen(edit.old_string.as_str(), &edit.new_string, 1);
+            format!(
+                "Edit {{\"file_path\": {}, \"old_string\": {}, \"new_string\": {}}}",
+                serde_json::Value::from(file),
+                serde_json::Value::from(line),
+                serde_json::Value::from(changed)
+            )
+        })
+        .collect();
+    if calls.is_empty() {
+        return String::new();
+    }
+    format!("To change one line only, make the call with its whole line:\n{}", calls.join("\n"))
+}
+
 /// Lines shown around a change.
 const CONTEXT_LINES: usize = 2;
 /// Changed lines shown at most.
@@ -223,6 +255,17 @@ mod tests {
             replace(greet, &edit("def greet(name):\n", "def greet(name):\n    return f\"Hello, {name}\"\n"), "g.py")
                 .unwrap_err();
         assert!(error.contains(r#"old_string "def greet(name):\n    return \"Helo, \" + name\n""#), "{error}");
+    }
+
+    #[test]
+    fn a_repeated_word_gets_the_call_for_each_line() {
+        let app = "LANG = 'fr'\n\ndef hello(language=LANG):\n    return {'en': 'Hello', 'fr': 'Bonjour'}[language]\n";
+        let error = replace(app, &edit("fr", "en"), "app.py").unwrap_err();
+        assert!(
+            error.contains(r#"Edit {"file_path": "app.py", "old_string": "LANG = 'fr'", "new_string": "LANG = 'en'"}"#),
+            "{error}"
+        );
+        assert!(error.contains(r#""new_string": "    return {'en': 'Hello', 'en': 'Bonjour'}[language]"}"#), "{error}");
     }
 
     #[test]

@@ -11,9 +11,9 @@
 use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::os::unix::net::UnixStream;
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 

@@ -87,7 +87,12 @@ fn kernel_abi() -> i64 {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
     // SAFETY: with a null attribute and this flag the call only reports the version.
     let version = unsafe {
-        libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, LANDLOCK_CREATE_RULESET_VERSION)
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
     };
     version.max(0)
 }
@@ -118,7 +123,9 @@ impl Sandbox {
         let mut text = match self.mode {
             SandboxMode::Off => return "without a sandbox (sandbox = \"off\")".into(),
             SandboxMode::WorkspaceWrite => {
-                format!("in the workspace-write sandbox (writes only in the workspace and temporary directories{network})")
+                format!(
+                    "in the workspace-write sandbox (writes only in the workspace and temporary directories{network})"
+                )
             }
             SandboxMode::ReadOnly => format!("in the read-only sandbox (writes nowhere{network})"),
         };
@@ -179,7 +186,8 @@ impl Sandbox {
             .add_rules(path_beneath_rules(readable_roots(&self.hidden), AccessFs::from_read(ABI_WANTED)))?
             .add_rules(path_beneath_rules(DEVICES, AccessFs::from_file(ABI_WANTED)))?;
         if self.mode == SandboxMode::WorkspaceWrite {
-            let temp = [std::env::temp_dir(), PathBuf::from("/tmp"), PathBuf::from("/var/tmp"), PathBuf::from("/dev/shm")];
+            let temp =
+                [std::env::temp_dir(), PathBuf::from("/tmp"), PathBuf::from("/var/tmp"), PathBuf::from("/dev/shm")];
             let writable = std::iter::once(root.to_path_buf()).chain(temp).chain(self.writable.iter().cloned());
             created = created.add_rules(path_beneath_rules(writable, AccessFs::from_all(ABI_WANTED)))?;
         }
