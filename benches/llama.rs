@@ -345,7 +345,12 @@ fn worker(runtime: &tokio::runtime::Runtime) {
     let ttft = |runs: &[(f64, f64)]| median(runs.iter().map(|r| r.0).collect());
     let rate = |runs: &[(f64, f64)]| median(runs.iter().map(|r| r.1).collect());
     println!("\nworker process vs in-process (median of 5, 128 tokens sampled, prefix reuse off)");
-    println!("  first token: {:.0} ms vs {:.0} ms (ratio {:.3})", ttft(&remote), ttft(&local), ttft(&remote) / ttft(&local));
+    println!(
+        "  first token: {:.0} ms vs {:.0} ms (ratio {:.3})",
+        ttft(&remote),
+        ttft(&local),
+        ttft(&remote) / ttft(&local)
+    );
     println!(
         "  generation:  {:.1} vs {:.1} tokens/s (ratio {:.3})",
         rate(&remote),

@@ -35,9 +35,7 @@ fn call(tool: &str, input: Value) -> String {
 
 /// The turn every run replays; `marker` names the background processes.
 fn script(marker: &str) -> Value {
-    let background = |step: &str| {
-        format!("bash -c 'sleep 60; : {marker}' & sleep 0.3; echo {step}")
-    };
+    let background = |step: &str| format!("bash -c 'sleep 60; : {marker}' & sleep 0.3; echo {step}");
     json!([
         format!("Writing the table.\n{}", call("Write", json!({"file_path": "table.txt", "content": table(false)}))),
         format!("Running the first command.\n{}", call("Bash", json!({"command": background("first")}))),
@@ -172,17 +170,22 @@ fn a_turn_killed_at_random_points_leaves_loadable_sessions_whole_files_and_no_pr
                 .iter()
                 .flat_map(|m| m.blocks.iter())
                 .filter_map(|b| match b {
-                    Block::ToolResult { tool_use_id, output, .. } if output != INTERRUPTED => Some(tool_use_id.as_str()),
+                    Block::ToolResult { tool_use_id, output, .. } if output != INTERRUPTED => {
+                        Some(tool_use_id.as_str())
+                    }
                     _ => None,
                 })
                 .collect();
             tally.shown_unsaved += events
                 .iter()
-                .filter(|e| e["kind"] == "tool_result" && !saved_results.contains(&e["toolCallId"].as_str().unwrap_or("")))
+                .filter(|e| {
+                    e["kind"] == "tool_result" && !saved_results.contains(&e["toolCallId"].as_str().unwrap_or(""))
+                })
                 .count();
-            let resumed = tack(workspace.path(), config_home.path(), &resume_script, &["--resume", &summary.session_id], "go on")
-                .output()
-                .unwrap();
+            let resumed =
+                tack(workspace.path(), config_home.path(), &resume_script, &["--resume", &summary.session_id], "go on")
+                    .output()
+                    .unwrap();
             let finished = String::from_utf8_lossy(&resumed.stdout)
                 .lines()
                 .filter_map(|l| serde_json::from_str::<Value>(l).ok())

@@ -386,8 +386,7 @@ async fn sandboxed_commands_write_only_in_the_workspace_and_temp_unless_the_sand
     assert!(!target.exists(), "the sandbox let the command write outside the workspace");
     assert_eq!(std::fs::read_to_string(run.dir.path().join("inside.txt")).unwrap(), "in\n");
 
-    let run =
-        Scenario::new().tool_settings(sandboxed("off", |_| {})).run(&[&bash(&command), "done"], "write").await;
+    let run = Scenario::new().tool_settings(sandboxed("off", |_| {})).run(&[&bash(&command), "done"], "write").await;
     let (_, _, output) = &run.results()[0];
     assert!(output.contains("outside-ok"), "{output}");
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "out\n");

@@ -585,7 +585,10 @@ fn attachments_put_files_selections_and_diagnostics_before_the_prompt() {
     let events = client.events(&conversation);
     let prompt = events.iter().find(|e| e["kind"] == "turn_started").unwrap()["prompt"].as_str().unwrap().to_string();
     assert!(prompt.starts_with("The user attached @greet.py."), "{prompt}");
-    assert!(prompt.contains("lines 3-4 of test_greet.py:\n```\ndef test_greet():\n    assert greet('Ada')"), "{prompt}");
+    assert!(
+        prompt.contains("lines 3-4 of test_greet.py:\n```\ndef test_greet():\n    assert greet('Ada')"),
+        "{prompt}"
+    );
     assert!(prompt.contains("- line 2: error [pyright]: \"nme\" is not defined"), "{prompt}");
     assert!(prompt.ends_with("make the test pass"), "{prompt}");
     // A selection's file is named too, so a short one comes whole as well.

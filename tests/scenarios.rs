@@ -16,7 +16,7 @@ use insta::assert_snapshot;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tack::agent::{HookCall, ToolHook};
-use tack::model::scripted::{FaultKind, ScriptEntry};
+use tack::model::scripted::{FaultKind, ScriptEntry, ScriptedBackend};
 use tack::permissions::{Rule, RuleAction};
 use tack::protocol::{ApprovalDecision, Event, PermissionMode, StopReason};
 use tack::tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
@@ -1245,7 +1245,8 @@ async fn a_call_caught_in_a_cycle_of_lines_is_cut_and_the_model_told_why() {
     let content: String = (0..200).map(|i| format!("{i}\nTIMEOUT = 60\n{}\nRETRIES = 3\n\n", i + 1)).collect();
     let looping = call("Write", serde_json::json!({"file_path": "settings.py", "content": content}));
     let write = call("Write", serde_json::json!({"file_path": "settings.py", "content": "TIMEOUT = 60\n"}));
-    let run = Scenario::new().run(&[&looping, &write, "Done."], "set the timeout to 60").await;
+    let small = ScriptedBackend::from_texts([looping.as_str(), write.as_str(), "Done."]).with_parameters(1_500_000_000);
+    let run = Scenario::new().run_backend(small, "set the timeout to 60", CancellationToken::new()).await;
     let results: Vec<(String, bool)> = run
         .events
         .iter()
@@ -1259,4 +1260,11 @@ async fn a_call_caught_in_a_cycle_of_lines_is_cut_and_the_model_told_why() {
     assert!(!results[1].1, "{results:?}");
     assert_eq!(run.read("settings.py"), "TIMEOUT = 60\n");
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+
+    // A large model (or one of unknown size) writing the same rows means
+    // them: a long table asked for is written whole.
+    let large = ScriptedBackend::from_texts([looping.as_str(), "Done."]);
+    let run = Scenario::new().run_backend(large, "write the table", CancellationToken::new()).await;
+    assert!(!run.results()[0].1, "{:?}", run.results());
+    assert_eq!(run.read("settings.py"), content);
 }

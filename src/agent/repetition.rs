@@ -2,7 +2,9 @@
 //! cycle of lines (inside a Write's content: the same few lines with the
 //! numbers counting up) and only stop at `max_tokens`, minutes later on a
 //! CPU, with a call that never closes. The guard sees the cycle early so the
-//! generation can be cut and the model told why.
+//! generation can be cut and the model told why. The guard watches small
+//! models only (see `turn.rs`): it cannot tell a runaway from a long table
+//! the user asked for, and a large model writes such a table on purpose.
 
 /// Text kept to look for a cycle; a cycle longer than this is not caught.
 const MAX_TAIL: usize = 16 * 1024;

@@ -474,7 +474,13 @@ impl Conversation {
         let mut stream = self.backend.stream(request);
         let mut parser = ToolCallParser::for_tools(specs.iter().map(|spec| spec.name.as_str()));
         let mut generation = Generation::default();
-        let mut repetition = RepetitionGuard::default();
+        // Only small models fall into these cycles; a large one writing a
+        // long table of near-identical rows means every row.
+        let mut repetition = self
+            .backend
+            .parameters()
+            .is_some_and(|p| p < crate::config::SMALL_MODEL_PARAMETERS)
+            .then(RepetitionGuard::default);
         loop {
             let next = tokio::select! {
                 biased;
@@ -487,7 +493,7 @@ impl Conversation {
                     for event in parser.push(&chunk) {
                         self.on_parsed(event, &mut generation);
                     }
-                    if repetition.push(&chunk) {
+                    if repetition.as_mut().is_some_and(|guard| guard.push(&chunk)) {
                         // Dropping the stream stops the generation.
                         tracing::info!("the reply fell into a cycle of lines; cutting it");
                         generation.repeated = true;

@@ -74,6 +74,9 @@ pub struct ScriptedBackend {
     last_request: Mutex<Option<CompletionRequest>>,
     /// Exact counts when a tokenizer is configured; an estimate otherwise.
     tokenizer: Option<Arc<HfTokenizer>>,
+    /// The size of the model the script stands for, where a test needs the
+    /// harness to treat it as that model.
+    parameters: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -101,6 +104,7 @@ impl ScriptedBackend {
             context_window: Self::DEFAULT_CONTEXT_WINDOW,
             last_request: Mutex::new(None),
             tokenizer: None,
+            parameters: None,
         }
     }
 
@@ -123,6 +127,11 @@ impl ScriptedBackend {
     /// Texts only: the common case in tests.
     pub fn from_texts<S: Into<String>>(texts: impl IntoIterator<Item = S>) -> Self {
         Self::new(texts.into_iter().map(|t| ScriptEntry::Text(t.into())).collect())
+    }
+
+    pub fn with_parameters(mut self, parameters: u64) -> Self {
+        self.parameters = Some(parameters);
+        self
     }
 
     pub fn with_tokenizer(mut self, tokenizer: Arc<HfTokenizer>) -> Self {
@@ -215,6 +224,10 @@ impl ModelBackend for ScriptedBackend {
 
     fn context_window(&self) -> usize {
         self.context_window
+    }
+
+    fn parameters(&self) -> Option<u64> {
+        self.parameters
     }
 
     fn tool_protocol(&self) -> ToolProtocol {
