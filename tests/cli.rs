@@ -295,6 +295,27 @@ fn sessions_are_listed_resumed_and_survive_a_torn_line() {
     assert!(stderr(&output).contains("no session `no-such`"), "{}", stderr(&output));
 }
 
+#[test]
+fn the_agent_s_searches_do_not_find_its_own_sessions() {
+    let cli = Cli::new();
+    let marker = "zebra-quartz-17";
+    let first = cli.run_script(&cli.script(serde_json::json!(["Noted."])), &[&format!("remember {marker}")]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    // The session holds the marker; the project does not.
+    let grep = call("Grep", serde_json::json!({"pattern": marker, "glob": "**"}));
+    let glob = call("Glob", serde_json::json!({"pattern": "**/*.jsonl"}));
+    let script = cli.script(serde_json::json!([grep, glob, "Not found."]));
+    let output = cli.run_script(&script, &["--json-events", "find the marker"]);
+    let results: Vec<String> = events(&output)
+        .iter()
+        .filter(|e| e["kind"] == "tool_result")
+        .map(|e| e["output"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert!(results[0].starts_with("no matches"), "{results:?}");
+    assert!(!results[1].contains("sessions"), "{results:?}");
+}
+
 #[cfg(unix)]
 #[test]
 fn an_interrupt_cancels_the_turn_and_exits_130() {

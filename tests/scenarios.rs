@@ -206,13 +206,16 @@ async fn glob_grep_and_list_dir_respect_gitignore() {
                 &[
                     call("Glob", serde_json::json!({"pattern": "**/*.rs"})),
                     call("Glob", serde_json::json!({"pattern": "*.rs", "path": "src"})),
-                    call("Grep", serde_json::json!({"pattern": "hello", "case_insensitive": true})),
+                    // Smart case: no capital letter, any case.
+                    call("Grep", serde_json::json!({"pattern": "hello"})),
                     call("Grep", serde_json::json!({"pattern": "TODO", "output_mode": "content"})),
                     call("Grep", serde_json::json!({"pattern": "l", "output_mode": "count", "glob": "*.rs"})),
                     call("Grep", serde_json::json!({"pattern": "nothing here"})),
                     call("Grep", serde_json::json!({"pattern": "(unclosed"})),
                     call("ListDir", serde_json::json!({})),
                     call("ListDir", serde_json::json!({"path": "src"})),
+                    call("Grep", serde_json::json!({"pattern": "hello", "case_insensitive": false})),
+                    call("Grep", serde_json::json!({"pattern": "HELLO", "case_insensitive": true})),
                 ]
                 .join("\n"),
                 "done",
@@ -914,6 +917,14 @@ async fn empty_and_thought_only_replies_are_nudged() {
     // Bare tags copied from a chat template are no answer either.
     let run = Scenario::new().run(&["<tools>\n\n", "It is in src/date.py."], "where?").await;
     assert_eq!(run.outcome.text, "It is in src/date.py.");
+    // Before a call they are dropped from the history: shown back to the
+    // model, they are copied into every later reply.
+    let list = format!("<tools>\n{}", call("ListDir", serde_json::json!({})));
+    let run = Scenario::new().file("src/date.py", "").run(&[&list, "It is in src/date.py."], "where?").await;
+    assert_eq!(run.outcome.text, "It is in src/date.py.");
+    let request = run.backend.last_request().unwrap();
+    let prompt = tack::model::transcript(&request.system, &request.messages);
+    assert!(prompt.contains("ListDir") && !prompt.contains("<tools>"), "{prompt}");
 
     let run = Scenario::new().run(&["", " \n", ""], "hi").await;
     assert_eq!(run.outcome.stop_reason, StopReason::Error);

@@ -141,6 +141,13 @@ impl SessionStore {
     /// Starts a new session file with a fresh id.
     pub fn create(&self) -> Result<SessionWriter, SessionError> {
         std::fs::create_dir_all(&self.dir).map_err(io_error(&self.dir))?;
+        // Sessions are tack's transcripts, not the project: kept out of git,
+        // and out of the agent's own searches, which honour .gitignore files
+        // (a Grep that finds the conversation it is part of misleads the model).
+        let ignore = self.dir.join(".gitignore");
+        if !ignore.exists() {
+            std::fs::write(&ignore, "*\n").map_err(io_error(&ignore))?;
+        }
         let created_at = now_rfc3339();
         // Sortable by time, unique enough for one workspace: 20261122-034500-3fa9.
         let stamp: String = created_at.chars().filter(|c| c.is_ascii_digit()).take(14).collect();

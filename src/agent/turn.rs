@@ -277,8 +277,15 @@ impl Conversation {
                     return finish(StopReason::Error, &text, usage);
                 }
             };
-            let Generation { blocks, mut calls, usage: generation_usage, .. } = generation;
+            let Generation { mut blocks, mut calls, usage: generation_usage, .. } = generation;
             usage += generation_usage;
+            // Bare template tags (`<tools>` before a call) are not words to
+            // the user, and kept in the history the model copies them into
+            // every later reply, until it writes nothing else.
+            let bare_tags = blocks
+                .iter()
+                .any(|block| matches!(block, Block::Text { text } if !text.trim().is_empty() && says_nothing(text)));
+            blocks.retain(|block| !matches!(block, Block::Text { text } if says_nothing(text)));
             let message = Message { role: Role::Assistant, blocks };
             text = message.text();
             let silent = calls.is_empty() && says_nothing(&text);
@@ -295,7 +302,7 @@ impl Conversation {
                 let (notice, nudge) = if thoughts_only { THOUGHTS_ONLY } else { EMPTY_RESPONSE };
                 // A reply of bare template tags (`<tools>`) is a call the
                 // model began in the wrong words: the next reply is held to one.
-                force_call |= !thoughts_only && !text.trim().is_empty();
+                force_call |= bare_tags;
                 self.events.emit(Event::Text { text: format!("{notice}\n") });
                 self.record(Message::user_text(nudge));
                 continue;

@@ -660,6 +660,7 @@ impl Worker<'_> {
                 }
             };
             if vocab.is_eog(token) {
+                tracing::debug!(produced, "the model ended its reply");
                 break;
             }
             let piece = vocab.token_to_piece(token, true, None);
@@ -667,6 +668,7 @@ impl Worker<'_> {
             // where the GGUF does not mark it end-of-generation) means the model
             // has left its turn: it ends the reply and is never shown.
             if vocab.is_control(token) && !toolcall::is_call_tag(&String::from_utf8_lossy(&piece)) {
+                tracing::debug!(produced, token = %String::from_utf8_lossy(&piece), "a control token ended the reply");
                 break;
             }
             if let (Some(c), Some(active)) = (&constraint, grammar.as_mut()) {

@@ -44,9 +44,9 @@ pub struct GrepInput {
     path: Option<String>,
     /// Only search files whose path matches this glob; leave it out to search every file.
     glob: Option<String>,
-    /// Match regardless of case.
-    #[serde(default)]
-    case_insensitive: bool,
+    /// true: match regardless of case; false: match case exactly. Default:
+    /// regardless of case when the pattern has no capital letter.
+    case_insensitive: Option<bool>,
     /// content, files_with_matches or count. Default: content when the path
     /// is a file or there are few matching lines, else files_with_matches.
     output_mode: Option<OutputMode>,
@@ -67,7 +67,10 @@ impl TypedTool for Grep {
     async fn call(&self, input: GrepInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let base = ctx.workspace.resolve(folder_or_root(&input.path))?;
         let matcher = RegexMatcherBuilder::new()
-            .case_insensitive(input.case_insensitive)
+            // Smart case, as ripgrep users set it: `port` finds `PORT = 8427`,
+            // which a model searching by the word alone would otherwise miss.
+            .case_smart(input.case_insensitive.is_none())
+            .case_insensitive(input.case_insensitive == Some(true))
             .build(&input.pattern)
             .map_err(|e| ToolError::Invalid(format!("invalid regex `{}`: {e}", input.pattern)))?;
         let file_filter = match input.glob.as_ref().filter(|glob| !glob.trim().is_empty()) {
