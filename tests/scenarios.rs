@@ -319,8 +319,8 @@ async fn edits_of_files_not_read_or_changed_since_are_refused_and_leave_them_alo
     assert!(results[0].1, "{results:?}");
     assert_eq!(
         run.result_output(0),
-        "nothing was changed: you had not read a.txt. Here it is now; make the change again, with old_string \
-         copied exactly from these lines (without the line numbers):\n     1\tone\n"
+        "nothing was changed: you had not read a.txt. Here it is now; it now counts as read, and your old_string \
+         matches it: make the same call again now:\n     1\tone\n"
     );
     assert!(results[1].1 && results[1].2.contains("you had not read b.txt. Here it is now"), "{results:?}");
     assert!(results[4].1, "{results:?}");
@@ -985,6 +985,41 @@ async fn a_reply_that_shows_a_changed_file_is_offered_that_edit_as_a_call() {
                 .as_str()
         ),
         "{result}"
+    );
+}
+
+#[tokio::test]
+async fn a_call_written_out_as_text_is_offered_back_as_a_call() {
+    let file = "DEFAULT_LANGUAGE = \"fr\"\n\n\ndef hello(language=DEFAULT_LANGUAGE):\n    return {\"en\": \"Hello\", \"fr\": \"Bonjour\"}[language]\n";
+    let ambiguous = call("Edit", serde_json::json!({"file_path": "app.py", "old_string": "fr", "new_string": "en"}));
+    // What a small model does with the calls the error suggests: copies
+    // them out as text, which runs nothing.
+    let echoed = "To change one line only, make the call with its whole line:\n\
+        Edit {\"file_path\": \"app.py\", \"old_string\": \"DEFAULT_LANGUAGE = \\\"fr\\\"\", \"new_string\": \"DEFAULT_LANGUAGE = \\\"en\\\"\"}";
+    let made = call(
+        "Edit",
+        serde_json::json!({"file_path": "app.py", "old_string": "DEFAULT_LANGUAGE = \"fr\"", "new_string": "DEFAULT_LANGUAGE = \"en\""}),
+    );
+    let run = Scenario::new()
+        .file("app.py", file)
+        .run(
+            &[&call("Read", serde_json::json!({"file_path": "app.py"})), &ambiguous, echoed, &made, "Done."],
+            "Make the default English.",
+        )
+        .await;
+    assert!(run.result_output(1).contains("To change one line only"), "{}", run.result_output(1));
+    assert_eq!(run.read("app.py"), file.replacen("\"fr\"", "\"en\"", 1));
+    assert!(run.render().contains("[the model wrote a tool call as text — offering it the call…]"), "{}", run.render());
+    let request = run.backend.last_request().unwrap();
+    let offer = request
+        .messages
+        .iter()
+        .map(|m| m.text())
+        .find(|t| t.starts_with("[tack] Your reply wrote a tool call as text"))
+        .expect("the offer");
+    assert!(
+        offer.contains(r#"{"tool": "Edit", "input": {"#) && offer.contains("DEFAULT_LANGUAGE = \\\"en\\\""),
+        "{offer}"
     );
 }
 

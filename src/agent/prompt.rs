@@ -24,7 +24,8 @@ const BASE: &str = "You are tack, a coding agent working inside the user's proje
 You read and change the project's files through the tools below; you cannot see anything you have not read. \
 The project's files are listed at the start of the conversation; paths are relative to the workspace root. \
 Work in small verified steps: find the file that matters (Grep searches contents), Read it before you change it, \
-change it with Edit, copying old_string exactly from what Read showed, and check the result (run the tests when there are any). \
+change it with Edit, copying old_string exactly from what Read showed, and check the result. \
+To add code, Edit with old_string set to the lines it goes after and new_string set to those same lines followed by the new code. \
 Keep edits minimal and in the project's style, never invent file contents, and never repeat a call whose result you already have. \
 Answer questions about the project from what you have read in it, not from guesses. \
 When the task is done, or you need the user, answer in plain text without calling a tool.";
@@ -69,6 +70,10 @@ unless already allowed. A denied call comes back as an error: do not retry it un
 pub fn system_prompt(mode: PermissionMode, tools: &[ToolSpec], protocol: ToolProtocol) -> String {
     let mut out = String::new();
     out.push_str(BASE);
+    // Told to run tests it has no tool for, a model tells the user to.
+    if tools.iter().any(|tool| tool.name == "Bash") {
+        out.push_str(" Run the project's tests after a change when it has any.");
+    }
     out.push_str("\n\n");
     out.push_str(mode_text(mode));
     out.push('\n');
@@ -146,6 +151,7 @@ mod tests {
         }];
         let text = system_prompt(PermissionMode::Plan, &tools, ToolProtocol::Text);
         assert!(text.contains("Mode: plan"));
+        assert!(!text.contains("Run the project's tests"), "no tool to run them with: {text}");
         assert!(text.contains("## Read\nRead a file.\nInput schema: {\"type\":\"object\"}"));
         assert!(text.contains("{\"tool\": \"Read\", \"input\""));
         let native = system_prompt(PermissionMode::AutoAll, &tools, ToolProtocol::Native);

@@ -67,6 +67,19 @@ const UNFIXED_ERROR: (&str, &str) = (
      told you.",
 );
 
+/// Told to a model whose reply wrote calls out as text (`Edit {...}`, often
+/// copied from an error that suggested them) instead of making them; the
+/// calls follow in the model's own call format, and its next reply is held
+/// to a call.
+const WRITTEN_CALL: (&str, &str) = (
+    "[the model wrote a tool call as text — offering it the call…]",
+    "[tack] Your reply wrote a tool call as text, but text does not run, so nothing was done. Make the call \
+     the task needs now, as a real tool call; the one you wrote would be:",
+);
+
+/// Calls a reply wrote as text offered back at most.
+const MAX_OFFERED_CALLS: usize = 3;
+
 /// Told to a model whose reply ended announcing a call it did not make
 /// ("Here is the call:"); its next reply is held to a call.
 const ANNOUNCED_CALL: (&str, &str) = (
@@ -240,6 +253,7 @@ impl Conversation {
         // The model was offered the edit its reply showed (once a turn), or
         // asked for the call it announced; either way its next reply is a call.
         let mut offered_edit = false;
+        let mut offered_written = false;
         let mut asked_for_calls = 0;
         let mut force_call = false;
         // A Stop hook has sent the model back this turn (hooks read it to
@@ -320,6 +334,33 @@ impl Conversation {
                         ),
                     });
                     self.record(Message::user_text(nudge));
+                    continue;
+                }
+            }
+            if calls.is_empty() && !offered_written {
+                let written: Vec<(String, Value)> = written_calls(&text)
+                    .into_iter()
+                    .filter(|(name, input)| self.tools.check(name, input).is_ok())
+                    .take(MAX_OFFERED_CALLS)
+                    .collect();
+                if !written.is_empty() {
+                    offered_written = true;
+                    force_call = true;
+                    let calls: Vec<String> = written
+                        .iter()
+                        .map(|(name, input)| {
+                            let fields: Vec<(&str, Value)> = input
+                                .as_object()
+                                .into_iter()
+                                .flatten()
+                                .map(|(key, value)| (key.as_str(), value.clone()))
+                                .collect();
+                            self.call_text(name, &fields)
+                        })
+                        .collect();
+                    let (notice, nudge) = WRITTEN_CALL;
+                    self.events.emit(Event::Text { text: format!("\n{notice}\n") });
+                    self.record(Message::user_text(format!("{nudge}\n{}", calls.join("\n"))));
                     continue;
                 }
             }
@@ -939,6 +980,26 @@ impl Conversation {
 
 /// Whether an answer holds no words: blank, or only bare markup tags
 /// (`<tools>`) that a small model copied from its chat template.
+/// Calls written out in a reply's text as `Name {json}` lines, the form
+/// tack's own errors suggest them in. Backticks and list markers around
+/// them are allowed; anything else on the line is not.
+fn written_calls(text: &str) -> Vec<(String, Value)> {
+    let mut calls: Vec<(String, Value)> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim().trim_start_matches(['-', '*']).trim().trim_matches('`');
+        let Some((name, input)) = line.split_once(' ') else { continue };
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let Ok(input @ Value::Object(_)) = serde_json::from_str::<Value>(input.trim()) else { continue };
+        let call = (name.to_string(), input);
+        if !calls.contains(&call) {
+            calls.push(call);
+        }
+    }
+    calls
+}
+
 fn says_nothing(text: &str) -> bool {
     let mut rest = text.trim();
     while let Some(tag) = rest.strip_prefix('<') {
@@ -1009,6 +1070,18 @@ mod tests {
     fn an_answer_of_bare_tags_says_nothing() {
         assert!(says_nothing(" \n"));
         assert!(says_nothing("<tools>\n\n"));
+        let written = written_calls(
+            "To change one line:\nEdit {\"file_path\": \"a.py\", \"old_string\": \"x\"}\n\
+             - `Read {\"file_path\": \"b.py\"}`\nEdit {\"file_path\": \"a.py\", \"old_string\": \"x\"}\n\
+             Then Edit {\"file_path\": \"c.py\"}\nRead {not json}",
+        );
+        assert_eq!(
+            written,
+            [
+                ("Edit".to_string(), serde_json::json!({"file_path": "a.py", "old_string": "x"})),
+                ("Read".to_string(), serde_json::json!({"file_path": "b.py"})),
+            ]
+        );
         assert!(says_nothing("<tools>\n</tools>"));
         assert!(!says_nothing("<tools> src/date.py"));
         assert!(!says_nothing("src/date.py"));

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome, number_lines};
+use super::{Retry, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome, number_lines};
 use crate::workspace::edits::{EditOutcome, FileChange};
 
 pub struct Edit;
@@ -134,8 +134,9 @@ impl TypedTool for Edit {
     async fn call(&self, input: EditInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let path = ctx.workspace.resolve(&input.file_path)?;
         let before = ctx.workspace.read_text(&path)?;
-        ctx.state.check_read(&path, &before)?;
-        let after = replace(&before, &input, path.display()).map_err(ToolError::Invalid)?;
+        let after = replace(&before, &input, path.display());
+        ctx.state.check_read(&path, &before, if after.is_ok() { Retry::SameCall } else { Retry::CopyOldString })?;
+        let after = after.map_err(ToolError::Invalid)?;
         let display = path.display().to_string();
         let snippet = changed_lines(&before, &after);
         let outcome = ctx.edits.propose(FileChange::Write { path: path.clone(), before: Some(before), after }).await;

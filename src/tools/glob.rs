@@ -61,9 +61,9 @@ impl TypedTool for Glob {
             return Ok(ToolOutput::ok(
                 // Models often look for a function or setting by file name.
                 format!(
-                    "no files match `{}` under {}. Glob matches file names; to find where something is defined or used inside files, use Grep",
+                    "no files match `{}` {}. Glob matches file names; to find where something is defined or used inside files, use Grep",
                     input.pattern,
-                    base.display()
+                    base.place()
                 ),
                 format!("no files match {}", input.pattern),
             ));

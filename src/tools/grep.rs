@@ -122,7 +122,7 @@ impl TypedTool for Grep {
 
         if matching_files == 0 {
             return Ok(ToolOutput::ok(
-                format!("no matches for `{}` under {}", input.pattern, base.display()),
+                format!("no matches for `{}` {}", input.pattern, base.place()),
                 format!("no matches for {}", input.pattern),
             ));
         }

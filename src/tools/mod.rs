@@ -202,8 +202,9 @@ impl ConversationState {
     /// unless the model has read it as it is. A file short enough to show is
     /// shown in the refusal, and counts as read: the model can make the
     /// change right away, from the real text (a small model told to go and
-    /// read tends to pass the advice on to the user instead).
-    pub(crate) fn check_read(&self, path: &WorkspacePath, current: &str) -> Result<(), ToolError> {
+    /// read tends to pass the advice on to the user instead). `retry` says
+    /// what the model is to do next.
+    pub(crate) fn check_read(&self, path: &WorkspacePath, current: &str, retry: Retry) -> Result<(), ToolError> {
         let why = match self.ledger().seen.get(&path.abs) {
             None => format!("you had not read {}", path.display()),
             Some(hash) if *hash != text_hash(current) => {
@@ -219,9 +220,15 @@ impl ConversationState {
             )));
         }
         self.note_read(path, current);
+        let next = match retry {
+            Retry::SameCall => "it now counts as read, and your old_string matches it: make the same call again now",
+            Retry::CopyOldString => {
+                "make the change again, with old_string copied exactly from these lines (without the line numbers)"
+            }
+            Retry::WholeFile => "write it again with the whole new contents, keeping what should stay",
+        };
         Err(ToolError::Invalid(format!(
-            "nothing was changed: {why}. Here it is now; make the change again, with old_string copied exactly \
-             from these lines (without the line numbers):\n{}",
+            "nothing was changed: {why}. Here it is now; {next}:\n{}",
             number_all_lines(current)
         )))
     }
@@ -251,6 +258,18 @@ impl ConversationState {
             path.display()
         )))
     }
+}
+
+/// What a model refused a change to an unread file is to do next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Retry {
+    /// The change as called would apply: make it again, unchanged (a small
+    /// model told to "copy old_string" works out a new, worse one).
+    SameCall,
+    /// The change would not apply: copy old_string from the file shown.
+    CopyOldString,
+    /// A Write: the file's whole contents.
+    WholeFile,
 }
 
 impl ConversationState {

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::edit::{EditInput, replace};
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome};
+use super::{Retry, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome};
 use crate::workspace::edits::FileChange;
 
 pub struct MultiEdit;
@@ -56,7 +56,7 @@ impl TypedTool for MultiEdit {
             replace(&text, &edit, path.display())
                 .map_err(|problem| format!("edit {} of {count} failed, so none was applied: {problem}", index + 1))
         });
-        ctx.state.check_read(&path, &before)?;
+        ctx.state.check_read(&path, &before, if applied.is_ok() { Retry::SameCall } else { Retry::CopyOldString })?;
         let after = applied.map_err(ToolError::Invalid)?;
         let display = path.display().to_string();
         let outcome = ctx.edits.propose(FileChange::Write { path: path.clone(), before: Some(before), after }).await;

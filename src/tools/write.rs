@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome};
+use super::{Retry, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome};
 use crate::workspace::edits::FileChange;
 
 pub struct Write;
@@ -38,7 +38,7 @@ impl TypedTool for Write {
         }
         let before = if ctx.workspace.exists(&path) { Some(ctx.workspace.read_text(&path)?) } else { None };
         match &before {
-            Some(text) => ctx.state.check_read(&path, text)?,
+            Some(text) => ctx.state.check_read(&path, text, Retry::WholeFile)?,
             None => ctx.state.check_new_file(ctx.workspace, &path)?,
         }
         if before.as_deref() == Some(input.content.as_str()) {

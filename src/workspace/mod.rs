@@ -97,6 +97,12 @@ impl WorkspacePath {
     pub fn display(&self) -> &str {
         if self.rel.is_empty() { "." } else { &self.rel }
     }
+
+    /// Where a search looked, for a sentence: `.` read as a path of its own
+    /// ("under .. Glob") has sent a model searching `..`.
+    pub fn place(&self) -> String {
+        if self.rel.is_empty() { "in the workspace".to_string() } else { format!("under {}", self.rel) }
+    }
 }
 
 pub struct Workspace {
