@@ -117,7 +117,10 @@ fn one_line(error: &anyhow::Error) -> String {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TACK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    // Colour only for a person: a model worker's stderr is read line by line
+    // and logged again by its parent, and an editor shows a server's stderr raw.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).try_init();
 }
 
 /// The workspace root a command works in: the flag, else the current directory.

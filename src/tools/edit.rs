@@ -53,11 +53,10 @@ pub(super) fn replace(text: &str, edit: &EditInput, file: &str) -> Result<String
     if let Some(meant) = kept_line_below(text, first, edit) {
         return Err(format!(
             "nothing was changed: new_string keeps old_string and adds lines after it, but the next line of {file} \
-             already sets the same thing, so both would stay:\n{}\nTo change that line, include it in old_string: \
-             old_string {} and new_string {}",
+             already sets the same thing, so both would stay:\n{}\nTo change that line, make the call with it in \
+             old_string:\n{}",
             meant.clash,
-            serde_json::Value::from(meant.old_string),
-            serde_json::Value::from(edit.new_string.as_str())
+            edit_call_text(file, &meant.old_string, &edit.new_string)
         ));
     }
     let mut out = String::with_capacity(text.len() - old.len() + edit.new_string.len());
@@ -171,6 +170,17 @@ const MAX_SUGGESTED: usize = 3;
 /// changes each line alone (its whole line as old_string, when unique). A
 /// small model told "include more text" explains that to the user instead;
 /// given the call, it makes it.
+/// An Edit call as errors suggest it, in the `Name {json}` form the agent
+/// loop recognises when a model copies it out as text.
+fn edit_call_text(file: &str, old_string: &str, new_string: &str) -> String {
+    format!(
+        "Edit {{\"file_path\": {}, \"old_string\": {}, \"new_string\": {}}}",
+        serde_json::Value::from(file),
+        serde_json::Value::from(old_string),
+        serde_json::Value::from(new_string)
+    )
+}
+
 fn one_line_calls(text: &str, edit: &EditInput, file: &str) -> String {
     if edit.old_string.contains('\n') || edit.new_string.contains('\n') {
         return String::new();
@@ -179,15 +189,7 @@ fn one_line_calls(text: &str, edit: &EditInput, file: &str) -> String {
         .lines()
         .filter(|line| line.contains(edit.old_string.as_str()) && text.matches(*line).count() == 1)
         .take(MAX_SUGGESTED)
-        .map(|line| {
-            let changed = line.replacen(edit.old_string.as_str(), &edit.new_string, 1);
-            format!(
-                "Edit {{\"file_path\": {}, \"old_string\": {}, \"new_string\": {}}}",
-                serde_json::Value::from(file),
-                serde_json::Value::from(line),
-                serde_json::Value::from(changed)
-            )
-        })
+        .map(|line| edit_call_text(file, line, &line.replacen(edit.old_string.as_str(), &edit.new_string, 1)))
         .collect();
     if calls.is_empty() {
         return String::new();
@@ -243,7 +245,7 @@ mod tests {
         assert!(error.contains("  TIMEOUT = 60\n  TIMEOUT = 30"), "{error}");
         assert!(
             error.contains(
-                r##"old_string "# Seconds to wait.\nTIMEOUT = 30" and new_string "# Seconds to wait.\nTIMEOUT = 60""##
+                r##"Edit {"file_path": "s.py", "old_string": "# Seconds to wait.\nTIMEOUT = 30", "new_string": "# Seconds to wait.\nTIMEOUT = 60"}"##
             ),
             "{error}"
         );
@@ -255,7 +257,7 @@ mod tests {
         let error =
             replace(greet, &edit("def greet(name):\n", "def greet(name):\n    return f\"Hello, {name}\"\n"), "g.py")
                 .unwrap_err();
-        assert!(error.contains(r#"old_string "def greet(name):\n    return \"Helo, \" + name\n""#), "{error}");
+        assert!(error.contains(r#""old_string": "def greet(name):\n    return \"Helo, \" + name\n""#), "{error}");
     }
 
     #[test]
