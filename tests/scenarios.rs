@@ -65,7 +65,9 @@ async fn read_pages_numbers_lines_and_refuses_binary_files() {
                     call("Read", serde_json::json!({"file_path": "blob.bin"})),
                     call("Read", serde_json::json!({"file_path": "empty.txt"})),
                     call("Read", serde_json::json!({"file_path": "missing.txt"})),
+                    // Past the end of a file that fits one page: all of it.
                     call("Read", serde_json::json!({"file_path": "long.txt", "offset": 99})),
+                    call("Read", serde_json::json!({"file_path": "long.txt", "offset": 99, "limit": 5})),
                 ]
                 .join("\n"),
                 "done",
@@ -1057,6 +1059,23 @@ async fn a_reply_that_announces_a_call_and_stops_is_asked_for_the_call() {
     let request = run.backend.last_request().unwrap();
     let ask = request.messages[request.messages.len() - 3].text();
     assert!(ask.starts_with("[tack] Your reply ended before the tool call it announced"), "{ask}");
+
+    // Once a turn: announced again, after the call it was asked for, the
+    // reply is the answer.
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .run(
+            &[
+                "First I will read the file with this call:",
+                &call("Read", serde_json::json!({"file_path": "a.txt"})),
+                "It says one. To check, here is the call:",
+            ],
+            "What does a.txt say?",
+        )
+        .await;
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.outcome.text, "It says one. To check, here is the call:");
+    assert_eq!(run.backend.used(), 3);
 }
 
 #[tokio::test]
@@ -1302,7 +1321,7 @@ async fn a_call_caught_in_a_cycle_of_lines_is_cut_and_the_model_told_why() {
         })
         .collect();
     assert_eq!(results.len(), 2, "{results:?}");
-    assert!(results[0].1 && results[0].0.contains("kept repeating the same lines"), "{results:?}");
+    assert!(results[0].1 && results[0].0.contains("kept repeating itself"), "{results:?}");
     assert!(!results[1].1, "{results:?}");
     assert_eq!(run.read("settings.py"), "TIMEOUT = 60\n");
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);

@@ -34,8 +34,29 @@ impl RepetitionGuard {
             }
             self.tail.drain(..cut);
         }
-        ends_in_cycle(&self.tail)
+        ends_in_cycle(&self.tail) || ends_in_run(&self.tail)
     }
+}
+
+/// The longest unit a run within a line is made of, in bytes...
+const MAX_UNIT: usize = 16;
+/// ...and how long the run must be: longer than any separator line or
+/// padding a file of code holds.
+const MIN_RUN: usize = 512;
+
+/// The reply ends in one short unit repeated within a line (a number the
+/// model keeps writing digits of: `offset: 100000000000...`), which the
+/// line cycles never see.
+fn ends_in_run(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.len() < MIN_RUN {
+        return false;
+    }
+    let tail = &bytes[bytes.len() - MIN_RUN..];
+    (1..=MAX_UNIT).any(|unit| {
+        tail[unit..].iter().zip(tail).all(|(later, earlier)| later == earlier)
+            && !tail.iter().all(|b| b.is_ascii_whitespace())
+    })
 }
 
 /// A line as the cycle sees it: numbers that count up do not break a cycle.
@@ -113,5 +134,16 @@ mod tests {
         let source = include_str!("turn.rs");
         assert!(!fed_in_pieces(source));
         assert!(!fed_in_pieces(&"\n".repeat(500)), "blank lines are not a cycle worth cutting");
+        assert!(!fed_in_pieces(&format!("# {}\nx = 1\n", "=".repeat(120))), "a separator line is not a run");
+        assert!(!fed_in_pieces(&" ".repeat(2000)), "nor is indentation");
+    }
+
+    #[test]
+    fn a_number_that_never_ends_is_caught() {
+        // The 1.5B coder's Read offset, written until max_tokens.
+        let call =
+            format!(r#"{{"name": "Read", "arguments": {{"file_path": "greet.py", "offset": 1{}"#, "0".repeat(600));
+        assert!(fed_in_pieces(&call));
+        assert!(fed_in_pieces(&format!("Let's try {}", "ab12".repeat(200))));
     }
 }

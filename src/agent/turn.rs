@@ -88,10 +88,13 @@ const ANNOUNCED_CALL: (&str, &str) = (
 );
 
 /// Shown where a reply that fell into a cycle of lines was cut.
-const REPEATED_LINES: &str = "\n[the reply kept repeating the same lines — cut off]\n";
+const REPEATED: &str = "\n[the reply kept repeating itself — cut off]\n";
 
-/// Announced calls asked for per turn: each costs a generation.
-const MAX_ASKED_FOR_CALLS: usize = 2;
+/// Announced calls asked for per turn: each costs a generation, and a small
+/// model that announces again after one forced call is narrating (after a
+/// finished change, "Here's the corrected call:"), and a second forced call
+/// undoes good work.
+const MAX_ASKED_FOR_CALLS: usize = 1;
 
 /// Whether a failed call's result is one the model should fix and retry:
 /// not a refusal by the user, a rule or a hook, which it must respect.
@@ -545,7 +548,7 @@ impl Conversation {
                         // Dropping the stream stops the generation.
                         tracing::info!("the reply fell into a cycle of lines; cutting it");
                         generation.repeated = true;
-                        self.events.emit(Event::Text { text: REPEATED_LINES.into() });
+                        self.events.emit(Event::Text { text: REPEATED.into() });
                         break;
                     }
                 }
@@ -603,8 +606,8 @@ impl Conversation {
                 };
                 let problem = if generation.repeated {
                     format!(
-                        "your tool call was cut off: it kept repeating the same lines, so it never ended. \
-                         Write the call again with only the lines that belong in it; write each call {example}"
+                        "your tool call was cut off: it kept repeating itself, so it never ended. \
+                         Write the call again with only what belongs in it; write each call {example}"
                     )
                 } else {
                     format!("your tool call could not be read: {}\nwrite each call {example}", bad.problem)

@@ -83,13 +83,24 @@ impl TypedTool for Read {
         }
         // Counting newline bytes vectorizes; iterating lines does not.
         let total = text.bytes().filter(|&b| b == b'\n').count() + usize::from(!text.ends_with('\n'));
-        let offset = input.offset.unwrap_or(1);
         let limit = input.limit.unwrap_or(DEFAULT_LIMIT);
+        let mut offset = input.offset.unwrap_or(1);
+        let mut past_the_end = None;
         if offset > total {
-            return Err(ToolError::Invalid(format!(
-                "offset {offset} is past the end of {} ({total} lines)",
-                path.display()
-            )));
+            // Small models fill optional numbers with noise (`offset:
+            // 1000000000000000`); a file that fits one page is shown whole.
+            if total > limit {
+                return Err(ToolError::Invalid(format!(
+                    "offset {offset} is past the end of {} ({total} lines)",
+                    path.display()
+                )));
+            }
+            past_the_end = Some(format!(
+                "(offset {offset} is past the end of {}, which has {}: here is all of it)\n",
+                path.display(),
+                plural(total, "line")
+            ));
+            offset = 1;
         }
         let mut cut_lines = 0;
         let lines = text.lines().enumerate().skip(offset - 1).take(limit).map(|(i, line)| {
@@ -101,7 +112,7 @@ impl TypedTool for Read {
                 (i + 1, line)
             }
         });
-        let mut output = number_lines(lines);
+        let mut output = past_the_end.unwrap_or_default() + &number_lines(lines);
         let last = (offset - 1 + limit).min(total);
         let partial = offset > 1 || last < total;
         if last < total {
