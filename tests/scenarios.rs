@@ -991,6 +991,32 @@ async fn a_reply_that_shows_a_changed_file_is_offered_that_edit_as_a_call() {
 }
 
 #[tokio::test]
+async fn renaming_an_identifier_lists_where_the_old_name_is_still_used() {
+    let rename = call(
+        "Edit",
+        serde_json::json!({"file_path": "cart.py", "old_string": "calc_total", "new_string": "compute_total"}),
+    );
+    let body = call(
+        "Edit",
+        serde_json::json!({"file_path": "cart.py", "old_string": "sum(prices)", "new_string": "sum(prices) + 0"}),
+    );
+    let run = Scenario::new()
+        .file("cart.py", "def calc_total(prices):\n    return sum(prices)\n")
+        .file("main.py", "from cart import calc_total\n\nprint(calc_total([1, 2]))\nprint('calc_totals')\n")
+        .file(".env", "calc_total=secret\n")
+        .run(&[&call("Read", serde_json::json!({"file_path": "cart.py"})), &rename, &body, "Done."], "rename")
+        .await;
+    let renamed = run.result_output(1);
+    assert!(
+        renamed.ends_with(
+            "`calc_total` is still used in 1 file:\nmain.py:1:from cart import calc_total\nmain.py:3:print(calc_total([1, 2]))\n"
+        ),
+        "{renamed}"
+    );
+    assert!(!run.result_output(2).contains("still used"), "not a rename: {}", run.result_output(2));
+}
+
+#[tokio::test]
 async fn a_call_written_out_as_text_is_offered_back_as_a_call() {
     let file = "DEFAULT_LANGUAGE = \"fr\"\n\n\ndef hello(language=DEFAULT_LANGUAGE):\n    return {\"en\": \"Hello\", \"fr\": \"Bonjour\"}[language]\n";
     let ambiguous = call("Edit", serde_json::json!({"file_path": "app.py", "old_string": "fr", "new_string": "en"}));

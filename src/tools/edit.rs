@@ -4,7 +4,9 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Retry, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome, number_lines};
+use super::{
+    Retry, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, describe_outcome, number_lines, plural,
+};
 use crate::workspace::edits::{EditOutcome, FileChange};
 
 pub struct Edit;
@@ -145,9 +147,49 @@ impl TypedTool for Edit {
             // The model checks its change against what the file now says,
             // not against what it meant to write.
             output.output.push_str(&format!("; the changed lines now read:\n{snippet}"));
+            output.output.push_str(&still_named(ctx, &input));
         }
         Ok(output)
     }
+}
+
+/// Lines still naming a renamed identifier, listed after the edit.
+const MAX_STILL_NAMED: usize = 10;
+
+/// After an edit that renames one identifier to another (`calc_total` to
+/// `compute_total`): where the old name is still used in the workspace, as
+/// Grep would list it. A model renaming "everywhere" otherwise stops at the
+/// first file, the one it was looking at.
+fn still_named(ctx: &ToolContext<'_>, edit: &EditInput) -> String {
+    let identifier = |s: &str| {
+        s.len() >= 3
+            && s.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+    };
+    if !identifier(&edit.old_string) || !identifier(&edit.new_string) {
+        return String::new();
+    }
+    let Ok(matcher) = grep_regex::RegexMatcherBuilder::new().word(true).build(&regex::escape(&edit.old_string)) else {
+        return String::new();
+    };
+    let found = super::grep::search(ctx, ctx.workspace.root(), &matcher, None);
+    let lines: Vec<String> = found
+        .iter()
+        .flat_map(|(rel, hits)| hits.iter().map(move |(number, text)| format!("{rel}:{number}:{}", text.trim_end())))
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let more = match lines.len() > MAX_STILL_NAMED {
+        true => format!("\n({} more)", lines.len() - MAX_STILL_NAMED),
+        false => String::new(),
+    };
+    format!(
+        "\n`{}` is still used in {}:\n{}{more}\n",
+        edit.old_string,
+        plural(found.len(), "file"),
+        lines[..lines.len().min(MAX_STILL_NAMED)].join("\n")
+    )
 }
 
 /// Occurrences of a repeated old_string listed in the error.
@@ -166,10 +208,6 @@ fn lines_holding(text: &str, needle: &str) -> String {
 /// Calls suggested for a repeated old_string.
 const MAX_SUGGESTED: usize = 3;
 
-/// For a one-line old_string found on several lines: the exact call that
-/// changes each line alone (its whole line as old_string, when unique). A
-/// small model told "include more text" explains that to the user instead;
-/// given the call, it makes it.
 /// An Edit call as errors suggest it, in the `Name {json}` form the agent
 /// loop recognises when a model copies it out as text.
 fn edit_call_text(file: &str, old_string: &str, new_string: &str) -> String {
@@ -181,6 +219,10 @@ fn edit_call_text(file: &str, old_string: &str, new_string: &str) -> String {
     )
 }
 
+/// For a one-line old_string found on several lines: the exact call that
+/// changes each line alone (its whole line as old_string, when unique). A
+/// small model told "include more text" explains that to the user instead;
+/// given the call, it makes it.
 fn one_line_calls(text: &str, edit: &EditInput, file: &str) -> String {
     if edit.old_string.contains('\n') || edit.new_string.contains('\n') {
         return String::new();

@@ -52,6 +52,33 @@ pub struct GrepInput {
     output_mode: Option<OutputMode>,
 }
 
+/// The matching lines of every file under `base` (a file or a folder), the
+/// editor's unsaved buffers included, by path.
+pub(super) fn search(
+    ctx: &ToolContext<'_>,
+    base: &Path,
+    matcher: &RegexMatcher,
+    file_filter: Option<&globset::GlobMatcher>,
+) -> Vec<(String, Vec<(u64, String)>)> {
+    let search = Search { workspace: ctx.workspace, matcher, file_filter };
+    let mut found: Vec<(String, Vec<(u64, String)>)> = if base.is_file() {
+        search.file(&mut new_searcher(), base).into_iter().collect()
+    } else {
+        search.tree(base, &ctx.cancel)
+    };
+    // Open documents the walk did not reach (not saved yet) are searched
+    // too; one it reached without a match is searched again, in vain.
+    let mut searcher = new_searcher();
+    for open in ctx.workspace.overlay().open_paths() {
+        let rel = ctx.workspace.relative(&open);
+        if open.starts_with(base) && !found.iter().any(|(known, _)| *known == rel) {
+            found.extend(search.file(&mut searcher, &open));
+        }
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found
+}
+
 #[async_trait]
 impl TypedTool for Grep {
     type Input = GrepInput;
@@ -81,22 +108,7 @@ impl TypedTool for Grep {
             ),
             None => None,
         };
-        let search = Search { workspace: ctx.workspace, matcher: &matcher, file_filter: file_filter.as_ref() };
-        let mut found: Vec<(String, Vec<(u64, String)>)> = if base.abs.is_file() {
-            search.file(&mut new_searcher(), &base.abs).into_iter().collect()
-        } else {
-            search.tree(&base.abs, &ctx.cancel)
-        };
-        // Open documents the walk did not reach (not saved yet) are searched
-        // too; one it reached without a match is searched again, in vain.
-        let mut searcher = new_searcher();
-        for open in ctx.workspace.overlay().open_paths() {
-            let rel = ctx.workspace.relative(&open);
-            if open.starts_with(&base.abs) && !found.iter().any(|(known, _)| *known == rel) {
-                found.extend(search.file(&mut searcher, &open));
-            }
-        }
-        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let found = search(ctx, &base.abs, &matcher, file_filter.as_ref());
         let matching_files = found.len();
         let matching_lines: usize = found.iter().map(|(_, hits)| hits.len()).sum();
         // The lines themselves unless they are many: a list of file names
