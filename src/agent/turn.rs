@@ -294,7 +294,10 @@ impl Conversation {
                     return finish(StopReason::Error, &text, usage);
                 }
             };
-            let Generation { mut blocks, mut calls, usage: generation_usage, .. } = generation;
+            let Generation { mut blocks, mut calls, usage: generation_usage, repeated } = generation;
+            // A reply cut for repeating itself is retried as a call: left
+            // free, the model answers the cut with silence or apologies.
+            force_call |= repeated;
             usage += generation_usage;
             // Bare template tags (`<tools>` before a call) are not words to
             // the user, and kept in the history the model copies them into
@@ -605,10 +608,12 @@ impl Conversation {
                     }
                 };
                 let problem = if generation.repeated {
-                    format!(
-                        "your tool call was cut off: it kept repeating itself, so it never ended. \
-                         Write the call again with only what belongs in it; write each call {example}"
-                    )
+                    // The format was not the problem: an example call here
+                    // was answered with silence.
+                    "your tool call was cut off: it kept repeating itself, so it never ended, and nothing was done. \
+                     Make the call again, shorter: only what the task asks for, without examples, prints or tests \
+                     it did not ask for."
+                        .to_string()
                 } else {
                     format!("your tool call could not be read: {}\nwrite each call {example}", bad.problem)
                 };
