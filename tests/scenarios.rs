@@ -57,10 +57,13 @@ async fn read_pages_numbers_lines_and_refuses_binary_files() {
         .file("long.txt", &long)
         .file("blob.bin", "abc\0def")
         .file("empty.txt", "")
+        .file("notes/a.md", "a\n")
         .run(
             &[
                 &[
                     call("Read", serde_json::json!({"file_path": "long.txt", "offset": 28})),
+                    // A folder: what it holds.
+                    call("Read", serde_json::json!({"file_path": "notes"})),
                     call("Read", serde_json::json!({"file_path": "long.txt", "offset": 2, "limit": 2})),
                     call("Read", serde_json::json!({"file_path": "blob.bin"})),
                     call("Read", serde_json::json!({"file_path": "empty.txt"})),
@@ -208,11 +211,16 @@ async fn glob_grep_and_list_dir_respect_gitignore() {
                 &[
                     call("Glob", serde_json::json!({"pattern": "**/*.rs"})),
                     call("Glob", serde_json::json!({"pattern": "*.rs", "path": "src"})),
+                    // A file where the folder goes: the file is shown.
+                    call("Glob", serde_json::json!({"pattern": "src/**/mod.rs", "path": "README.md"})),
+                    // A folder that is not there: the whole workspace.
+                    call("Glob", serde_json::json!({"pattern": "**/main.rs", "path": "src/**/*.rs"})),
                     // Smart case: no capital letter, any case.
                     call("Grep", serde_json::json!({"pattern": "hello"})),
                     call("Grep", serde_json::json!({"pattern": "TODO", "output_mode": "content"})),
                     call("Grep", serde_json::json!({"pattern": "l", "output_mode": "count", "glob": "*.rs"})),
                     call("Grep", serde_json::json!({"pattern": "nothing here"})),
+                    call("Grep", serde_json::json!({"pattern": "hello", "path": "main.rs"})),
                     call("Grep", serde_json::json!({"pattern": "(unclosed"})),
                     call("ListDir", serde_json::json!({})),
                     call("ListDir", serde_json::json!({"path": "src"})),
@@ -1002,9 +1010,23 @@ async fn renaming_an_identifier_lists_where_the_old_name_is_still_used() {
     );
     let run = Scenario::new()
         .file("cart.py", "def calc_total(prices):\n    return sum(prices)\n")
-        .file("main.py", "from cart import calc_total\n\nprint(calc_total([1, 2]))\nprint('calc_totals')\n")
+        .file("main.py", "from cart import calc_total\n\nprint(calc_total([1, 2]))\n")
+        .file("notes.py", "print('calc_totals')\n")
         .file(".env", "calc_total=secret\n")
-        .run(&[&call("Read", serde_json::json!({"file_path": "cart.py"})), &rename, &body, "Done."], "rename")
+        .run(
+            &[
+                &call("Read", serde_json::json!({"file_path": "cart.py"})),
+                &rename,
+                &body,
+                &call("Edit", serde_json::json!({"file_path": "main.py", "old_string": "calc_total", "new_string": "compute_total"})),
+                &call(
+                    "Edit",
+                    serde_json::json!({"file_path": "main.py", "old_string": "calc_total", "new_string": "compute_total", "replace_all": true}),
+                ),
+                "Done.",
+            ],
+            "rename",
+        )
         .await;
     let renamed = run.result_output(1);
     assert!(
@@ -1014,6 +1036,17 @@ async fn renaming_an_identifier_lists_where_the_old_name_is_still_used() {
         "{renamed}"
     );
     assert!(!run.result_output(2).contains("still used"), "not a rename: {}", run.result_output(2));
+    // main.py unread, and the name in it twice: both said, with the call
+    // that renames every one.
+    let refused = run.result_output(3);
+    assert!(refused.starts_with("nothing was changed: you had not read main.py"), "{refused}");
+    assert!(refused.contains("The call as made would also fail: old_string occurs 2 times in main.py"), "{refused}");
+    assert!(
+        refused.contains(r#"Edit {"file_path": "main.py", "old_string": "calc_total", "new_string": "compute_total", "replace_all": true}"#),
+        "{refused}"
+    );
+    assert_eq!(run.read("main.py"), "from cart import compute_total\n\nprint(compute_total([1, 2]))\n");
+    assert!(!run.result_output(4).contains("still used"), "{}", run.result_output(4));
 }
 
 #[tokio::test]

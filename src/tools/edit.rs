@@ -136,7 +136,14 @@ impl TypedTool for Edit {
         let path = ctx.workspace.resolve(&input.file_path)?;
         let before = ctx.workspace.read_text(&path)?;
         let after = replace(&before, &input, path.display());
-        ctx.state.check_read(&path, &before, if after.is_ok() { Retry::SameCall } else { Retry::CopyOldString })?;
+        ctx.state.check_read(
+            &path,
+            &before,
+            match &after {
+                Ok(_) => Retry::SameCall,
+                Err(problem) => Retry::CopyOldString(problem),
+            },
+        )?;
         let after = after.map_err(ToolError::Invalid)?;
         let display = path.display().to_string();
         let snippet = changed_lines(&before, &after);
@@ -153,6 +160,14 @@ impl TypedTool for Edit {
     }
 }
 
+/// A name a rename is about: a word of three characters or more (`i` to
+/// `j` is too likely part of something else).
+fn is_identifier(s: &str) -> bool {
+    s.len() >= 3
+        && s.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
 /// Lines still naming a renamed identifier, listed after the edit.
 const MAX_STILL_NAMED: usize = 10;
 
@@ -161,12 +176,7 @@ const MAX_STILL_NAMED: usize = 10;
 /// Grep would list it. A model renaming "everywhere" otherwise stops at the
 /// first file, the one it was looking at.
 fn still_named(ctx: &ToolContext<'_>, edit: &EditInput) -> String {
-    let identifier = |s: &str| {
-        s.len() >= 3
-            && s.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
-            && s.chars().all(|c| c.is_alphanumeric() || c == '_')
-    };
-    if !identifier(&edit.old_string) || !identifier(&edit.new_string) {
+    if !is_identifier(&edit.old_string) || !is_identifier(&edit.new_string) {
         return String::new();
     }
     let Ok(matcher) = grep_regex::RegexMatcherBuilder::new().word(true).build(&regex::escape(&edit.old_string)) else {
@@ -226,6 +236,20 @@ fn edit_call_text(file: &str, old_string: &str, new_string: &str) -> String {
 fn one_line_calls(text: &str, edit: &EditInput, file: &str) -> String {
     if edit.old_string.contains('\n') || edit.new_string.contains('\n') {
         return String::new();
+    }
+    // Renaming a name: every use of it, most likely; offered only where
+    // each occurrence is the whole name (not `calc_totals` for `calc_total`).
+    let whole_words = || {
+        regex::Regex::new(&format!(r"\b{}\b", regex::escape(&edit.old_string)))
+            .is_ok_and(|word| word.find_iter(text).count() == text.matches(edit.old_string.as_str()).count())
+    };
+    if is_identifier(&edit.old_string) && is_identifier(&edit.new_string) && whole_words() {
+        return format!(
+            "To rename every one: Edit {{\"file_path\": {}, \"old_string\": {}, \"new_string\": {}, \"replace_all\": true}}",
+            serde_json::Value::from(file),
+            serde_json::Value::from(edit.old_string.as_str()),
+            serde_json::Value::from(edit.new_string.as_str())
+        );
     }
     let calls: Vec<String> = text
         .lines()
@@ -300,6 +324,17 @@ mod tests {
             replace(greet, &edit("def greet(name):\n", "def greet(name):\n    return f\"Hello, {name}\"\n"), "g.py")
                 .unwrap_err();
         assert!(error.contains(r#""old_string": "def greet(name):\n    return \"Helo, \" + name\n""#), "{error}");
+    }
+
+    #[test]
+    fn a_repeated_name_gets_the_call_that_renames_every_one_unless_it_is_part_of_another() {
+        let main = "from cart import calc_total\nprint(calc_total([1]))\n";
+        let error = replace(main, &edit("calc_total", "compute_total"), "main.py").unwrap_err();
+        assert!(error.contains(r#""new_string": "compute_total", "replace_all": true}"#), "{error}");
+        let longer = format!("{main}print(calc_totals)\n");
+        let error = replace(&longer, &edit("calc_total", "compute_total"), "main.py").unwrap_err();
+        assert!(!error.contains("replace_all\": true"), "{error}");
+        assert!(error.contains(r#""old_string": "print(calc_total([1]))""#), "{error}");
     }
 
     #[test]

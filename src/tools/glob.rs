@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::read::{Read, ReadInput};
 use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, folder_or_root, plural};
 
 /// More matches than this are cut: the model should narrow the pattern.
@@ -33,12 +34,24 @@ impl TypedTool for Glob {
     }
 
     async fn call(&self, input: GlobInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let base = ctx.workspace.resolve(folder_or_root(&input.path))?;
-        if !base.abs.is_dir() {
-            return Err(ToolError::Invalid(format!(
-                "{0} is a file, not a folder: to see it, Read it (file_path {0}); Glob's path is the folder to search",
-                base.display()
-            )));
+        let mut base = ctx.workspace.resolve(folder_or_root(&input.path))?;
+        // Small models put a file, or a second pattern, where the folder
+        // goes, then repeat the call that was refused: they get what they
+        // most likely wanted, and are told so.
+        let mut note = String::new();
+        if base.abs.is_file() {
+            let read = ReadInput { file_path: base.display().to_string(), offset: None, limit: None };
+            let mut shown = Read.call(read, ctx).await?;
+            shown.output = format!(
+                "{} is a file, not a folder (Glob's path is the folder to search); here it is, as Read shows it:\n{}",
+                base.display(),
+                shown.output
+            );
+            return Ok(shown);
+        }
+        if !base.abs.exists() {
+            note = format!("(there is no folder {}: searched the whole workspace)\n", base.display());
+            base = ctx.workspace.resolve(".")?;
         }
         let matcher = globset::GlobBuilder::new(&input.pattern)
             .literal_separator(true)
@@ -61,7 +74,7 @@ impl TypedTool for Glob {
             return Ok(ToolOutput::ok(
                 // Models often look for a function or setting by file name.
                 format!(
-                    "no files match `{}` {}. Glob matches file names; to find where something is defined or used inside files, use Grep",
+                    "{note}no files match `{}` {}. Glob matches file names; to find where something is defined or used inside files, use Grep",
                     input.pattern,
                     base.place()
                 ),
@@ -69,7 +82,7 @@ impl TypedTool for Glob {
             ));
         }
         found.truncate(MAX_RESULTS);
-        let mut output = found.join("\n");
+        let mut output = note.clone() + &found.join("\n");
         output.push('\n');
         if total > MAX_RESULTS {
             output.push_str(&format!("({} more not shown; narrow the pattern)\n", total - MAX_RESULTS));

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use super::glob::walk_parallel;
 use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, folder_or_root, plural};
 use crate::permissions::sensitive_reason;
-use crate::workspace::Workspace;
+use crate::workspace::{Workspace, WorkspaceError};
 
 /// Output lines past this are cut: the model should narrow the search.
 const MAX_LINES: usize = 500;
@@ -93,6 +93,11 @@ impl TypedTool for Grep {
 
     async fn call(&self, input: GrepInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let base = ctx.workspace.resolve(folder_or_root(&input.path))?;
+        // A search of a path that is not there finds nothing, and "no
+        // matches" would tell the model the text is not in the project.
+        if !base.abs.exists() && ctx.workspace.overlay().read(&base.abs).is_none() {
+            return Err(WorkspaceError::not_found(&base).into());
+        }
         let matcher = RegexMatcherBuilder::new()
             // Smart case, as ripgrep users set it: `port` finds `PORT = 8427`,
             // which a model searching by the word alone would otherwise miss.

@@ -14,7 +14,7 @@ pub struct ListDir;
 #[serde(deny_unknown_fields)]
 pub struct ListDirInput {
     /// Directory relative to the workspace root (default: the root).
-    path: Option<String>,
+    pub(super) path: Option<String>,
 }
 
 #[async_trait]

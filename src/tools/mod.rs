@@ -204,7 +204,7 @@ impl ConversationState {
     /// change right away, from the real text (a small model told to go and
     /// read tends to pass the advice on to the user instead). `retry` says
     /// what the model is to do next.
-    pub(crate) fn check_read(&self, path: &WorkspacePath, current: &str, retry: Retry) -> Result<(), ToolError> {
+    pub(crate) fn check_read(&self, path: &WorkspacePath, current: &str, retry: Retry<'_>) -> Result<(), ToolError> {
         let why = match self.ledger().seen.get(&path.abs) {
             None => format!("you had not read {}", path.display()),
             Some(hash) if *hash != text_hash(current) => {
@@ -220,15 +220,20 @@ impl ConversationState {
             )));
         }
         self.note_read(path, current);
-        let next = match retry {
-            Retry::SameCall => "it now counts as read, and your old_string matches it: make the same call again now",
-            Retry::CopyOldString => {
-                "make the change again, with old_string copied exactly from these lines (without the line numbers)"
+        let (next, after) = match retry {
+            Retry::SameCall => {
+                ("it now counts as read, and your old_string matches it: make the same call again now", String::new())
             }
-            Retry::WholeFile => "write it again with the whole new contents, keeping what should stay",
+            Retry::CopyOldString(problem) => (
+                "make the change again, with old_string copied exactly from these lines (without the line numbers)",
+                // Why the call as made would fail too, with the calls that
+                // would not: told only to copy, the model makes it again.
+                format!("The call as made would also fail: {problem}\n"),
+            ),
+            Retry::WholeFile => ("write it again with the whole new contents, keeping what should stay", String::new()),
         };
         Err(ToolError::Invalid(format!(
-            "nothing was changed: {why}. Here it is now; {next}:\n{}",
+            "nothing was changed: {why}. Here it is now; {next}:\n{}{after}",
             number_all_lines(current)
         )))
     }
@@ -262,12 +267,13 @@ impl ConversationState {
 
 /// What a model refused a change to an unread file is to do next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Retry {
+pub(crate) enum Retry<'a> {
     /// The change as called would apply: make it again, unchanged (a small
     /// model told to "copy old_string" works out a new, worse one).
     SameCall,
-    /// The change would not apply: copy old_string from the file shown.
-    CopyOldString,
+    /// The change would not apply, for this reason: copy old_string from
+    /// the file shown.
+    CopyOldString(&'a str),
     /// A Write: the file's whole contents.
     WholeFile,
 }

@@ -56,7 +56,14 @@ impl TypedTool for MultiEdit {
             replace(&text, &edit, path.display())
                 .map_err(|problem| format!("edit {} of {count} failed, so none was applied: {problem}", index + 1))
         });
-        ctx.state.check_read(&path, &before, if applied.is_ok() { Retry::SameCall } else { Retry::CopyOldString })?;
+        ctx.state.check_read(
+            &path,
+            &before,
+            match &applied {
+                Ok(_) => Retry::SameCall,
+                Err(problem) => Retry::CopyOldString(problem),
+            },
+        )?;
         let after = applied.map_err(ToolError::Invalid)?;
         let display = path.display().to_string();
         let outcome = ctx.edits.propose(FileChange::Write { path: path.clone(), before: Some(before), after }).await;

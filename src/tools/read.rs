@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::list_dir::{ListDir, ListDirInput};
 use super::{ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool, number_lines, plural};
 
 /// Lines returned when the model gives no limit.
@@ -19,13 +20,13 @@ pub struct Read;
 #[serde(deny_unknown_fields)]
 pub struct ReadInput {
     /// Path of the file, relative to the workspace root.
-    file_path: String,
+    pub(super) file_path: String,
     /// First line to return, 1-based.
     #[schemars(range(min = 1))]
-    offset: Option<usize>,
+    pub(super) offset: Option<usize>,
     /// How many lines to return (default 2000).
     #[schemars(range(min = 1))]
-    limit: Option<usize>,
+    pub(super) limit: Option<usize>,
 }
 
 #[async_trait]
@@ -44,10 +45,12 @@ impl TypedTool for Read {
     async fn call(&self, input: ReadInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let path = ctx.workspace.resolve(&input.file_path)?;
         if path.abs.is_dir() {
-            return Err(ToolError::Invalid(format!(
-                "{} is a directory; use ListDir to see what it holds",
-                path.display()
-            )));
+            // What a model reading a folder wants is what it holds.
+            let listing = ListDirInput { path: Some(path.display().to_string()) };
+            let mut shown = ListDir.call(listing, ctx).await?;
+            shown.output =
+                format!("{} is a folder; what it holds, as ListDir shows it:\n{}", path.display(), shown.output);
+            return Ok(shown);
         }
         // Sized before reading, so a huge file is refused without loading it.
         let size = ctx.workspace.size(&path)?;

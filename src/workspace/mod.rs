@@ -69,7 +69,7 @@ impl WorkspaceError {
         }
     }
 
-    fn not_found(path: &WorkspacePath) -> Self {
+    pub fn not_found(path: &WorkspacePath) -> Self {
         let depth = path.real_rel.split('/').filter(|part| !part.is_empty()).count();
         let hint = match path.abs.ancestors().nth(depth) {
             Some(root) => snapshot::missing_path_hint(root, &path.real_rel),
