@@ -34,6 +34,17 @@ impl Cli {
         self.workspace.path().join(rel)
     }
 
+    /// The one session file the run saved (the folder also holds its .gitignore).
+    fn only_session(&self) -> PathBuf {
+        let sessions: Vec<PathBuf> = std::fs::read_dir(self.path(".tack/sessions"))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+            .collect();
+        assert_eq!(sessions.len(), 1, "{sessions:?}");
+        sessions.into_iter().next().unwrap()
+    }
+
     fn script(&self, entries: Value) -> PathBuf {
         let path = self.home.path().join(format!("script-{}.json", fastrand::u32(..)));
         std::fs::write(&path, entries.to_string()).unwrap();
@@ -347,7 +358,7 @@ fn an_interrupt_cancels_the_turn_and_exits_130() {
     let last: Value = serde_json::from_str(seen.last().unwrap()).unwrap();
     assert_eq!(last["kind"], "turn_finished");
     assert_eq!(last["stopReason"], "cancelled");
-    let sessions = std::fs::read_dir(cli.path(".tack/sessions")).unwrap().next().unwrap().unwrap().path();
+    let sessions = cli.only_session();
     let text = std::fs::read_to_string(sessions).unwrap();
     assert_eq!(text.lines().count(), 4, "header, prompt, partial answer, stop:\n{text}");
     assert!(text.lines().last().unwrap().contains(r#""stop":"cancelled""#), "{text}");
@@ -443,7 +454,7 @@ fn a_tiny_context_window_compacts_the_prompt_but_the_session_keeps_everything() 
     let events = events(&output);
     assert!(events.iter().any(|e| e["kind"] == "compaction"), "no compaction");
     assert_eq!(events.last().unwrap()["stopReason"], "end_turn");
-    let sessions = std::fs::read_dir(cli.path(".tack/sessions")).unwrap().next().unwrap().unwrap().path();
+    let sessions = cli.only_session();
     let text = std::fs::read_to_string(sessions).unwrap();
     assert_eq!(text.lines().count(), 1 + 1 + 6 * 2 + 1 + 1, "header, prompt, 6 calls and results, answer, stop");
     assert!(!text.contains("[compacted"), "the session file holds the full outputs");

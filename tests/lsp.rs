@@ -532,8 +532,11 @@ fn when_the_client_goes_away_turns_are_cancelled_processes_killed_and_the_server
         std::thread::sleep(Duration::from_millis(50));
     }
     // The turn was cancelled before the server went: its session says so.
-    let sessions: Vec<PathBuf> =
-        std::fs::read_dir(ws.dir.path().join(".tack/sessions")).unwrap().map(|e| e.unwrap().path()).collect();
+    let sessions: Vec<PathBuf> = std::fs::read_dir(ws.dir.path().join(".tack/sessions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
     assert_eq!(sessions.len(), 1, "{sessions:?}");
     let session = std::fs::read_to_string(&sessions[0]).unwrap();
     assert!(session.ends_with('\n'), "{session}");
@@ -557,8 +560,9 @@ fn shutdown_then_exit_ends_the_server_with_status_0() {
     assert_eq!(client.wait_turn_finished(&conversation)["stopReason"], "end_turn", "{}", client.report());
     let status = client.shutdown_and_exit();
     assert_eq!(status.code(), Some(0), "{}", client.report());
-    let sessions: Vec<_> = std::fs::read_dir(ws.dir.path().join(".tack/sessions")).unwrap().collect();
-    assert!(!sessions.is_empty(), "the session is on disk");
+    let sessions = std::fs::read_dir(ws.dir.path().join(".tack/sessions")).unwrap();
+    let saved = sessions.filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|ext| ext == "jsonl"));
+    assert_eq!(saved.count(), 1, "the session is on disk");
 }
 
 #[test]

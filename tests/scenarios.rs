@@ -1050,6 +1050,50 @@ async fn renaming_an_identifier_lists_where_the_old_name_is_still_used() {
 }
 
 #[tokio::test]
+async fn a_model_that_stops_after_an_error_naming_calls_is_offered_those_calls() {
+    let file = "DEFAULT_LANGUAGE = \"fr\"\n\n\ndef hello(language=DEFAULT_LANGUAGE):\n    return {\"en\": \"Hello\", \"fr\": \"Bonjour\"}[language]\n";
+    let ambiguous = call("Edit", serde_json::json!({"file_path": "app.py", "old_string": "fr", "new_string": "en"}));
+    let made = call(
+        "Edit",
+        serde_json::json!({"file_path": "app.py", "old_string": "DEFAULT_LANGUAGE = \"fr\"", "new_string": "DEFAULT_LANGUAGE = \"en\""}),
+    );
+    let run = Scenario::new()
+        .file("app.py", file)
+        .run(
+            &[
+                &call("Read", serde_json::json!({"file_path": "app.py"})),
+                &ambiguous,
+                "Here is the corrected call.",
+                &made,
+                "Done.",
+            ],
+            "Make the default English.",
+        )
+        .await;
+    assert_eq!(run.read("app.py"), file.replacen("\"fr\"", "\"en\"", 1));
+    let request = run.backend.last_request().unwrap();
+    let nudge = request
+        .messages
+        .iter()
+        .map(|m| m.text())
+        .find(|t| t.starts_with("[tack] Your last change failed"))
+        .expect("the nudge");
+    let offered = r#"{"tool": "Edit", "input": {"file_path": "app.py", "new_string": "DEFAULT_LANGUAGE = \"en\"", "old_string": "DEFAULT_LANGUAGE = \"fr\""}}"#;
+    assert!(nudge.contains(&format!("The error named calls that would work:\n{offered}")), "{nudge}");
+}
+
+#[tokio::test]
+async fn a_tool_refused_for_a_repeated_lookup_is_held_back_for_one_reply() {
+    let read = call("Read", serde_json::json!({"file_path": "a.txt"}));
+    let run = Scenario::new().file("a.txt", "one\n").run(&[&read, &read, "It says one."], "What does a.txt say?").await;
+    assert!(run.result_output(1).starts_with("you already called Read"), "{}", run.result_output(1));
+    let request = run.backend.last_request().unwrap();
+    let offered: Vec<&str> = request.tools.iter().map(|tool| tool.name.as_str()).collect();
+    assert!(!offered.contains(&"Read") && offered.contains(&"Edit"), "{offered:?}");
+    assert_eq!(run.outcome.text, "It says one.");
+}
+
+#[tokio::test]
 async fn a_call_written_out_as_text_is_offered_back_as_a_call() {
     let file = "DEFAULT_LANGUAGE = \"fr\"\n\n\ndef hello(language=DEFAULT_LANGUAGE):\n    return {\"en\": \"Hello\", \"fr\": \"Bonjour\"}[language]\n";
     let ambiguous = call("Edit", serde_json::json!({"file_path": "app.py", "old_string": "fr", "new_string": "en"}));

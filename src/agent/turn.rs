@@ -121,6 +121,8 @@ struct PendingCall {
     tool: Option<Arc<dyn Tool>>,
     /// Why the call cannot run (unparseable, unknown tool, bad input).
     problem: Option<String>,
+    /// The problem is that the same lookup was made before, unchanged.
+    repeated_lookup: bool,
 }
 
 impl PendingCall {
@@ -252,6 +254,8 @@ impl Conversation {
         // Whether the last results held a failure the model should fix, and
         // whether it was already told once this turn to go on after one.
         let mut unfixed_failure = false;
+        let mut failed_output = String::new();
+        let mut repeated_tools: Vec<String> = Vec::new();
         let mut pushed_on = false;
         // The model was offered the edit its reply showed (once a turn), or
         // asked for the call it announced; either way its next reply is a call.
@@ -277,7 +281,11 @@ impl Conversation {
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
             // The last nudge before giving up holds the model to a call.
             let require_call = nudges == MAX_NUDGES || std::mem::take(&mut force_call);
-            let generation = match self.generate(&system, &specs, messages, require_call, cancel).await {
+            // A tool just refused for a repeated lookup is left out of this
+            // generation: a small model decoding greedily makes the same
+            // call again after every refusal and nudge.
+            let held_back = std::mem::take(&mut repeated_tools);
+            let generation = match self.generate(&system, &specs, &held_back, messages, require_call, cancel).await {
                 StreamEnd::Complete(generation) => generation,
                 StreamEnd::Cancelled(partial) => {
                     usage += partial.usage;
@@ -344,26 +352,10 @@ impl Conversation {
                 }
             }
             if calls.is_empty() && !offered_written {
-                let written: Vec<(String, Value)> = written_calls(&text)
-                    .into_iter()
-                    .filter(|(name, input)| self.tools.check(name, input).is_ok())
-                    .take(MAX_OFFERED_CALLS)
-                    .collect();
-                if !written.is_empty() {
+                let calls = self.offered_calls(&text);
+                if !calls.is_empty() {
                     offered_written = true;
                     force_call = true;
-                    let calls: Vec<String> = written
-                        .iter()
-                        .map(|(name, input)| {
-                            let fields: Vec<(&str, Value)> = input
-                                .as_object()
-                                .into_iter()
-                                .flatten()
-                                .map(|(key, value)| (key.as_str(), value.clone()))
-                                .collect();
-                            self.call_text(name, &fields)
-                        })
-                        .collect();
                     let (notice, nudge) = WRITTEN_CALL;
                     self.events.emit(Event::Text { text: format!("\n{notice}\n") });
                     self.record(Message::user_text(format!("{nudge}\n{}", calls.join("\n"))));
@@ -383,6 +375,13 @@ impl Conversation {
                 unfixed_failure = false;
                 force_call = true;
                 let (notice, nudge) = UNFIXED_ERROR;
+                let mut nudge = nudge.to_string();
+                // An error that named the calls that work is the model's
+                // best next step; shown in its own call format, it is copied.
+                let suggested = self.offered_calls(&failed_output);
+                if !suggested.is_empty() {
+                    nudge.push_str(&format!(" The error named calls that would work:\n{}", suggested.join("\n")));
+                }
                 self.events.emit(Event::Text { text: format!("\n{notice}\n") });
                 self.record(Message::user_text(nudge));
                 continue;
@@ -396,6 +395,7 @@ impl Conversation {
                 }
                 return finish(StopReason::EndTurn, &text, usage);
             }
+            repeated_tools = calls.iter().filter(|call| call.repeated_lookup).map(|call| call.name.clone()).collect();
             let (mut results, cancelled) = self.run_calls(&mut calls, cancel).await;
             self.save_tasks_if_changed();
             if cancelled {
@@ -406,11 +406,16 @@ impl Conversation {
             // an answer in itself, and a capable model rightly says so.
             // The last change of the batch decides: one that failed and was
             // then made another way in the same reply is fixed.
-            unfixed_failure = calls
+            let last_change = calls
                 .iter()
                 .zip(&results)
                 .rfind(|(call, _)| call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit))
-                .is_some_and(|(_, result)| fixable_failure(result));
+                .map(|(_, result)| result)
+                .filter(|result| fixable_failure(result));
+            unfixed_failure = last_change.is_some();
+            if let Some(Block::ToolResult { output, .. }) = last_change {
+                failed_output.clone_from(output);
+            }
             for (call, result) in calls.iter().zip(&results) {
                 let is_error = matches!(result, Block::ToolResult { is_error: true, .. });
                 recent_calls.push(CallRecord { name: call.name.clone(), input: call.input.clone(), is_error });
@@ -486,13 +491,14 @@ impl Conversation {
         &mut self,
         system: &str,
         specs: &[ToolSpec],
+        held_back: &[String],
         messages: Vec<Message>,
         require_call: bool,
         cancel: &CancellationToken,
     ) -> StreamEnd {
         let mut attempt = 0;
         loop {
-            match self.stream_once(system, specs, messages.clone(), require_call, cancel).await {
+            match self.stream_once(system, specs, held_back, messages.clone(), require_call, cancel).await {
                 StreamEnd::Failed(error) if attempt < self.settings.max_retries && error.retry_after().is_some() => {
                     attempt += 1;
                     // Jitter spreads the retries of many clients hitting one overloaded server.
@@ -514,14 +520,22 @@ impl Conversation {
         &mut self,
         system: &str,
         specs: &[ToolSpec],
+        held_back: &[String],
         messages: Vec<Message>,
         require_tool_call: bool,
         cancel: &CancellationToken,
     ) -> StreamEnd {
+        // The model is offered every tool but those held back (unless that
+        // leaves none); the parser still knows them all, so a call to one
+        // is answered as a call, not taken for the answer.
+        let mut offered: Vec<ToolSpec> = specs.iter().filter(|spec| !held_back.contains(&spec.name)).cloned().collect();
+        if offered.is_empty() {
+            offered = specs.to_vec();
+        }
         let request = CompletionRequest {
             system: system.to_string(),
             messages,
-            tools: specs.to_vec(),
+            tools: offered,
             agent_path: self.events.agent_path.clone(),
             require_tool_call,
         };
@@ -623,6 +637,21 @@ impl Conversation {
         }
     }
 
+    /// The valid calls written out in `text` (a reply, an error that
+    /// suggests calls), each as the model was taught to make it.
+    fn offered_calls(&self, text: &str) -> Vec<String> {
+        written_calls(text)
+            .into_iter()
+            .filter(|(name, input)| self.tools.check(name, input).is_ok())
+            .take(MAX_OFFERED_CALLS)
+            .map(|(name, input)| {
+                let fields: Vec<(&str, Value)> =
+                    input.as_object().into_iter().flatten().map(|(key, value)| (key.as_str(), value.clone())).collect();
+                self.call_text(&name, &fields)
+            })
+            .collect()
+    }
+
     /// A call as the model was taught to write it: tack's protocol, or the
     /// format its chat template lays out. Keys stay in the order given, the
     /// order the tools are called in (`file_path`, `old_string`, `new_string`).
@@ -677,9 +706,14 @@ impl Conversation {
                 Err(problem) => (None, Some(problem.to_string())),
             },
         };
-        let problem = problem.or_else(|| self.repeated_lookup(&name, &input, tool.as_deref()));
+        let repeat = match problem {
+            Some(_) => None,
+            None => self.repeated_lookup(&name, &input, tool.as_deref()),
+        };
+        let repeated_lookup = repeat.is_some();
+        let problem = problem.or(repeat);
         generation.blocks.push(Block::ToolUse { id: id.clone(), name: name.clone(), input: input.clone() });
-        generation.calls.push(PendingCall { id, name, input, tool, problem });
+        generation.calls.push(PendingCall { id, name, input, tool, problem, repeated_lookup });
     }
 
     /// Refuses a lookup (Read, Grep, ...) the model already made since the

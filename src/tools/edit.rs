@@ -135,6 +135,9 @@ impl TypedTool for Edit {
     async fn call(&self, input: EditInput, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let path = ctx.workspace.resolve(&input.file_path)?;
         let before = ctx.workspace.read_text(&path)?;
+        if let Some(made) = already_made(&before, &input, path.display()) {
+            return Ok(ToolOutput::ok(made, format!("{} already changed", path.display())));
+        }
         let after = replace(&before, &input, path.display());
         ctx.state.check_read(
             &path,
@@ -158,6 +161,24 @@ impl TypedTool for Edit {
         }
         Ok(output)
     }
+}
+
+/// Said of an Edit whose change the file already shows: old_string gone,
+/// new_string there. Small models make a change again after it succeeded;
+/// told "old_string was not found", they undo it or go round in circles.
+fn already_made(text: &str, edit: &EditInput, file: &str) -> Option<String> {
+    if edit.new_string.trim().is_empty() || text.contains(edit.old_string.as_str()) {
+        return None;
+    }
+    let at = text.find(edit.new_string.as_str())?;
+    let first = text[..at].matches('\n').count();
+    let count = edit.new_string.trim_end_matches('\n').matches('\n').count() + 1;
+    let lines = text.lines().enumerate().skip(first).take(count.min(MAX_LISTED)).map(|(i, line)| (i + 1, line));
+    Some(format!(
+        "{file} already reads as this edit would leave it, and old_string is not in it: the change is made \
+         already, and nothing was changed. The lines:\n{}",
+        number_lines(lines)
+    ))
 }
 
 /// A name a rename is about: a word of three characters or more (`i` to
@@ -335,6 +356,16 @@ mod tests {
         let error = replace(&longer, &edit("calc_total", "compute_total"), "main.py").unwrap_err();
         assert!(!error.contains("replace_all\": true"), "{error}");
         assert!(error.contains(r#""old_string": "print(calc_total([1]))""#), "{error}");
+    }
+
+    #[test]
+    fn an_edit_already_made_is_said_to_be_made() {
+        let settings = "# Wait.\nTIMEOUT = 60\nRETRIES = 3\n";
+        let made = already_made(settings, &edit("TIMEOUT = 30", "TIMEOUT = 60"), "s.py").unwrap();
+        assert!(made.starts_with("s.py already reads as this edit would leave it"), "{made}");
+        assert!(made.ends_with("     2\tTIMEOUT = 60\n"), "{made}");
+        assert_eq!(already_made(settings, &edit("TIMEOUT = 60", "TIMEOUT = 90"), "s.py"), None);
+        assert_eq!(already_made(settings, &edit("TIMEOUT = 30", "TIMEOUT = 90"), "s.py"), None);
     }
 
     #[test]

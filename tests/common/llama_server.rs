@@ -46,14 +46,17 @@ impl LlamaServer {
             .spawn()
             .expect("cannot start llama-server");
         let root = format!("http://127.0.0.1:{port}");
-        let server = LlamaServer { child, base_url: format!("{root}/v1"), root, log, _log_dir: log_dir };
+        let mut server = LlamaServer { child, base_url: format!("{root}/v1"), root, log, _log_dir: log_dir };
         server.wait_healthy();
         server
     }
 
-    fn wait_healthy(&self) {
+    fn wait_healthy(&mut self) {
         let deadline = Instant::now() + Duration::from_secs(120);
         while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("llama-server exited ({status}) before it was healthy:\n{}", self.log_text());
+            }
             if self.get("/health").is_some_and(|(status, _)| status == 200) {
                 return;
             }
