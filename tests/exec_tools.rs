@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::Scenario;
@@ -356,9 +356,16 @@ fn bash(command: &str) -> String {
 }
 
 /// A folder outside the workspace and outside the temporary directories
-/// (which the sandbox lets commands write to).
+/// (which the sandbox lets commands write to): in the build's own folder,
+/// or in the home folder when the build itself lies under /tmp.
 fn outside() -> tempfile::TempDir {
-    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let temporary = [std::env::temp_dir(), PathBuf::from("/tmp"), PathBuf::from("/var/tmp"), PathBuf::from("/dev/shm")];
+    let base = match temporary.iter().any(|temp| target.starts_with(temp)) {
+        true => PathBuf::from(std::env::var_os("HOME").expect("HOME is set")),
+        false => target,
+    };
+    tempfile::Builder::new().prefix(".tack-test-").tempdir_in(base).unwrap()
 }
 
 fn sandboxed(mode: &str, configure: impl FnOnce(&mut serde_json::Map<String, Value>)) -> tack::config::ToolSettings {
