@@ -366,6 +366,14 @@ async fn the_coder_model_s_own_call_format_is_held_to_the_offered_tools() {
     assert!(text.trim_start().starts_with("<tool_call>") || text.trim_start().starts_with("{\"name\""), "{text:?}");
     assert!(assert_calls_valid(&text, &narrow) > 0, "{text:?}");
     assert!(!text.contains("<|im_start|>") && !text.contains("<|im_end|>"), "{text:?}");
+
+    // A tool held back stays in the prompt but cannot be called: the task
+    // names Read, and the reply calls Glob.
+    let (mut request, narrow) = narrow_request("Use the Read tool to read notes.txt.");
+    request.held_back = vec!["Read".into()];
+    let (text, _, _) = generate(&backend, request).await;
+    assert!(assert_calls_valid(&text, &narrow) > 0, "{text:?}");
+    assert!(!text.contains("\"Read\"") && text.contains("\"Glob\""), "{text:?}");
 }
 
 #[tokio::test]

@@ -1083,13 +1083,25 @@ async fn a_model_that_stops_after_an_error_naming_calls_is_offered_those_calls()
 }
 
 #[tokio::test]
+async fn a_reply_that_echoes_tack_s_nudge_is_not_taken_for_the_answer() {
+    let echo = "[tack] Your last reply was empty. Continue with the task now.";
+    let run = Scenario::new().run(&["", echo, "It is 4."], "What is 2 + 2?").await;
+    assert_eq!(run.outcome.text, "It is 4.");
+    let request = run.backend.last_request().unwrap();
+    let replies: Vec<String> =
+        request.messages.iter().filter(|m| m.role == tack::protocol::Role::Assistant).map(|m| m.text()).collect();
+    assert!(replies.iter().all(|reply| !reply.contains("[tack]")), "the echo is not kept as the model's: {replies:?}");
+}
+
+#[tokio::test]
 async fn a_tool_refused_for_a_repeated_lookup_is_held_back_for_one_reply() {
     let read = call("Read", serde_json::json!({"file_path": "a.txt"}));
     let run = Scenario::new().file("a.txt", "one\n").run(&[&read, &read, "It says one."], "What does a.txt say?").await;
     assert!(run.result_output(1).starts_with("you already called Read"), "{}", run.result_output(1));
     let request = run.backend.last_request().unwrap();
-    let offered: Vec<&str> = request.tools.iter().map(|tool| tool.name.as_str()).collect();
-    assert!(!offered.contains(&"Read") && offered.contains(&"Edit"), "{offered:?}");
+    assert_eq!(request.held_back, ["Read"]);
+    assert!(request.tools.iter().any(|tool| tool.name == "Read"), "the prompt keeps every tool");
+    assert_eq!(request.callable_tools().len(), request.tools.len() - 1);
     assert_eq!(run.outcome.text, "It says one.");
 }
 

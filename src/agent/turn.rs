@@ -281,8 +281,8 @@ impl Conversation {
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
             // The last nudge before giving up holds the model to a call.
             let require_call = nudges == MAX_NUDGES || std::mem::take(&mut force_call);
-            // A tool just refused for a repeated lookup is left out of this
-            // generation: a small model decoding greedily makes the same
+            // A tool just refused for a repeated lookup cannot be called in
+            // this reply: a small model decoding greedily makes the same
             // call again after every refusal and nudge.
             let held_back = std::mem::take(&mut repeated_tools);
             let generation = match self.generate(&system, &specs, &held_back, messages, require_call, cancel).await {
@@ -313,7 +313,10 @@ impl Conversation {
             let bare_tags = blocks
                 .iter()
                 .any(|block| matches!(block, Block::Text { text } if !text.trim().is_empty() && says_nothing(text)));
-            blocks.retain(|block| !matches!(block, Block::Text { text } if says_nothing(text)));
+            // A reply that only repeats tack's own last message back (small
+            // models echo a nudge) is no answer: shown to the user as one,
+            // it reads as tack's.
+            blocks.retain(|block| !matches!(block, Block::Text { text } if says_nothing(text) || echoes_tack(text)));
             let message = Message { role: Role::Assistant, blocks };
             text = message.text();
             let silent = calls.is_empty() && says_nothing(&text);
@@ -525,19 +528,13 @@ impl Conversation {
         require_tool_call: bool,
         cancel: &CancellationToken,
     ) -> StreamEnd {
-        // The model is offered every tool but those held back (unless that
-        // leaves none); the parser still knows them all, so a call to one
-        // is answered as a call, not taken for the answer.
-        let mut offered: Vec<ToolSpec> = specs.iter().filter(|spec| !held_back.contains(&spec.name)).cloned().collect();
-        if offered.is_empty() {
-            offered = specs.to_vec();
-        }
         let request = CompletionRequest {
             system: system.to_string(),
             messages,
-            tools: offered,
+            tools: specs.to_vec(),
             agent_path: self.events.agent_path.clone(),
             require_tool_call,
+            held_back: held_back.to_vec(),
         };
         let mut stream = self.backend.stream(request);
         let mut parser = ToolCallParser::for_tools(specs.iter().map(|spec| spec.name.as_str()));
@@ -1040,6 +1037,11 @@ fn written_calls(text: &str) -> Vec<(String, Value)> {
         }
     }
     calls
+}
+
+/// Whether a reply's text is one of tack's own messages, which all start so.
+fn echoes_tack(text: &str) -> bool {
+    text.trim_start().starts_with("[tack]")
 }
 
 fn says_nothing(text: &str) -> bool {

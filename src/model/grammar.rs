@@ -58,6 +58,9 @@ impl CallFormat {
     }
 }
 
+/// Blank space between the tokens of a pretty-printed JSON call.
+const PRETTY_SPACE: &str = "space ::= [ \\t\\n]{0,16}\n";
+
 /// GBNF for calls in `format` to `tools`. With `required` the reply must
 /// consist of one to `max_calls` calls; without, `root` is exactly one call,
 /// which the decoder starts at the opener and leaves when the call is complete.
@@ -101,9 +104,15 @@ pub fn call_grammar(
         if let Some(rest) = line.strip_prefix("root ::=") {
             out.push_str(&format!("object ::={rest}\n"));
         } else if line.starts_with("space ::=") {
-            // A call is one line: no newlines or indentation inside it, which
-            // also spends fewer tokens.
-            out.push_str("space ::= \" \"?\n");
+            out.push_str(match format {
+                // tack's protocol puts a call on one line.
+                CallFormat::Tack => "space ::= \" \"?\n",
+                // JSON calls keep the layout the model writes: small models
+                // pretty-print them (`{\n  "name": ...`), and held to one line
+                // mid-call they drift (` : ` after a key, a string never
+                // closed) until they loop.
+                CallFormat::Hermes | CallFormat::Llama3Json => PRETTY_SPACE,
+            });
         } else {
             out.push_str(line);
             out.push('\n');
@@ -135,7 +144,7 @@ pub fn reply_grammar(format: CallFormat, tools: &[ToolSpec]) -> Result<String, B
         // Models that write a call as pretty JSON (`{\n  "name"`) must stay
         // on the call's path: the text's `{` may not be followed by `"`.
         if line.starts_with("space ::=") {
-            out.push_str("space ::= [ \\t\\n]{0,16}\n");
+            out.push_str(PRETTY_SPACE);
         } else {
             out.push_str(line);
             out.push('\n');
@@ -333,6 +342,7 @@ mod tests {
             grammar.contains("call ::= \"<tool_call>\" \"\\n\"? object \"\\n\"? \"</tool_call>\" | object\n"),
             "{grammar}"
         );
+        assert!(grammar.contains("\nspace ::= [ \\t\\n]{0,16}\n"), "pretty-printed calls stay possible: {grammar}");
         assert!(grammar.contains("alternative-0-name ::= \"\\\"Read\\\"\"\n"), "{grammar}");
         assert!(
             grammar

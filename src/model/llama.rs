@@ -370,17 +370,18 @@ impl LlamaBackend {
         }
         let required = self.grammar_mode == GrammarMode::Required || request.require_tool_call;
         let max_calls = self.max_calls_per_reply;
+        let tools = request.callable_tools();
         let key = serde_json::to_string(&(
             required,
             max_calls,
-            request.tools.iter().map(|t| (&t.name, &t.input_schema)).collect::<Vec<_>>(),
+            tools.iter().map(|t| (&t.name, &t.input_schema)).collect::<Vec<_>>(),
         ))
         .unwrap_or_default();
         let mut cache = self.grammar_cache.lock().unwrap_or_else(|e| e.into_inner());
         let gbnf = match cache.as_ref() {
             Some((cached_key, grammar)) if *cached_key == key => grammar.clone(),
             _ => {
-                let grammar = Arc::new(call_grammar(format, &request.tools, required, max_calls)?);
+                let grammar = Arc::new(call_grammar(format, &tools, required, max_calls)?);
                 *cache = Some((key, grammar.clone()));
                 grammar
             }
@@ -650,11 +651,24 @@ impl Worker<'_> {
                         token
                     }
                     Some(Sighting::Straddles { opener, keep }) => {
-                        // Cut back to the opener: what followed it is the
-                        // grammar's to decide, and llama.cpp cannot take it back.
-                        opening = Some(opener);
-                        queued.extend(vocab.tokenize(&piece[..keep], false, true));
-                        queued.pop_front().unwrap_or(token)
+                        // The model's own token stands when the grammar allows
+                        // what it holds past the opener (`":` after `{"name`):
+                        // a token split where the model never splits it throws
+                        // a small model off for the rest of the call.
+                        let through = match &constraint {
+                            Some(c) => self.grammar_through(c, opener, &piece[keep..])?,
+                            None => None,
+                        };
+                        if through.is_some() {
+                            grammar = through;
+                            token
+                        } else {
+                            // Cut back to the opener: what followed it is the
+                            // grammar's to decide, and llama.cpp cannot take it back.
+                            opening = Some(opener);
+                            queued.extend(vocab.tokenize(&piece[..keep], false, true));
+                            queued.pop_front().unwrap_or(token)
+                        }
                     }
                     _ => token,
                 }
@@ -805,6 +819,25 @@ impl Worker<'_> {
             grammar.accept(token);
         }
         Ok(grammar)
+    }
+
+    /// The grammar of a call whose `opener` a sampled token ran past, moved
+    /// on over the rest of that token (`after`); `None` when the grammar
+    /// does not allow that rest.
+    fn grammar_through(
+        &self,
+        constraint: &CallConstraint,
+        opener: &str,
+        after: &[u8],
+    ) -> Result<Option<LlamaSampler>, BackendError> {
+        let mut grammar = self.opened_grammar(constraint, opener)?;
+        for token in self.model.vocab().tokenize(after, false, true) {
+            if !grammar_allows(&mut grammar, token) {
+                return Ok(None);
+            }
+            grammar.accept(token);
+        }
+        Ok(Some(grammar))
     }
 
     /// Samples under the grammar without paying for it on every token: the

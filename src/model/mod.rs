@@ -36,6 +36,22 @@ pub struct CompletionRequest {
     /// The reply must start with a tool call: a last chance for a model that
     /// keeps answering empty. Backends that cannot force a call ignore it.
     pub require_tool_call: bool,
+    /// Tools the model is shown but may not call in this reply (one refused
+    /// for a repeated lookup). Backends whose grammar decides what a reply
+    /// may call leave them out of it; the prompt keeps every tool, so the
+    /// cached prefix stays valid.
+    #[serde(default)]
+    pub held_back: Vec<String>,
+}
+
+impl CompletionRequest {
+    /// The tools a reply may call: all but those held back, unless that
+    /// leaves none.
+    pub fn callable_tools(&self) -> Vec<ToolSpec> {
+        let callable: Vec<ToolSpec> =
+            self.tools.iter().filter(|tool| !self.held_back.contains(&tool.name)).cloned().collect();
+        if callable.is_empty() { self.tools.clone() } else { callable }
+    }
 }
 
 /// One piece of a streamed completion.

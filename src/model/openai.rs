@@ -504,9 +504,10 @@ impl Shared {
                     template.render(&chat_messages(request), tools.as_deref(), true).map_err(BackendError::Fatal)?;
                 body.insert("prompt".into(), json!(prompt));
                 if !grammar_off {
+                    let callable = request.callable_tools();
                     let grammar = match required {
-                        true => call_grammar(*format, &request.tools, true, settings.max_calls_per_reply as u32)?,
-                        false => reply_grammar(*format, &request.tools)?,
+                        true => call_grammar(*format, &callable, true, settings.max_calls_per_reply as u32)?,
+                        false => reply_grammar(*format, &callable)?,
                     };
                     body.insert("grammar".into(), json!(grammar));
                 }
