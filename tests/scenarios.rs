@@ -1031,7 +1031,9 @@ async fn renaming_an_identifier_lists_where_the_old_name_is_still_used() {
     let renamed = run.result_output(1);
     assert!(
         renamed.ends_with(
-            "`calc_total` is still used in 1 file:\nmain.py:1:from cart import calc_total\nmain.py:3:print(calc_total([1, 2]))\n"
+            "`calc_total` is still used in 1 file:\nmain.py:1:from cart import calc_total\nmain.py:3:print(calc_total([1, 2]))\n\
+             To rename it there too:\n\
+             Edit {\"file_path\": \"main.py\", \"old_string\": \"calc_total\", \"new_string\": \"compute_total\", \"replace_all\": true}\n"
         ),
         "{renamed}"
     );
@@ -1047,6 +1049,44 @@ async fn renaming_an_identifier_lists_where_the_old_name_is_still_used() {
     );
     assert_eq!(run.read("main.py"), "from cart import compute_total\n\nprint(compute_total([1, 2]))\n");
     assert!(!run.result_output(4).contains("still used"), "{}", run.result_output(4));
+}
+
+#[tokio::test]
+async fn a_model_that_stops_with_a_rename_unfinished_is_offered_the_calls_that_finish_it() {
+    let rename = call(
+        "Edit",
+        serde_json::json!({"file_path": "cart.py", "old_string": "calc_total", "new_string": "compute_total"}),
+    );
+    let finish = call(
+        "Edit",
+        serde_json::json!({"file_path": "main.py", "old_string": "calc_total", "new_string": "compute_total", "replace_all": true}),
+    );
+    let run = Scenario::new()
+        .file("cart.py", "def calc_total(prices):\n    return sum(prices)\n")
+        .file("main.py", "from cart import calc_total\n\nprint(calc_total([1, 2]))\n")
+        .run(
+            &[
+                &call("Read", serde_json::json!({"file_path": "cart.py"})),
+                &rename,
+                "Renamed.",
+                &finish,
+                &finish,
+                "Done.",
+            ],
+            "Rename calc_total to compute_total everywhere.",
+        )
+        .await;
+    assert_eq!(run.read("main.py"), "from cart import compute_total\n\nprint(compute_total([1, 2]))\n");
+    assert_eq!(run.outcome.text, "Done.");
+    let request = run.backend.last_request().unwrap();
+    let nudge = request
+        .messages
+        .iter()
+        .map(|m| m.text())
+        .find(|t| t.starts_with("[tack] The result of your last change named calls"))
+        .expect("the offer");
+    let offered = r#"{"tool": "Edit", "input": {"file_path": "main.py", "new_string": "compute_total", "old_string": "calc_total", "replace_all": true}}"#;
+    assert!(nudge.ends_with(&format!("They are:\n{offered}")), "{nudge}");
 }
 
 #[tokio::test]
@@ -1084,13 +1124,17 @@ async fn a_model_that_stops_after_an_error_naming_calls_is_offered_those_calls()
 
 #[tokio::test]
 async fn a_reply_that_echoes_tack_s_nudge_is_not_taken_for_the_answer() {
-    let echo = "[tack] Your last reply was empty. Continue with the task now.";
-    let run = Scenario::new().run(&["", echo, "It is 4."], "What is 2 + 2?").await;
-    assert_eq!(run.outcome.text, "It is 4.");
-    let request = run.backend.last_request().unwrap();
-    let replies: Vec<String> =
-        request.messages.iter().filter(|m| m.role == tack::protocol::Role::Assistant).map(|m| m.text()).collect();
-    assert!(replies.iter().all(|reply| !reply.contains("[tack]")), "the echo is not kept as the model's: {replies:?}");
+    for echo in ["[tack] Your last reply was empty. Continue with the task now.", "[Read the file the task names]"] {
+        let run = Scenario::new().run(&["", echo, "It is 4."], "What is 2 + 2?").await;
+        assert_eq!(run.outcome.text, "It is 4.");
+        let request = run.backend.last_request().unwrap();
+        let replies: Vec<String> =
+            request.messages.iter().filter(|m| m.role == tack::protocol::Role::Assistant).map(|m| m.text()).collect();
+        assert!(replies.iter().all(|reply| !reply.contains(echo)), "the echo is not kept as the model's: {replies:?}");
+    }
+    // Words of the task's own that happen to be in a nudge are an answer.
+    let run = Scenario::new().run(&["", "list"], "Which tool lists files?").await;
+    assert_eq!(run.outcome.text, "list");
 }
 
 #[tokio::test]

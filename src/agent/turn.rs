@@ -77,6 +77,16 @@ const WRITTEN_CALL: (&str, &str) = (
      the task needs now, as a real tool call; the one you wrote would be:",
 );
 
+/// Told to a model that stopped right after a change whose result named
+/// calls still to make (the other files a rename must reach); the calls
+/// follow in the model's own call format. Its reply is left free: the
+/// calls may not be needed.
+const NAMED_CALLS: (&str, &str) = (
+    "[the last change named calls still to make and the model stopped — offering them…]",
+    "[tack] The result of your last change named calls that are still to be made, and you stopped before \
+     making them. If the task needs them, make them now as tool calls; otherwise answer. They are:",
+);
+
 /// Calls a reply wrote as text offered back at most.
 const MAX_OFFERED_CALLS: usize = 3;
 
@@ -255,6 +265,9 @@ impl Conversation {
         // whether it was already told once this turn to go on after one.
         let mut unfixed_failure = false;
         let mut failed_output = String::new();
+        // Calls the last successful changes named (once a turn).
+        let mut named_calls: Vec<String> = Vec::new();
+        let mut offered_named = false;
         let mut repeated_tools: Vec<String> = Vec::new();
         let mut pushed_on = false;
         // The model was offered the edit its reply showed (once a turn), or
@@ -316,7 +329,8 @@ impl Conversation {
             // A reply that only repeats tack's own last message back (small
             // models echo a nudge) is no answer: shown to the user as one,
             // it reads as tack's.
-            blocks.retain(|block| !matches!(block, Block::Text { text } if says_nothing(text) || echoes_tack(text)));
+            let nudge = self.history.last().filter(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
+            blocks.retain(|block| !matches!(block, Block::Text { text } if says_nothing(text) || echoes(text, &nudge)));
             let message = Message { role: Role::Assistant, blocks };
             text = message.text();
             let silent = calls.is_empty() && says_nothing(&text);
@@ -389,6 +403,13 @@ impl Conversation {
                 self.record(Message::user_text(nudge));
                 continue;
             }
+            if calls.is_empty() && !named_calls.is_empty() && !offered_named {
+                offered_named = true;
+                let (notice, nudge) = NAMED_CALLS;
+                self.events.emit(Event::Text { text: format!("\n{notice}\n") });
+                self.record(Message::user_text(format!("{nudge}\n{}", named_calls.join("\n"))));
+                continue;
+            }
             if calls.is_empty() {
                 let payload = json!({ "stop_hook_active": stop_hook_active, "last_assistant_message": text });
                 if let Some(reason) = self.run_hooks(HookEvent::Stop, None, payload, cancel).await.block {
@@ -419,6 +440,17 @@ impl Conversation {
             if let Some(Block::ToolResult { output, .. }) = last_change {
                 failed_output.clone_from(output);
             }
+            named_calls = calls
+                .iter()
+                .zip(&results)
+                .filter(|(call, _)| call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit))
+                .filter_map(|(_, result)| match result {
+                    Block::ToolResult { output, is_error: false, .. } => Some(self.offered_calls(output)),
+                    _ => None,
+                })
+                .flatten()
+                .take(MAX_OFFERED_CALLS)
+                .collect();
             for (call, result) in calls.iter().zip(&results) {
                 let is_error = matches!(result, Block::ToolResult { is_error: true, .. });
                 recent_calls.push(CallRecord { name: call.name.clone(), input: call.input.clone(), is_error });
@@ -1039,9 +1071,13 @@ fn written_calls(text: &str) -> Vec<(String, Value)> {
     calls
 }
 
-/// Whether a reply's text is one of tack's own messages, which all start so.
-fn echoes_tack(text: &str) -> bool {
-    text.trim_start().starts_with("[tack]")
+/// Whether a reply's text is one of tack's own messages (which all start
+/// `[tack]`), or a piece of the nudge it answers (`[Read the file the task
+/// names]`).
+fn echoes(text: &str, nudge: &str) -> bool {
+    let text = text.trim();
+    let inner = text.trim_matches(|c: char| c == '[' || c == ']' || c == '.' || c.is_whitespace());
+    text.starts_with("[tack]") || (nudge.starts_with("[tack]") && inner.len() >= 12 && nudge.contains(inner))
 }
 
 fn says_nothing(text: &str) -> bool {

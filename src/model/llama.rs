@@ -68,6 +68,9 @@ pub struct LlamaSettings {
     pub grammar: GrammarMode,
     /// Texts that end a generation when the model writes them (not shown).
     pub stop: Vec<String>,
+    /// Texts that end a generation when its reply starts with them.
+    #[serde(default)]
+    pub stop_at_start: Vec<String>,
     /// Tool calls one reply may hold: the generation ends after the last.
     pub max_calls_per_reply: u32,
     /// Teach tack's text protocol even when the chat template has a call
@@ -111,6 +114,7 @@ impl LlamaSettings {
             reuse_prefix: true,
             grammar: GrammarMode::default(),
             stop: Vec::new(),
+            stop_at_start: Vec::new(),
             max_calls_per_reply: 1,
             text_protocol: false,
             prompt_cache: None,
@@ -244,6 +248,13 @@ impl LlamaBackend {
             && let Some(opener) = RESULT_OPENERS.iter().find(|opener| jinja.source().contains(**opener))
         {
             worker_settings.stop.push(opener.to_string());
+        }
+        // A reply that opens with the tag around the template's tool list
+        // recites the system prompt: the 0.5B coder wrote its whole tool list
+        // back, 2,048 tokens and two minutes, instead of a call.
+        if let ChatTemplate::Jinja(jinja) = &template {
+            let recited = PROMPT_TAGS.iter().filter(|tag| jinja.source().contains(**tag));
+            worker_settings.stop_at_start.extend(recited.map(|tag| tag.to_string()));
         }
         let generated = Arc::new(AtomicU64::new(0));
         let worker_generated = generated.clone();
@@ -485,6 +496,9 @@ fn check_gguf(path: &Path) -> Result<(), LlamaError> {
 /// format: a model that writes one is making the result up.
 const RESULT_OPENERS: [&str; 1] = ["<tool_response>"];
 
+/// Tags templates put around parts of the system prompt (Qwen's tool list).
+const PROMPT_TAGS: [&str; 1] = ["<tools>"];
+
 /// The GGUF's own template, else llama.cpp's built-in one for the architecture.
 fn choose_template(model: &LlamaModel) -> ChatTemplate {
     if let Ok(template) = model.chat_template(None) {
@@ -620,7 +634,7 @@ impl Worker<'_> {
         let mut queued: VecDeque<LlamaToken> = VecDeque::new();
         let mut opening: Option<&str> = None;
         let mut utf8 = Utf8Stream::default();
-        let mut stops = StopScanner::new(&self.settings.stop);
+        let mut stops = StopScanner::new(&self.settings.stop).at_start(&self.settings.stop_at_start);
         let mut produced = 0u64;
         let mut calls_written = 0u32;
         let mut last_call_done = false;
@@ -920,13 +934,21 @@ fn fatal(error: impl std::fmt::Display) -> BackendError {
 /// generation at one. `stopped` text is never shown.
 struct StopScanner<'a> {
     stops: &'a [String],
+    /// Stop strings that count only where the reply's text starts.
+    leading: &'a [String],
+    /// The reply has begun with something other than blank space.
+    started: bool,
     held: String,
     stopped: bool,
 }
 
 impl<'a> StopScanner<'a> {
     fn new(stops: &'a [String]) -> Self {
-        StopScanner { stops, held: String::new(), stopped: false }
+        StopScanner { stops, leading: &[], started: false, held: String::new(), stopped: false }
+    }
+
+    fn at_start(self, leading: &'a [String]) -> Self {
+        StopScanner { leading, ..self }
     }
 
     /// The text that is now safe to show, and whether a stop string was hit.
@@ -935,6 +957,18 @@ impl<'a> StopScanner<'a> {
             return (String::new(), true);
         }
         self.held.push_str(text);
+        if !self.started {
+            let head = self.held.trim_start();
+            if self.leading.iter().any(|stop| head.starts_with(stop.as_str())) {
+                self.stopped = true;
+                self.held.clear();
+                return (String::new(), true);
+            }
+            if !head.is_empty() && self.leading.iter().any(|stop| stop.starts_with(head)) {
+                return (String::new(), false);
+            }
+            self.started = !head.is_empty();
+        }
         if let Some(at) = self.stops.iter().filter(|s| !s.is_empty()).filter_map(|s| self.held.find(s.as_str())).min() {
             self.stopped = true;
             let visible = self.held[..at].to_string();
@@ -1041,6 +1075,19 @@ mod tests {
         assert_eq!(scanner.finish(), "<|", "held text that never became a stop is shown at the end");
         let none: Vec<String> = Vec::new();
         assert_eq!(StopScanner::new(&none).push("x<|"), ("x<|".into(), false));
+    }
+
+    #[test]
+    fn a_stop_at_start_ends_only_a_reply_that_opens_with_it() {
+        let leading = vec!["<tools>".to_string()];
+        let mut scanner = StopScanner::new(&[]).at_start(&leading);
+        assert_eq!(scanner.push("\n<to"), (String::new(), false));
+        assert_eq!(scanner.push("ols>\n{\"function\""), (String::new(), true));
+
+        let mut scanner = StopScanner::new(&[]).at_start(&leading);
+        assert_eq!(scanner.push("<to"), (String::new(), false));
+        assert_eq!(scanner.push("ol_call>"), ("<tool_call>".into(), false));
+        assert_eq!(scanner.push(" then <tools>"), (" then <tools>".into(), false), "later on it is text");
     }
 
     #[test]

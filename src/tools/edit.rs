@@ -215,8 +215,23 @@ fn still_named(ctx: &ToolContext<'_>, edit: &EditInput) -> String {
         true => format!("\n({} more)", lines.len() - MAX_STILL_NAMED),
         false => String::new(),
     };
+    // The calls that finish the rename, where replace_all would touch the
+    // name alone: a small model told where a name is left stops there.
+    let calls: Vec<String> = found
+        .iter()
+        .take(MAX_SUGGESTED)
+        .filter(|(rel, _)| {
+            let text = ctx.workspace.resolve(rel).and_then(|path| ctx.workspace.read_text(&path));
+            text.is_ok_and(|text| only_whole_words(&text, &edit.old_string))
+        })
+        .map(|(rel, _)| rename_call(rel, edit))
+        .collect();
+    let calls = match calls.as_slice() {
+        [] => String::new(),
+        calls => format!("To rename it there too:\n{}\n", calls.join("\n")),
+    };
     format!(
-        "\n`{}` is still used in {}:\n{}{more}\n",
+        "\n`{}` is still used in {}:\n{}{more}\n{calls}",
         edit.old_string,
         plural(found.len(), "file"),
         lines[..lines.len().min(MAX_STILL_NAMED)].join("\n")
@@ -250,6 +265,23 @@ fn edit_call_text(file: &str, old_string: &str, new_string: &str) -> String {
     )
 }
 
+/// Whether every occurrence of `name` in `text` is the whole name (not
+/// `calc_totals` for `calc_total`), so that replace_all renames only it.
+fn only_whole_words(text: &str, name: &str) -> bool {
+    regex::Regex::new(&format!(r"\b{}\b", regex::escape(name)))
+        .is_ok_and(|word| word.find_iter(text).count() == text.matches(name).count())
+}
+
+/// The Edit call that renames every occurrence of the edit's old name in `file`.
+fn rename_call(file: &str, edit: &EditInput) -> String {
+    format!(
+        "Edit {{\"file_path\": {}, \"old_string\": {}, \"new_string\": {}, \"replace_all\": true}}",
+        serde_json::Value::from(file),
+        serde_json::Value::from(edit.old_string.as_str()),
+        serde_json::Value::from(edit.new_string.as_str())
+    )
+}
+
 /// For a one-line old_string found on several lines: the exact call that
 /// changes each line alone (its whole line as old_string, when unique). A
 /// small model told "include more text" explains that to the user instead;
@@ -260,17 +292,8 @@ fn one_line_calls(text: &str, edit: &EditInput, file: &str) -> String {
     }
     // Renaming a name: every use of it, most likely; offered only where
     // each occurrence is the whole name (not `calc_totals` for `calc_total`).
-    let whole_words = || {
-        regex::Regex::new(&format!(r"\b{}\b", regex::escape(&edit.old_string)))
-            .is_ok_and(|word| word.find_iter(text).count() == text.matches(edit.old_string.as_str()).count())
-    };
-    if is_identifier(&edit.old_string) && is_identifier(&edit.new_string) && whole_words() {
-        return format!(
-            "To rename every one: Edit {{\"file_path\": {}, \"old_string\": {}, \"new_string\": {}, \"replace_all\": true}}",
-            serde_json::Value::from(file),
-            serde_json::Value::from(edit.old_string.as_str()),
-            serde_json::Value::from(edit.new_string.as_str())
-        );
+    if is_identifier(&edit.old_string) && is_identifier(&edit.new_string) && only_whole_words(text, &edit.old_string) {
+        return format!("To rename every one: {}", rename_call(file, edit));
     }
     let calls: Vec<String> = text
         .lines()
