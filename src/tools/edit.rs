@@ -216,16 +216,25 @@ fn still_named(ctx: &ToolContext<'_>, edit: &EditInput) -> String {
         false => String::new(),
     };
     // The calls that finish the rename, where replace_all would touch the
-    // name alone: a small model told where a name is left stops there.
-    let calls: Vec<String> = found
-        .iter()
-        .take(MAX_SUGGESTED)
-        .filter(|(rel, _)| {
-            let text = ctx.workspace.resolve(rel).and_then(|path| ctx.workspace.read_text(&path));
-            text.is_ok_and(|text| only_whole_words(&text, &edit.old_string))
-        })
-        .map(|(rel, _)| rename_call(rel, edit))
-        .collect();
+    // name alone: a small model told where a name is left stops there. A
+    // file all of whose uses are listed counts as read: the model has seen
+    // every line the call would change.
+    let mut listed = 0;
+    let mut calls: Vec<String> = Vec::new();
+    for (rel, hits) in &found {
+        listed += hits.len();
+        if calls.len() == MAX_SUGGESTED {
+            break;
+        }
+        let Ok(path) = ctx.workspace.resolve(rel) else { continue };
+        let Ok(text) = ctx.workspace.read_text(&path) else { continue };
+        if only_whole_words(&text, &edit.old_string) {
+            if listed <= MAX_STILL_NAMED {
+                ctx.state.note_read(&path, &text);
+            }
+            calls.push(rename_call(rel, edit));
+        }
+    }
     let calls = match calls.as_slice() {
         [] => String::new(),
         calls => format!("To rename it there too:\n{}\n", calls.join("\n")),
