@@ -1193,6 +1193,30 @@ async fn excerpts_and_unrelated_code_in_an_answer_are_left_alone() {
 }
 
 #[tokio::test]
+async fn a_reply_that_names_the_tool_it_would_use_before_any_change_is_asked_for_the_call() {
+    let fix = call(
+        "Edit",
+        serde_json::json!({"file_path": "greet.py", "old_string": "\"Helo, \"", "new_string": "\"Hello, \""}),
+    );
+    let run = Scenario::new()
+        .file("greet.py", "def greet(name):\n    return \"Helo, \" + name\n")
+        .run(
+            &[
+                &call("Read", serde_json::json!({"file_path": "greet.py"})),
+                "### Step 3: Edit greet.py\n\nWe can use the `Edit` function to fix the greeting.",
+                &fix,
+                "Fixed the greeting with the `Edit` tool.",
+            ],
+            "Fix the typo in the greeting.",
+        )
+        .await;
+    assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name\n");
+    // After the change, naming a tool is part of the answer.
+    assert_eq!(run.outcome.text, "Fixed the greeting with the `Edit` tool.");
+    assert_eq!(run.backend.used(), 4);
+}
+
+#[tokio::test]
 async fn a_reply_that_announces_a_call_and_stops_is_asked_for_the_call() {
     let run = Scenario::new()
         .file("a.txt", "one\n")

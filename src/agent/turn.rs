@@ -78,13 +78,14 @@ const WRITTEN_CALL: (&str, &str) = (
 );
 
 /// Told to a model that stopped right after a change whose result named
-/// calls still to make (the other files a rename must reach); the calls
-/// follow in the model's own call format. Its reply is left free: the
-/// calls may not be needed.
+/// calls still to make (the other files a rename must reach, which would
+/// not work without them); the calls follow in the model's own call
+/// format, and its next reply is held to a call: told, a small model
+/// explains the calls to the user instead.
 const NAMED_CALLS: (&str, &str) = (
     "[the last change named calls still to make and the model stopped — offering them…]",
     "[tack] The result of your last change named calls that are still to be made, and you stopped before \
-     making them. If the task needs them, make them now as tool calls; otherwise answer. They are:",
+     making them. Make them now as tool calls. They are:",
 );
 
 /// Calls a reply wrote as text offered back at most.
@@ -275,6 +276,8 @@ impl Conversation {
         let mut offered_edit = false;
         let mut offered_written = false;
         let mut asked_for_calls = 0;
+        // A change was made this turn.
+        let mut changed = false;
         let mut force_call = false;
         // A Stop hook has sent the model back this turn (hooks read it to
         // avoid sending it back forever).
@@ -379,7 +382,11 @@ impl Conversation {
                     continue;
                 }
             }
-            if calls.is_empty() && asked_for_calls < MAX_ASKED_FOR_CALLS && text.trim_end().ends_with(':') {
+            // A reply that ends announcing a call ("Here is the call:"), or
+            // that names a tool it means to use ("use the `Edit` function")
+            // before anything was changed, is a step described, not taken.
+            let announces = text.trim_end().ends_with(':') || (!changed && names_a_tool(&text, &specs));
+            if calls.is_empty() && asked_for_calls < MAX_ASKED_FOR_CALLS && announces {
                 asked_for_calls += 1;
                 force_call = true;
                 let (notice, nudge) = ANNOUNCED_CALL;
@@ -405,6 +412,7 @@ impl Conversation {
             }
             if calls.is_empty() && !named_calls.is_empty() && !offered_named {
                 offered_named = true;
+                force_call = true;
                 let (notice, nudge) = NAMED_CALLS;
                 self.events.emit(Event::Text { text: format!("\n{notice}\n") });
                 self.record(Message::user_text(format!("{nudge}\n{}", named_calls.join("\n"))));
@@ -440,6 +448,10 @@ impl Conversation {
             if let Some(Block::ToolResult { output, .. }) = last_change {
                 failed_output.clone_from(output);
             }
+            changed |= calls.iter().zip(&results).any(|(call, result)| {
+                call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit)
+                    && matches!(result, Block::ToolResult { is_error: false, .. })
+            });
             named_calls = calls
                 .iter()
                 .zip(&results)
@@ -1069,6 +1081,17 @@ fn written_calls(text: &str) -> Vec<(String, Value)> {
         }
     }
     calls
+}
+
+/// Whether `text` names one of the tools as a thing to use: `` `Edit` ``,
+/// "the Edit tool", "the Edit function".
+fn names_a_tool(text: &str, specs: &[ToolSpec]) -> bool {
+    specs.iter().any(|spec| {
+        let name = spec.name.as_str();
+        text.contains(&format!("`{name}`"))
+            || text.contains(&format!("{name} tool"))
+            || text.contains(&format!("{name} function"))
+    })
 }
 
 /// Whether a reply's text is one of tack's own messages (which all start
