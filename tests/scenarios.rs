@@ -1130,7 +1130,7 @@ async fn a_reply_that_echoes_tack_s_nudge_is_not_taken_for_the_answer() {
 }
 
 #[tokio::test]
-async fn a_tool_refused_for_a_repeated_lookup_is_held_back_for_one_reply() {
+async fn a_tool_refused_for_a_repeated_lookup_is_held_back() {
     let read = call("Read", serde_json::json!({"file_path": "a.txt"}));
     let run = Scenario::new().file("a.txt", "one\n").run(&[&read, &read, "It says one."], "What does a.txt say?").await;
     assert!(run.result_output(1).starts_with("you already called Read"), "{}", run.result_output(1));
@@ -1139,6 +1139,19 @@ async fn a_tool_refused_for_a_repeated_lookup_is_held_back_for_one_reply() {
     assert!(request.tools.iter().any(|tool| tool.name == "Read"), "the prompt keeps every tool");
     assert_eq!(request.callable_tools().len(), request.tools.len() - 1);
     assert_eq!(run.outcome.text, "It says one.");
+
+    // Refused twice, it stays out until something is changed.
+    let grep = call("Grep", serde_json::json!({"pattern": "one"}));
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .run(&[&read, &read, &read, &grep, "It says one."], "What does a.txt say?")
+        .await;
+    assert_eq!(run.backend.last_request().unwrap().held_back, ["Read"]);
+    let edit = call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "one", "new_string": "two"}));
+    let run =
+        Scenario::new().file("a.txt", "one\n").run(&[&read, &read, &read, &edit, "Changed."], "Change a.txt.").await;
+    assert_eq!(run.read("a.txt"), "two\n");
+    assert!(run.backend.last_request().unwrap().held_back.is_empty());
 }
 
 #[tokio::test]

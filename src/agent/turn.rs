@@ -270,6 +270,8 @@ impl Conversation {
         let mut named_calls: Vec<String> = Vec::new();
         let mut offered_named = false;
         let mut repeated_tools: Vec<String> = Vec::new();
+        // Lookups refused as repeats this turn, by tool, since the last change.
+        let mut repeats: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
         let mut pushed_on = false;
         // The model was offered the edit its reply showed (once a turn), or
         // asked for the call it announced; either way its next reply is a call.
@@ -298,9 +300,13 @@ impl Conversation {
             // The last nudge before giving up holds the model to a call.
             let require_call = nudges == MAX_NUDGES || std::mem::take(&mut force_call);
             // A tool just refused for a repeated lookup cannot be called in
-            // this reply: a small model decoding greedily makes the same
-            // call again after every refusal and nudge.
-            let held_back = std::mem::take(&mut repeated_tools);
+            // this reply, and one refused so twice not until something is
+            // changed: a small model decoding greedily makes the same call
+            // again after every refusal and nudge.
+            let mut held_back = std::mem::take(&mut repeated_tools);
+            held_back.extend(repeats.iter().filter(|(_, count)| **count >= 2).map(|(name, _)| name.clone()));
+            held_back.sort();
+            held_back.dedup();
             let generation = match self.generate(&system, &specs, &held_back, messages, require_call, cancel).await {
                 StreamEnd::Complete(generation) => generation,
                 StreamEnd::Cancelled(partial) => {
@@ -428,6 +434,9 @@ impl Conversation {
                 return finish(StopReason::EndTurn, &text, usage);
             }
             repeated_tools = calls.iter().filter(|call| call.repeated_lookup).map(|call| call.name.clone()).collect();
+            for name in &repeated_tools {
+                *repeats.entry(name.clone()).or_default() += 1;
+            }
             let (mut results, cancelled) = self.run_calls(&mut calls, cancel).await;
             self.save_tasks_if_changed();
             if cancelled {
@@ -448,10 +457,15 @@ impl Conversation {
             if let Some(Block::ToolResult { output, .. }) = last_change {
                 failed_output.clone_from(output);
             }
-            changed |= calls.iter().zip(&results).any(|(call, result)| {
+            let changed_now = calls.iter().zip(&results).any(|(call, result)| {
                 call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit)
                     && matches!(result, Block::ToolResult { is_error: false, .. })
             });
+            if changed_now {
+                // After a change, looking again is how it is checked.
+                repeats.clear();
+            }
+            changed |= changed_now;
             named_calls = calls
                 .iter()
                 .zip(&results)
