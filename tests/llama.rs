@@ -376,6 +376,28 @@ async fn the_coder_model_s_own_call_format_is_held_to_the_offered_tools() {
     assert!(!text.contains("\"Read\"") && text.contains("\"Glob\""), "{text:?}");
 }
 
+#[test]
+fn without_the_grammar_a_reply_still_ends_after_its_last_allowed_call() {
+    let _guard = exclusive();
+    let coder = std::env::var("TACK_TEST_CODER_MODEL").expect("TACK_TEST_CODER_MODEL is not set");
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("calc.py"), "def add(a, b):\n    return a + b\n").unwrap();
+    // Free to write on, the coder model's second reply to this task holds a
+    // call to a tool named `subtract`, again and again, 65 times.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["run", "--backend", "llama", "--model", &coder, "--grammar", "off", "--max-iterations", "2"])
+        .args(["--permission-mode", "auto_all", "--json-events"])
+        .arg("Add a function subtract(a, b) to calc.py that returns a minus b.")
+        .current_dir(workspace.path())
+        .env("XDG_CONFIG_HOME", workspace.path())
+        .output()
+        .unwrap();
+    let events: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let calls = events.iter().filter(|e| e["kind"] == "tool_call").count();
+    assert!(calls <= 2, "one call a reply by default: {}", String::from_utf8_lossy(&output.stdout));
+}
+
 #[tokio::test]
 async fn the_coder_model_on_tack_s_text_protocol_with_the_lazy_grammar_does_not_abort() {
     let _guard = exclusive();

@@ -33,7 +33,8 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
 use super::grammar::{CallFormat, OpenerWatch, Sighting, call_grammar};
 use super::template::{ChatMessage, JinjaTemplate, chat_messages, text_protocol_chat, tool_definitions};
-use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol, toolcall};
+use super::toolcall::{self, ParseEvent};
+use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol};
 pub use crate::config::GrammarMode;
 use crate::protocol::Usage;
 
@@ -171,6 +172,9 @@ struct Job {
     prefix: Option<Arc<String>>,
     /// The call grammar, when calls are constrained.
     calls: Option<CallConstraint>,
+    /// Without a grammar: the calls a reply may hold and the tools' names,
+    /// for ending the generation after the last call as the grammar would.
+    free_calls: Option<(u32, Vec<String>)>,
     /// Tokens to decode instead of sampling (teacher forcing, for benchmarks
     /// that must replay the same session through the real model).
     forced: Option<Vec<LlamaToken>>,
@@ -426,8 +430,10 @@ impl LlamaBackend {
             Err(error) => return stream::once(async move { Err(error) }).boxed(),
         };
         tracing::trace!(%prompt, constrained = calls.is_some(), "prompt for the model");
+        let free_calls = (calls.is_none() && forced.is_none() && !request.tools.is_empty())
+            .then(|| (self.max_calls_per_reply, request.tools.iter().map(|tool| tool.name.clone()).collect()));
         let (out, receiver) = unbounded_channel();
-        if self.jobs.send(Job { prompt, prefix, calls, forced, out }).is_err() {
+        if self.jobs.send(Job { prompt, prefix, calls, free_calls, forced, out }).is_err() {
             let error = BackendError::Fatal("the model worker has stopped".into());
             return stream::once(async move { Err(error) }).boxed();
         }
@@ -624,6 +630,13 @@ impl Worker<'_> {
         let decoding = Instant::now();
         let mut sampler = self.sampler();
         let constraint = job.calls;
+        // Calls written without a grammar are counted as the turn's parser
+        // reads them: a small model that goes on after its last allowed call
+        // writes calls whose input depends on results it has not seen (the
+        // 0.5B wrote eleven calls to a tool named after the task in one reply).
+        let mut free_calls = job
+            .free_calls
+            .map(|(max, names)| (max, 0u32, toolcall::ToolCallParser::for_tools(names.iter().map(String::as_str))));
         let mut watch = constraint.as_ref().filter(|c| !c.required).map(|c| OpenerWatch::new(c.format));
         let mut grammar = match &constraint {
             Some(c) if c.required => Some(self.grammar_sampler(&c.gbnf)?),
@@ -720,6 +733,14 @@ impl Worker<'_> {
             // (Qwen's `<tool_call>`) as single special tokens.
             if let Some(text) = utf8.push(&piece) {
                 let (visible, stopped) = stops.push(&text);
+                if let Some((max, written, parser)) = free_calls.as_mut() {
+                    let calls = parser.push(&visible).into_iter();
+                    *written +=
+                        calls.filter(|e| matches!(e, ParseEvent::Call(_) | ParseEvent::Malformed(_))).count() as u32;
+                    if *written >= *max {
+                        last_call_done = true;
+                    }
+                }
                 if !visible.is_empty() && job.out.send(Ok(ModelChunk::Text(visible))).is_err() {
                     // The stream was dropped: the turn was cancelled.
                     return Ok(());
