@@ -1070,13 +1070,7 @@ async fn a_model_that_stops_with_a_rename_unfinished_is_offered_the_calls_that_f
         .await;
     assert_eq!(run.read("main.py"), "from cart import compute_total\n\nprint(compute_total([1, 2]))\n");
     assert_eq!(run.outcome.text, "Done.");
-    let request = run.backend.last_request().unwrap();
-    let nudge = request
-        .messages
-        .iter()
-        .map(|m| m.text())
-        .find(|t| t.starts_with("[tack] The result of your last change named calls"))
-        .expect("the offer");
+    let nudge = run.told("[tack] The result of your last change named calls");
     let offered = r#"{"tool": "Edit", "input": {"file_path": "main.py", "new_string": "compute_total", "old_string": "calc_total", "replace_all": true}}"#;
     assert!(nudge.ends_with(&format!("They are:\n{offered}")), "{nudge}");
 }
@@ -1103,13 +1097,7 @@ async fn a_model_that_stops_after_an_error_naming_calls_is_offered_those_calls()
         )
         .await;
     assert_eq!(run.read("app.py"), file.replacen("\"fr\"", "\"en\"", 1));
-    let request = run.backend.last_request().unwrap();
-    let nudge = request
-        .messages
-        .iter()
-        .map(|m| m.text())
-        .find(|t| t.starts_with("[tack] Your last change failed"))
-        .expect("the nudge");
+    let nudge = run.told("[tack] Your last change failed");
     let offered = r#"{"tool": "Edit", "input": {"file_path": "app.py", "new_string": "DEFAULT_LANGUAGE = \"en\"", "old_string": "DEFAULT_LANGUAGE = \"fr\""}}"#;
     assert!(nudge.contains(&format!("The error named calls that would work:\n{offered}")), "{nudge}");
 }
@@ -1176,13 +1164,7 @@ async fn a_call_written_out_as_text_is_offered_back_as_a_call() {
     assert!(run.result_output(1).contains("To change one line only"), "{}", run.result_output(1));
     assert_eq!(run.read("app.py"), file.replacen("\"fr\"", "\"en\"", 1));
     assert!(run.render().contains("[the model wrote a tool call as text — offering it the call…]"), "{}", run.render());
-    let request = run.backend.last_request().unwrap();
-    let offer = request
-        .messages
-        .iter()
-        .map(|m| m.text())
-        .find(|t| t.starts_with("[tack] Your reply wrote a tool call as text"))
-        .expect("the offer");
+    let offer = run.told("[tack] Your reply wrote a tool call as text");
     assert!(
         offer.contains(r#"{"tool": "Edit", "input": {"#) && offer.contains("DEFAULT_LANGUAGE = \\\"en\\\""),
         "{offer}"

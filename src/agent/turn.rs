@@ -383,8 +383,7 @@ impl Conversation {
                     offered_written = true;
                     force_call = true;
                     let (notice, nudge) = WRITTEN_CALL;
-                    self.events.emit(Event::Text { text: format!("\n{notice}\n") });
-                    self.record(Message::user_text(format!("{nudge}\n{}", calls.join("\n"))));
+                    self.nudge(notice, format!("{nudge}\n{}", calls.join("\n")));
                     continue;
                 }
             }
@@ -396,8 +395,7 @@ impl Conversation {
                 asked_for_calls += 1;
                 force_call = true;
                 let (notice, nudge) = ANNOUNCED_CALL;
-                self.events.emit(Event::Text { text: format!("\n{notice}\n") });
-                self.record(Message::user_text(nudge));
+                self.nudge(notice, nudge.to_string());
                 continue;
             }
             if calls.is_empty() && unfixed_failure && !pushed_on {
@@ -412,16 +410,14 @@ impl Conversation {
                 if !suggested.is_empty() {
                     nudge.push_str(&format!(" The error named calls that would work:\n{}", suggested.join("\n")));
                 }
-                self.events.emit(Event::Text { text: format!("\n{notice}\n") });
-                self.record(Message::user_text(nudge));
+                self.nudge(notice, nudge);
                 continue;
             }
             if calls.is_empty() && !named_calls.is_empty() && !offered_named {
                 offered_named = true;
                 force_call = true;
                 let (notice, nudge) = NAMED_CALLS;
-                self.events.emit(Event::Text { text: format!("\n{notice}\n") });
-                self.record(Message::user_text(format!("{nudge}\n{}", named_calls.join("\n"))));
+                self.nudge(notice, format!("{nudge}\n{}", named_calls.join("\n")));
                 continue;
             }
             if calls.is_empty() {
@@ -447,36 +443,30 @@ impl Conversation {
             // an answer in itself, and a capable model rightly says so.
             // The last change of the batch decides: one that failed and was
             // then made another way in the same reply is fixed.
-            let last_change = calls
+            let change_results: Vec<&Block> = calls
                 .iter()
                 .zip(&results)
-                .rfind(|(call, _)| call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit))
+                .filter(|(call, _)| call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit))
                 .map(|(_, result)| result)
-                .filter(|result| fixable_failure(result));
+                .collect();
+            let last_change = change_results.last().filter(|result| fixable_failure(result));
             unfixed_failure = last_change.is_some();
             if let Some(Block::ToolResult { output, .. }) = last_change {
                 failed_output.clone_from(output);
             }
-            let changed_now = calls.iter().zip(&results).any(|(call, result)| {
-                call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit)
-                    && matches!(result, Block::ToolResult { is_error: false, .. })
-            });
-            if changed_now {
-                // After a change, looking again is how it is checked.
-                repeats.clear();
-            }
-            changed |= changed_now;
-            named_calls = calls
+            let made: Vec<&String> = change_results
                 .iter()
-                .zip(&results)
-                .filter(|(call, _)| call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit))
-                .filter_map(|(_, result)| match result {
-                    Block::ToolResult { output, is_error: false, .. } => Some(self.offered_calls(output)),
+                .filter_map(|result| match result {
+                    Block::ToolResult { output, is_error: false, .. } => Some(output),
                     _ => None,
                 })
-                .flatten()
-                .take(MAX_OFFERED_CALLS)
                 .collect();
+            if !made.is_empty() {
+                // After a change, looking again is how it is checked.
+                repeats.clear();
+                changed = true;
+            }
+            named_calls = made.iter().flat_map(|output| self.offered_calls(output)).take(MAX_OFFERED_CALLS).collect();
             for (call, result) in calls.iter().zip(&results) {
                 let is_error = matches!(result, Block::ToolResult { is_error: true, .. });
                 recent_calls.push(CallRecord { name: call.name.clone(), input: call.input.clone(), is_error });
@@ -690,6 +680,13 @@ impl Conversation {
                 self.add_call(generation, id, name, serde_json::json!({ "raw": bad.raw }), Some(problem));
             }
         }
+    }
+
+    /// Shows the user `notice` on a line of its own and tells the model
+    /// `nudge`, for its next reply.
+    fn nudge(&mut self, notice: &str, nudge: String) {
+        self.events.emit(Event::Text { text: format!("\n{notice}\n") });
+        self.record(Message::user_text(nudge));
     }
 
     /// The valid calls written out in `text` (a reply, an error that

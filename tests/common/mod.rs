@@ -354,6 +354,14 @@ impl Run {
         self.results()[index].2.clone()
     }
 
+    /// The message tack told the model that starts with `start`, as the
+    /// model last saw it.
+    pub fn told(&self, start: &str) -> String {
+        let request = self.backend.last_request().expect("the model was asked");
+        let told = request.messages.iter().map(|m| m.text()).find(|text| text.starts_with(start));
+        told.unwrap_or_else(|| panic!("nothing told that starts with {start:?}"))
+    }
+
     fn redact(&self, text: &str) -> String {
         let root = self.dir.path().canonicalize().unwrap();
         text.replace(root.to_str().unwrap(), "<root>").replace(self.dir.path().to_str().unwrap(), "<root>")
