@@ -1,7 +1,10 @@
 //! The Grep tool against ripgrep on a large tree, in the same run: a
 //! files-with-matches search through `tack run` (scripted model, one Grep
 //! call) vs. `rg -l` with the same pattern, and a `tack run` that calls no
-//! tool, for the fixed cost of the process.
+//! tool, for the fixed cost of the process. Grep searches hidden files and,
+//! for a pattern without capitals, ignores case (as `rg -S`): the call as a
+//! model makes it is compared with `rg -l -S --hidden`, and the call with
+//! `case_insensitive: false` with `rg -l --hidden`.
 //!
 //! `cargo bench --bench grep` (tree: TACK_BENCH_TREE, else the cargo
 //! registry's sources, copied once into target/grep-bench-tree so that the
@@ -47,15 +50,41 @@ fn median(mut times: Vec<Duration>) -> Duration {
     times[times.len() / 2]
 }
 
+/// Medians of [`RUNS`] runs of each command, taken in turns.
+fn medians(commands: &mut [Command]) -> Vec<Duration> {
+    let mut times = vec![Vec::new(); commands.len()];
+    for _ in 0..RUNS {
+        for (command, times) in commands.iter_mut().zip(&mut times) {
+            times.push(time(command));
+        }
+    }
+    times.into_iter().map(median).collect()
+}
+
 fn main() {
     let tree = tree();
     let rg = std::env::var("TACK_BENCH_RG").unwrap_or_else(|_| "rg".into());
     let scripts = tempfile::tempdir().unwrap();
-    let grep = serde_json::json!({"tool": "Grep", "input": {"pattern": PATTERN, "output_mode": "files_with_matches"}});
-    let search = scripts.path().join("grep.json");
-    std::fs::write(&search, serde_json::json!([grep.to_string(), "done"]).to_string()).unwrap();
-    let idle = scripts.path().join("idle.json");
-    std::fs::write(&idle, serde_json::json!(["done"]).to_string()).unwrap();
+    let script = |name: &str, texts: serde_json::Value| {
+        let path = scripts.path().join(name);
+        std::fs::write(&path, texts.to_string()).unwrap();
+        path
+    };
+    let grep = |input: serde_json::Value| serde_json::json!({"tool": "Grep", "input": input}).to_string();
+    let smart = script(
+        "smart.json",
+        serde_json::json!([grep(serde_json::json!({"pattern": PATTERN, "output_mode": "files_with_matches"})), "done"]),
+    );
+    let exact = script(
+        "exact.json",
+        serde_json::json!([
+            grep(
+                serde_json::json!({"pattern": PATTERN, "output_mode": "files_with_matches", "case_insensitive": false})
+            ),
+            "done"
+        ]),
+    );
+    let idle = script("idle.json", serde_json::json!(["done"]));
     let tack = |script: &Path| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_tack"));
         command
@@ -66,30 +95,40 @@ fn main() {
             .arg("search");
         command
     };
-    let mut ripgrep = Command::new(&rg);
-    ripgrep.args(["-l", PATTERN]).arg(&tree);
+    let ripgrep = |flags: &[&str]| {
+        let mut command = Command::new(&rg);
+        command.args(flags).arg(PATTERN).arg(&tree);
+        command
+    };
 
     // Warm the page cache and check that both find the same files.
-    let found = Command::new(&rg).args(["-l", PATTERN]).arg(&tree).output().expect("rg runs");
+    let found = ripgrep(&["-l", "-S", "--hidden"]).output().expect("rg runs");
     let rg_files = String::from_utf8_lossy(&found.stdout).lines().count();
-    let output = tack(&search).output().unwrap();
+    let output = tack(&smart).output().unwrap();
     let events = String::from_utf8_lossy(&output.stdout);
     let result = events.lines().find(|l| l.contains("\"kind\":\"tool_result\"")).expect("a Grep result");
     let result: serde_json::Value = serde_json::from_str(result).unwrap();
     let tack_files = result["output"].as_str().unwrap().lines().filter(|l| !l.starts_with('(')).count();
     println!("files with matches: rg {rg_files}, tack {tack_files} (tack shows at most 500 lines)");
 
-    let (mut tack_times, mut rg_times, mut idle_times) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..RUNS {
-        tack_times.push(time(&mut tack(&search)));
-        rg_times.push(time(&mut ripgrep));
-        idle_times.push(time(&mut tack(&idle)));
+    let times = medians(&mut [
+        tack(&smart),
+        ripgrep(&["-l", "-S", "--hidden"]),
+        tack(&exact),
+        ripgrep(&["-l", "--hidden"]),
+        ripgrep(&["-l"]),
+        tack(&idle),
+    ]);
+    let [smart, rg_smart, exact, rg_exact, rg_plain, idle] = times[..] else { unreachable!() };
+    println!("medians of {RUNS} runs, tack run without a call {idle:.3?}; rg -l alone {rg_plain:.3?}");
+    for (name, t, reference, r) in [
+        ("smart case", smart, "rg -l -S --hidden", rg_smart),
+        ("case_insensitive false", exact, "rg -l --hidden", rg_exact),
+    ] {
+        println!(
+            "  Grep ({name}) {t:.3?} vs {reference} {r:.3?}: {:.2}x; without tack's fixed cost {:.2}x",
+            t.as_secs_f64() / r.as_secs_f64(),
+            t.saturating_sub(idle).as_secs_f64() / r.as_secs_f64()
+        );
     }
-    let (t, r, i) = (median(tack_times), median(rg_times), median(idle_times));
-    println!("medians of {RUNS} runs: tack run with Grep {t:.3?}, rg -l {r:.3?}, tack run without a call {i:.3?}");
-    println!(
-        "ratio tack/rg: {:.2}x; without tack's fixed cost: {:.2}x",
-        t.as_secs_f64() / r.as_secs_f64(),
-        t.saturating_sub(i).as_secs_f64() / r.as_secs_f64()
-    );
 }

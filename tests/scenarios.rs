@@ -111,6 +111,34 @@ async fn grep_shows_the_lines_when_they_are_few_or_the_path_is_a_file_else_the_f
 }
 
 #[tokio::test]
+async fn grep_matches_within_a_line_and_shows_lines_that_are_not_utf8() {
+    let scenario = Scenario::new().file("lib.rs", "fn\nnew_with_a() {}\nfn  new_with_b() {}\n");
+    std::fs::write(scenario.root().join("latin1.txt"), b"caf\xe9 new_with_c\n").unwrap();
+    let run = scenario
+        .run(
+            &[
+                &[
+                    call("Grep", serde_json::json!({"pattern": r"fn\s+new_with_\w+"})),
+                    call("Grep", serde_json::json!({"pattern": "new_with_c"})),
+                    call("Grep", serde_json::json!({"pattern": r"fn\nnew"})),
+                    call("Grep", serde_json::json!({"pattern": "new_with", "output_mode": "files_with_matches"})),
+                    call("Grep", serde_json::json!({"pattern": "new_with", "output_mode": "count"})),
+                ]
+                .join("\n"),
+                "done",
+            ],
+            "find the constructors",
+        )
+        .await;
+    assert_eq!(run.result_output(0), "lib.rs:3:fn  new_with_b() {}\n", "`\\s` does not reach into the next line");
+    assert_eq!(run.result_output(1), "latin1.txt:1:caf\u{fffd} new_with_c\n");
+    let (_, is_error, refused) = &run.results()[2];
+    assert!(*is_error && refused.contains("within one line"), "{refused}");
+    assert_eq!(run.result_output(3), "latin1.txt\nlib.rs\n");
+    assert_eq!(run.result_output(4), "latin1.txt:1\nlib.rs:2\n");
+}
+
+#[tokio::test]
 async fn write_creates_and_overwrites_files() {
     let run = Scenario::new()
         .file("old.txt", "old\n")

@@ -200,10 +200,12 @@ fn still_named(ctx: &ToolContext<'_>, edit: &EditInput) -> String {
     if !is_identifier(&edit.old_string) || !is_identifier(&edit.new_string) {
         return String::new();
     }
-    let Ok(matcher) = grep_regex::RegexMatcherBuilder::new().word(true).build(&regex::escape(&edit.old_string)) else {
+    let Ok(matcher) =
+        super::grep::line_matcher(grep_regex::RegexMatcherBuilder::new().word(true), &regex::escape(&edit.old_string))
+    else {
         return String::new();
     };
-    let found = super::grep::search(ctx, ctx.workspace.root(), &matcher, None);
+    let found = super::grep::search(ctx, ctx.workspace.root(), &matcher, None, super::grep::Hits::Every);
     let lines: Vec<String> = found
         .iter()
         .flat_map(|(rel, hits)| hits.iter().map(move |(number, text)| format!("{rel}:{number}:{}", text.trim_end())))

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use async_trait::async_trait;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, sinks::UTF8};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use ignore::WalkState;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -52,6 +52,30 @@ pub struct GrepInput {
     output_mode: Option<OutputMode>,
 }
 
+/// How much of a matching file a search needs.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Hits {
+    /// Every matching line, numbered.
+    Every,
+    /// The first matching line alone, unnumbered (0): the file matches, and
+    /// the rest of it is not read, as `rg -l` does.
+    First,
+}
+
+/// A line-oriented matcher for `pattern`: the line terminator lets the
+/// searcher run the regex over whole buffers instead of line by line (many
+/// times faster for patterns like `fn\s+\w+`, whose `\s` could match a
+/// newline); a match never spans lines either way.
+pub(super) fn line_matcher(builder: &mut RegexMatcherBuilder, pattern: &str) -> Result<RegexMatcher, String> {
+    builder.line_terminator(Some(b'\n')).build(pattern).map_err(|error| {
+        let error = error.to_string();
+        match error.contains("not allowed") {
+            true => format!("{error}: Grep matches within one line"),
+            false => error,
+        }
+    })
+}
+
 /// The matching lines of every file under `base` (a file or a folder), the
 /// editor's unsaved buffers included, by path.
 pub(super) fn search(
@@ -59,16 +83,17 @@ pub(super) fn search(
     base: &Path,
     matcher: &RegexMatcher,
     file_filter: Option<&globset::GlobMatcher>,
+    hits: Hits,
 ) -> Vec<(String, Vec<(u64, String)>)> {
-    let search = Search { workspace: ctx.workspace, matcher, file_filter };
+    let search = Search { workspace: ctx.workspace, matcher, file_filter, hits };
     let mut found: Vec<(String, Vec<(u64, String)>)> = if base.is_file() {
-        search.file(&mut new_searcher(), base).into_iter().collect()
+        search.file(&mut search.searcher(), base).into_iter().collect()
     } else {
         search.tree(base, &ctx.cancel)
     };
     // Open documents the walk did not reach (not saved yet) are searched
     // too; one it reached without a match is searched again, in vain.
-    let mut searcher = new_searcher();
+    let mut searcher = search.searcher();
     for open in ctx.workspace.overlay().open_paths() {
         let rel = ctx.workspace.relative(&open);
         if open.starts_with(base) && !found.iter().any(|(known, _)| *known == rel) {
@@ -98,13 +123,15 @@ impl TypedTool for Grep {
         if !base.abs.exists() && ctx.workspace.overlay().read(&base.abs).is_none() {
             return Err(WorkspaceError::not_found(&base).into());
         }
-        let matcher = RegexMatcherBuilder::new()
-            // Smart case, as ripgrep users set it: `port` finds `PORT = 8427`,
-            // which a model searching by the word alone would otherwise miss.
-            .case_smart(input.case_insensitive.is_none())
-            .case_insensitive(input.case_insensitive == Some(true))
-            .build(&input.pattern)
-            .map_err(|e| ToolError::Invalid(format!("invalid regex `{}`: {e}", input.pattern)))?;
+        let matcher = line_matcher(
+            RegexMatcherBuilder::new()
+                // Smart case, as ripgrep users set it: `port` finds `PORT = 8427`,
+                // which a model searching by the word alone would otherwise miss.
+                .case_smart(input.case_insensitive.is_none())
+                .case_insensitive(input.case_insensitive == Some(true)),
+            &input.pattern,
+        )
+        .map_err(|e| ToolError::Invalid(format!("invalid regex `{}`: {e}", input.pattern)))?;
         let file_filter = match input.glob.as_ref().filter(|glob| !glob.trim().is_empty()) {
             Some(glob) => Some(
                 globset::Glob::new(glob)
@@ -113,9 +140,13 @@ impl TypedTool for Grep {
             ),
             None => None,
         };
-        let found = search(ctx, &base.abs, &matcher, file_filter.as_ref());
+        let hits = match input.output_mode {
+            Some(OutputMode::FilesWithMatches) => Hits::First,
+            _ => Hits::Every,
+        };
+        let found = search(ctx, &base.abs, &matcher, file_filter.as_ref(), hits);
         let matching_files = found.len();
-        let matching_lines: usize = found.iter().map(|(_, hits)| hits.len()).sum();
+        let matching_lines: usize = found.iter().map(|(_, lines)| lines.len()).sum();
         // The lines themselves unless they are many: a list of file names
         // only sends the model to Read, and searching one file for one is
         // never what was meant.
@@ -150,18 +181,17 @@ impl TypedTool for Grep {
         if total > MAX_LINES {
             output.push_str(&format!("({} more lines not shown; narrow the search)\n", total - MAX_LINES));
         }
-        let summary = format!(
-            "{} in {} for {}",
-            plural(matching_lines, "matching line"),
-            plural(matching_files, "file"),
-            input.pattern
-        );
+        let summary = match hits {
+            Hits::Every => format!(
+                "{} in {} for {}",
+                plural(matching_lines, "matching line"),
+                plural(matching_files, "file"),
+                input.pattern
+            ),
+            Hits::First => format!("{} for {}", plural(matching_files, "matching file"), input.pattern),
+        };
         Ok(ToolOutput::ok(output, summary))
     }
-}
-
-fn new_searcher() -> Searcher {
-    SearcherBuilder::new().line_number(true).binary_detection(BinaryDetection::quit(0)).build()
 }
 
 /// One search's pattern and filters, applied to files.
@@ -169,9 +199,35 @@ struct Search<'a> {
     workspace: &'a Workspace,
     matcher: &'a RegexMatcher,
     file_filter: Option<&'a globset::GlobMatcher>,
+    hits: Hits,
+}
+
+/// Collects matching lines; binary files were already cut off by the
+/// searcher, and a line that is not UTF-8 is shown as ripgrep shows it.
+struct Collect<'a> {
+    lines: &'a mut Vec<(u64, String)>,
+    hits: Hits,
+}
+
+impl Sink for Collect<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        let text = String::from_utf8_lossy(found.bytes());
+        self.lines.push((found.line_number().unwrap_or(0), text.trim_end_matches(['\n', '\r']).to_string()));
+        Ok(self.hits == Hits::Every)
+    }
 }
 
 impl Search<'_> {
+    fn searcher(&self) -> Searcher {
+        SearcherBuilder::new()
+            // Counting lines reads every byte once more; a file list needs no numbers.
+            .line_number(self.hits == Hits::Every)
+            .binary_detection(BinaryDetection::quit(0))
+            .build()
+    }
+
     /// The matching lines of one file (its open buffer when it has one), or
     /// `None` when it is skipped or nothing matches.
     fn file(&self, searcher: &mut Searcher, file: &Path) -> Option<(String, Vec<(u64, String)>)> {
@@ -185,11 +241,8 @@ impl Search<'_> {
                 return None;
             }
         }
-        let mut hits: Vec<(u64, String)> = Vec::new();
-        let sink = UTF8(|number, line| {
-            hits.push((number, line.trim_end_matches(['\n', '\r']).to_string()));
-            Ok(true)
-        });
+        let mut lines: Vec<(u64, String)> = Vec::new();
+        let sink = Collect { lines: &mut lines, hits: self.hits };
         // Unreadable files (permissions, races with deletion, a symlink
         // swapped in after the walk saw a file) are skipped like ripgrep does.
         let searched = match self.workspace.overlay().read_for_search(file) {
@@ -199,7 +252,7 @@ impl Search<'_> {
                 None => return None,
             },
         };
-        (searched.is_ok() && !hits.is_empty()).then_some((rel, hits))
+        (searched.is_ok() && !lines.is_empty()).then_some((rel, lines))
     }
 
     /// Every file under `dir`, walked and searched on all cores as ripgrep
@@ -207,7 +260,7 @@ impl Search<'_> {
     fn tree(&self, dir: &Path, cancel: &tokio_util::sync::CancellationToken) -> Vec<(String, Vec<(u64, String)>)> {
         let found = std::sync::Mutex::new(Vec::new());
         walk_parallel(dir).run(|| {
-            let mut searcher = new_searcher();
+            let mut searcher = self.searcher();
             let found = &found;
             Box::new(move |entry| {
                 if cancel.is_cancelled() {

@@ -111,7 +111,42 @@ pub struct Workspace {
     /// The root as the user named it; absolute paths given under it are
     /// accepted even when it is itself reached through a symlink.
     root_as_given: PathBuf,
+    /// The root, open, for [`Workspace::open_found`]'s opens beneath it.
+    root_dir: Option<File>,
     overlay: Arc<dyn BufferOverlay>,
+}
+
+/// Opens `rel` beneath `root` with the kernel refusing any resolution that
+/// leaves it, through `..` or a link (`openat2` with `RESOLVE_BENEATH`,
+/// Linux 5.6 and later). `None` where the kernel or a seccomp filter lacks it.
+#[cfg(target_os = "linux")]
+fn open_beneath(root: &File, rel: &Path) -> Option<std::io::Result<File>> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(rel.as_os_str().as_bytes()).ok()?;
+    // SAFETY: open_how is plain integers; all zero is its documented default.
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = (libc::O_RDONLY | libc::O_CLOEXEC) as u64;
+    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS;
+    // SAFETY: the pointers are valid for the call, the size is open_how's,
+    // and a descriptor returned is ours alone.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            root.as_raw_fd(),
+            path.as_ptr(),
+            &how as *const libc::open_how,
+            std::mem::size_of::<libc::open_how>(),
+        )
+    };
+    if fd >= 0 {
+        return Some(Ok(unsafe { File::from_raw_fd(fd as i32) }));
+    }
+    let error = std::io::Error::last_os_error();
+    match error.raw_os_error() {
+        Some(libc::ENOSYS | libc::EPERM) => None,
+        _ => Some(Err(error)),
+    }
 }
 
 impl std::fmt::Debug for Workspace {
@@ -129,7 +164,8 @@ impl Workspace {
             return Err(bad_root(std::io::Error::other("not a directory")));
         }
         let root_as_given = std::path::absolute(given).unwrap_or_else(|_| canonical.clone());
-        Ok(Workspace { root: canonical, root_as_given, overlay: Arc::new(NoBuffers) })
+        let root_dir = File::open(&canonical).ok();
+        Ok(Workspace { root: canonical, root_as_given, root_dir, overlay: Arc::new(NoBuffers) })
     }
 
     pub fn with_overlay(mut self, overlay: Arc<dyn BufferOverlay>) -> Self {
@@ -213,8 +249,17 @@ impl Workspace {
     }
 
     /// Opens a file found by walking the tree (Grep), as [`Workspace::open_file`]
-    /// does; `None` when it cannot be opened or lies outside the root.
+    /// does; `None` when it cannot be opened or lies outside the root. Where
+    /// the kernel can refuse a path that leaves the root as it opens it, it
+    /// does: one call instead of two, and asking the kernel for the opened
+    /// file's path cost a search of a large tree an eighth of its time.
     pub fn open_found(&self, abs: &Path) -> Option<File> {
+        #[cfg(target_os = "linux")]
+        if let (Some(root), Ok(rel)) = (&self.root_dir, abs.strip_prefix(&self.root)) {
+            if let Some(opened) = open_beneath(root, rel) {
+                return opened.ok();
+            }
+        }
         File::open(abs).ok().filter(|file| self.holds(file))
     }
 

@@ -40,10 +40,22 @@ fn walk(root: &Path, max_depth: usize) -> impl Iterator<Item = (String, bool, us
 /// The snapshot as prompt text: a tree of the entries nearest the root, then
 /// the git state when the root is a repository.
 pub fn snapshot(root: &Path) -> String {
-    let mut entries: Vec<(String, bool, usize)> = walk(root, MAX_DEPTH).collect();
+    // Level by level, stopping at the level that fills the listing: the
+    // folders below it are never read, so a huge tree (a vendored registry,
+    // a monorepo) costs one directory read, not thousands, at every new
+    // conversation. The levels above are re-walked, but they are small.
+    let mut entries: Vec<(String, bool, usize)> = Vec::new();
+    let mut unread_below = false;
+    for depth in 1..=MAX_DEPTH {
+        let level: Vec<(String, bool, usize)> = walk(root, depth).filter(|(_, _, d)| *d == depth).collect();
+        let has_folders = level.iter().any(|(_, is_dir, _)| *is_dir);
+        entries.extend(level);
+        if !has_folders || entries.len() >= MAX_ENTRIES {
+            unread_below = has_folders && depth < MAX_DEPTH;
+            break;
+        }
+    }
     let total = entries.len();
-    // Shallow entries first, so a deep folder cannot crowd out the root.
-    entries.sort_by_key(|(_, _, depth)| *depth);
     entries.truncate(MAX_ENTRIES);
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     let mut out = String::from("Files and folders in the workspace (paths are relative to its root):\n");
@@ -57,7 +69,7 @@ pub fn snapshot(root: &Path) -> String {
         out.push_str(if *is_dir { "/\n" } else { "\n" });
     }
     if total > entries.len() {
-        let more = if total == MAX_WALKED {
+        let more = if unread_below || total >= MAX_WALKED {
             format!("{}+", total - entries.len())
         } else {
             (total - entries.len()).to_string()
@@ -182,6 +194,15 @@ mod tests {
         assert!(text.contains("\nREADME.md\n"), "{text}");
         assert_eq!(text.lines().count(), 1 + MAX_ENTRIES + 1, "{text}");
         assert!(text.ends_with("(43 more entries not listed; use ListDir, Glob or Grep)\n"), "{text}");
+    }
+
+    #[test]
+    fn a_full_level_leaves_the_folders_below_it_uncounted() {
+        let many: Vec<String> = (0..70).map(|i| format!("crate{i:02}/src/lib.rs")).collect();
+        let dir = tree(&many.iter().map(String::as_str).collect::<Vec<_>>());
+        let text = snapshot(dir.path());
+        assert!(text.contains("\ncrate00/\n") && !text.contains("lib.rs"), "{text}");
+        assert!(text.ends_with("(10+ more entries not listed; use ListDir, Glob or Grep)\n"), "{text}");
     }
 
     #[test]
