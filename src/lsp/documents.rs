@@ -180,9 +180,11 @@ pub fn char_index(rope: &Rope, odd_breaks: bool, position: Position) -> Option<u
         Ok(bounds) => bounds,
         Err(lines) => return (line == lines && position.character == 0).then(|| rope.len_chars()),
     };
-    let content_utf16 = rope.slice(start..content_end).len_utf16_cu();
-    let character = (position.character as usize).min(content_utf16);
-    Some(rope.utf16_cu_to_char(rope.char_to_utf16_cu(start) + character))
+    // UTF-16 offsets counted within the line: converting through the whole
+    // rope's UTF-16 index costs three tree walks and chunk scans per change.
+    let content = rope.slice(start..content_end);
+    let character = (position.character as usize).min(content.len_utf16_cu());
+    Some(start + content.utf16_cu_to_char(character))
 }
 
 /// The first char of line `line` and the end of its content (before its line
@@ -192,12 +194,12 @@ fn ropey_line(rope: &Rope, line: usize) -> Result<(usize, usize), usize> {
         return Err(rope.len_lines());
     }
     let start = rope.line_to_char(line);
-    let slice = rope.line(line);
-    let mut content = slice.len_chars();
-    while content > 0 && matches!(slice.char(content - 1), '\n' | '\r') {
+    let end = if line + 1 < rope.len_lines() { rope.line_to_char(line + 1) } else { rope.len_chars() };
+    let mut content = end;
+    while content > start && matches!(rope.char(content - 1), '\n' | '\r') {
         content -= 1;
     }
-    Ok((start, start + content))
+    Ok((start, content))
 }
 
 /// [`ropey_line`] with only `\n`, `\r\n` and `\r` ending lines: a walk

@@ -8,8 +8,8 @@ use std::ops::Range as Lines;
 use similar::ChangeTag;
 use tower_lsp_server::ls_types::{
     AnnotatedTextEdit, ChangeAnnotation, CreateFile, CreateFileOptions, DeleteFile, DocumentChangeOperation,
-    DocumentChanges, OneOf, OptionalVersionedTextDocumentIdentifier, Range, RenameFile, ResourceOp, TextDocumentEdit,
-    TextEdit, Uri, WorkspaceEdit,
+    DocumentChanges, OneOf, OptionalVersionedTextDocumentIdentifier, Position, Range, RenameFile, ResourceOp,
+    TextDocumentEdit, TextEdit, Uri, WorkspaceEdit,
 };
 
 use super::documents::position_at;
@@ -40,6 +40,31 @@ fn line_offset(text: &str, line: usize) -> usize {
         return 0;
     }
     text.match_indices('\n').nth(line - 1).map_or(text.len(), |(at, _)| at + 1)
+}
+
+/// LSP positions of line starts, lines split after each `\n` as the hunks
+/// split them. Without a lone `\r` (which LSP counts as a line end) line n
+/// starts at (n, 0), known without scanning the text for every hunk.
+struct LineStarts<'a> {
+    text: &'a str,
+    newlines: usize,
+    lone_cr: bool,
+}
+
+impl<'a> LineStarts<'a> {
+    fn of(text: &'a str) -> Self {
+        let bytes = text.as_bytes();
+        let lone_cr = text.match_indices('\r').any(|(at, _)| bytes.get(at + 1) != Some(&b'\n'));
+        LineStarts { text, newlines: bytes.iter().filter(|&&b| b == b'\n').count(), lone_cr }
+    }
+
+    /// Where line `line` starts; the text's end past the last line.
+    fn position(&self, line: usize) -> Position {
+        match self.lone_cr || line > self.newlines {
+            true => position_at(self.text, line_offset(self.text, line)),
+            false => Position { line: line as u32, character: 0 },
+        }
+    }
 }
 
 fn annotation_id(index: usize) -> String {
@@ -74,12 +99,12 @@ pub fn workspace_edit(change: &FileChange, uri: &Uri, version: Option<i32>, to: 
             }
             let proposed = hunks(before_text, after);
             let total = proposed.len();
+            let lines = LineStarts::of(before_text);
             let edits = proposed
                 .iter()
                 .enumerate()
                 .map(|(index, hunk)| {
-                    let start = position_at(before_text, line_offset(before_text, hunk.old_lines.start));
-                    let end = position_at(before_text, line_offset(before_text, hunk.old_lines.end));
+                    let (start, end) = (lines.position(hunk.old_lines.start), lines.position(hunk.old_lines.end));
                     let id = annotation_id(index);
                     let lines = if hunk.old_lines.is_empty() {
                         format!("insert after line {}", hunk.old_lines.start)

@@ -37,7 +37,7 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 use self::documents::Documents;
-use self::host::{LspHost, Outgoing};
+use self::host::{LspHost, Outbox, Outgoing};
 use crate::agent::{Conversation, ConversationParts, LoopSettings, SessionStore, TurnOutcome};
 use crate::config::{Settings, user_config_path};
 use crate::model::llama::LoadProgress;
@@ -54,7 +54,7 @@ use crate::workspace::Workspace;
 /// client goes away.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
-enum EventNotification {}
+pub(crate) enum EventNotification {}
 
 impl Notification for EventNotification {
     type Params = EventParams;
@@ -83,7 +83,7 @@ struct State {
     conversations: Mutex<HashMap<String, Arc<Slot>>>,
     next_conversation: AtomicU64,
     next_code_action: AtomicU64,
-    outgoing: mpsc::UnboundedSender<Outgoing>,
+    outbox: Arc<Outbox>,
     turn_tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     progress_supported: Mutex<bool>,
 }
@@ -134,20 +134,7 @@ async fn guarded<T>(work: impl std::future::Future<Output = Result<T>>) -> Resul
 
 impl TackServer {
     fn new(client: Client) -> TackServer {
-        let (outgoing, mut queue) = mpsc::unbounded_channel::<Outgoing>();
-        let sender = client.clone();
-        // One task sends every notification, so they leave in the order made.
-        tokio::spawn(async move {
-            while let Some(message) = queue.recv().await {
-                match message {
-                    Outgoing::Event(params) => sender.send_notification::<EventNotification>(*params).await,
-                    Outgoing::Log(kind, text) => sender.log_message(kind, text).await,
-                    Outgoing::Flush(done) => {
-                        let _ = done.send(());
-                    }
-                }
-            }
-        });
+        let outbox = Outbox::start(client.clone());
         TackServer {
             state: Arc::new(State {
                 client,
@@ -158,7 +145,7 @@ impl TackServer {
                 conversations: Mutex::new(HashMap::new()),
                 next_conversation: AtomicU64::new(0),
                 next_code_action: AtomicU64::new(0),
-                outgoing,
+                outbox,
                 turn_tasks: Mutex::new(Vec::new()),
                 progress_supported: Mutex::new(false),
             }),
@@ -266,7 +253,7 @@ impl State {
     }
 
     fn log(&self, kind: MessageType, text: String) {
-        let _ = self.outgoing.send(Outgoing::Log(kind, text));
+        self.outbox.push(Outgoing::Log(kind, text));
     }
 
     fn settings(&self) -> Result<Settings> {
@@ -367,7 +354,7 @@ impl State {
             client: self.client.clone(),
             conversation_id: id.clone(),
             turn_id: turn_id.clone(),
-            outgoing: self.outgoing.clone(),
+            outbox: self.outbox.clone(),
             documents: self.documents.clone(),
         });
         // Each conversation runs its own servers, stopped with it.
