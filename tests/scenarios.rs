@@ -1240,6 +1240,25 @@ async fn a_reply_that_names_the_tool_it_would_use_before_any_change_is_asked_for
 }
 
 #[tokio::test]
+async fn a_plan_whose_next_step_is_a_tool_is_asked_for_the_call() {
+    let run = Scenario::new()
+        .file("lib/numbers.py", "def is_even(n):\n    return n % 2 == 1\n")
+        .run(
+            &[
+                &call("Glob", serde_json::json!({"pattern": "**/numbers.py"})),
+                "### Step 2: Read the file\n\n```python\nwith open('lib/numbers.py') as f:\n    f.read()\n```",
+                &call("Read", serde_json::json!({"file_path": "lib/numbers.py"})),
+                "is_even returns n % 2 == 1.",
+            ],
+            "The is_even function gives wrong results. Find it and fix it.",
+        )
+        .await;
+    assert_eq!(run.backend.used(), 4, "the plan was not the answer");
+    assert!(run.told("[tack] Your reply ended before the tool call").contains("Make that call now"));
+    assert_eq!(run.outcome.text, "is_even returns n % 2 == 1.");
+}
+
+#[tokio::test]
 async fn a_reply_that_announces_a_call_and_stops_is_asked_for_the_call() {
     let run = Scenario::new()
         .file("a.txt", "one\n")

@@ -1095,14 +1095,32 @@ fn written_calls(text: &str) -> Vec<(String, Value)> {
 }
 
 /// Whether `text` names one of the tools as a thing to use: `` `Edit` ``,
-/// "the Edit tool", "the Edit function".
+/// "the Edit tool", "the Edit function", or a step of a plan that starts
+/// with it ("### Step 2: Read the file", "1. Grep for is_even").
 fn names_a_tool(text: &str, specs: &[ToolSpec]) -> bool {
+    let steps: Vec<&str> = text.lines().filter_map(step_verb).collect();
     specs.iter().any(|spec| {
         let name = spec.name.as_str();
         text.contains(&format!("`{name}`"))
             || text.contains(&format!("{name} tool"))
             || text.contains(&format!("{name} function"))
+            || steps.contains(&name)
     })
+}
+
+/// The first word of a line that is a step of a plan: a markdown heading or
+/// list item, past its numbering and a "Step N:" label.
+fn step_verb(line: &str) -> Option<&str> {
+    let line = line.trim_start();
+    let marked = line.trim_start_matches(['#', '-', '*']);
+    let numbered = marked.trim_start().trim_start_matches(|c: char| c.is_ascii_digit());
+    let is_step = marked.len() < line.len() || numbered.len() < marked.trim_start().len();
+    let mut rest = numbered.trim_start_matches(['.', ')', ':', ' ']);
+    if let Some(label) = rest.strip_prefix("Step ") {
+        rest = label.trim_start_matches(|c: char| c.is_ascii_digit()).trim_start_matches(['.', ')', ':', ' ']);
+    }
+    let word = rest.trim_start_matches(['*', '`', ' ']).split(|c: char| !c.is_alphanumeric()).next()?;
+    (is_step && !word.is_empty()).then_some(word)
 }
 
 /// Whether a reply's text is one of tack's own messages (which all start
@@ -1179,6 +1197,15 @@ impl UserQuestions for HostEdits<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_step_of_a_plan_names_its_verb() {
+        assert_eq!(step_verb("### Step 2: Read the file"), Some("Read"));
+        assert_eq!(step_verb("1. Grep for `is_even`"), Some("Grep"));
+        assert_eq!(step_verb("- **Edit** lib/numbers.py"), Some("Edit"));
+        assert_eq!(step_verb("Read the docs."), None, "prose is not a step");
+        assert_eq!(step_verb("#"), None);
+    }
 
     #[test]
     fn an_answer_of_bare_tags_says_nothing() {
