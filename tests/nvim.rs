@@ -20,6 +20,10 @@ fn call(tool: &str, input: serde_json::Value) -> String {
 fn run_scenario(scenario: &str, workspace: &Path) -> (bool, String) {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let home = tempfile::tempdir().unwrap();
+    // Made here, where making it twice is no error: the scenarios run at
+    // once, and Neovim's mkdir() fails when another process made it first.
+    let artifacts = repo.join("target/nvim-artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
     let mut child = Command::new(nvim())
         .args(["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c"])
         .arg(format!("luafile {}", repo.join("tests/nvim").join(scenario).display()))
@@ -27,7 +31,7 @@ fn run_scenario(scenario: &str, workspace: &Path) -> (bool, String) {
         .env("TACK_BIN", env!("CARGO_BIN_EXE_tack"))
         .env("TACK_NVIM_PLUGIN", repo.join("editors/nvim"))
         .env("TACK_TEST_WORKSPACE", workspace)
-        .env("TACK_NVIM_ARTIFACTS", repo.join("target/nvim-artifacts"))
+        .env("TACK_NVIM_ARTIFACTS", &artifacts)
         .env("HOME", home.path())
         .env("XDG_CONFIG_HOME", home.path().join("config"))
         .env("XDG_DATA_HOME", home.path().join("data"))

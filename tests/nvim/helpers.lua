@@ -43,11 +43,11 @@ function H.text(bufnr)
   return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n')
 end
 
---- Keeps a buffer's text as a test artifact, when the runner asks for them.
+--- Keeps a buffer's text as a test artifact, when the runner asks for them
+--- (in a folder the runner made).
 function H.capture(name, bufnr)
   local artifacts = os.getenv('TACK_NVIM_ARTIFACTS')
   if artifacts then
-    vim.fn.mkdir(artifacts, 'p')
     vim.fn.writefile(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), artifacts .. '/' .. name)
   end
 end
