@@ -180,7 +180,6 @@ impl Host for LspHost {
             seq: event.seq,
             event: event.event,
         };
-        // The receiver lives as long as the server; after it, nobody listens.
         self.outbox.push(Outgoing::Event(Box::new(params)));
     }
 
