@@ -111,6 +111,48 @@ async fn grep_shows_the_lines_when_they_are_few_or_the_path_is_a_file_else_the_f
 }
 
 #[tokio::test]
+async fn a_search_narrowed_to_the_wrong_file_shows_the_matches_elsewhere() {
+    let many: String = (0..4).map(|i| format!("note {i}\n")).collect();
+    let run = Scenario::new()
+        .file("server.py", "from config import HOST, PORT\n\nprint(HOST, PORT)\n")
+        .file("config.py", "HOST = \"localhost\"\nPORT = 8427\n")
+        .file("notes.md", &many)
+        .file("server.md", "note\n")
+        .run(
+            &[
+                &[
+                    call("Grep", serde_json::json!({"pattern": "PORT =", "path": "server.py"})),
+                    call("Grep", serde_json::json!({"pattern": "PORT =", "glob": "*.txt"})),
+                    call("Grep", serde_json::json!({"pattern": "TIMEOUT", "path": "server.py"})),
+                    call("Grep", serde_json::json!({"pattern": "TIMEOUT"})),
+                    call("Grep", serde_json::json!({"pattern": "PORT", "path": "server.py"})),
+                    call("Grep", serde_json::json!({"pattern": "note", "path": "server.md"})),
+                ]
+                .join("\n"),
+                "8427",
+            ],
+            "which port?",
+        )
+        .await;
+    assert_eq!(
+        run.result_output(0),
+        "no matches for `PORT =` under server.py; elsewhere in the workspace:\nconfig.py:2:PORT = 8427"
+    );
+    assert!(
+        run.result_output(1).ends_with("elsewhere in the workspace:\nconfig.py:2:PORT = 8427"),
+        "a glob narrows too"
+    );
+    assert_eq!(run.result_output(2), "no matches for `TIMEOUT` under server.py", "nowhere else either");
+    assert_eq!(run.result_output(3), "no matches for `TIMEOUT` in the workspace");
+    assert_eq!(
+        run.result_output(4),
+        "server.py:1:from config import HOST, PORT\nserver.py:3:print(HOST, PORT)\nAlso outside server.py:\nconfig.py:2:PORT = 8427\n",
+        "a few matches outside the path are shown beside its own"
+    );
+    assert_eq!(run.result_output(5), "server.md:1:note\n", "more than a few are a search of their own");
+}
+
+#[tokio::test]
 async fn grep_matches_within_a_line_and_shows_lines_that_are_not_utf8() {
     let scenario = Scenario::new().file("lib.rs", "fn\nnew_with_a() {}\nfn  new_with_b() {}\n");
     std::fs::write(scenario.root().join("latin1.txt"), b"caf\xe9 new_with_c\n").unwrap();

@@ -22,6 +22,9 @@ const MAX_LINE_CHARS: usize = 300;
 /// Matching lines up to which a search without an output mode shows them.
 const FEW_LINES: usize = 20;
 
+/// Matching lines outside a narrowed search's path shown beside its own.
+const FEW_OTHER_LINES: usize = 3;
+
 pub struct Grep;
 
 #[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq)]
@@ -85,23 +88,8 @@ pub(super) fn search(
     file_filter: Option<&globset::GlobMatcher>,
     hits: Hits,
 ) -> Vec<(String, Vec<(u64, String)>)> {
-    let search = Search { workspace: ctx.workspace, matcher, file_filter, hits };
-    let mut found: Vec<(String, Vec<(u64, String)>)> = if base.is_file() {
-        search.file(&mut search.searcher(), base).into_iter().collect()
-    } else {
-        search.tree(base, &ctx.cancel)
-    };
-    // Open documents the walk did not reach (not saved yet) are searched
-    // too; one it reached without a match is searched again, in vain.
-    let mut searcher = search.searcher();
-    for open in ctx.workspace.overlay().open_paths() {
-        let rel = ctx.workspace.relative(&open);
-        if open.starts_with(base) && !found.iter().any(|(known, _)| *known == rel) {
-            found.extend(search.file(&mut searcher, &open));
-        }
-    }
-    found.sort_by(|a, b| a.0.cmp(&b.0));
-    found
+    let search = Search { workspace: ctx.workspace, matcher, file_filter, hits, max_files: usize::MAX };
+    search.run(base, &ctx.cancel)
 }
 
 #[async_trait]
@@ -156,9 +144,9 @@ impl TypedTool for Grep {
             OutputMode::FilesWithMatches
         });
         let mut lines: Vec<String> = Vec::new();
-        for (rel, hits) in found {
+        for (rel, hits) in &found {
             match mode {
-                OutputMode::FilesWithMatches => lines.push(rel),
+                OutputMode::FilesWithMatches => lines.push(rel.clone()),
                 OutputMode::Count => lines.push(format!("{rel}:{}", hits.len())),
                 OutputMode::Content => {
                     for (number, text) in hits {
@@ -168,11 +156,14 @@ impl TypedTool for Grep {
             }
         }
 
+        let narrowed = !base.rel.is_empty() || file_filter.is_some();
         if matching_files == 0 {
-            return Ok(ToolOutput::ok(
-                format!("no matches for `{}` {}", input.pattern, base.place()),
-                format!("no matches for {}", input.pattern),
-            ));
+            let mut output = format!("no matches for `{}` {}", input.pattern, base.place());
+            let other = if narrowed { elsewhere(ctx, &matcher, &found, FEW_LINES) } else { Vec::new() };
+            if !other.is_empty() {
+                output.push_str(&format!("; elsewhere in the workspace:\n{}", other.join("\n")));
+            }
+            return Ok(ToolOutput::ok(output, format!("no matches for {}", input.pattern)));
         }
         let total = lines.len();
         lines.truncate(MAX_LINES);
@@ -180,6 +171,16 @@ impl TypedTool for Grep {
         output.push('\n');
         if total > MAX_LINES {
             output.push_str(&format!("({} more lines not shown; narrow the search)\n", total - MAX_LINES));
+        }
+        if narrowed && mode == OutputMode::Content {
+            let other = elsewhere(ctx, &matcher, &found, FEW_OTHER_LINES);
+            if !other.is_empty() {
+                let scope = match &input.glob {
+                    Some(glob) if base.rel.is_empty() => format!("files matching {glob}"),
+                    _ => base.rel.clone(),
+                };
+                output.push_str(&format!("Also outside {scope}:\n{}\n", other.join("\n")));
+            }
         }
         let summary = match hits {
             Hits::Every => format!(
@@ -194,12 +195,40 @@ impl TypedTool for Grep {
     }
 }
 
+/// Matching lines a search narrowed to a path or glob left out, in the rest
+/// of the workspace: up to `max_lines` of them (in at most that many files),
+/// or none when there are more. A model that guessed the file ("the
+/// server's port is set in server.py") reads "no matches" as "not in the
+/// project", and `server.py:1:from config import HOST, PORT` as the whole
+/// story; the line that sets it one file away is what it was after. Past a
+/// few, other matches are a search of their own, not a footnote.
+fn elsewhere(
+    ctx: &ToolContext<'_>,
+    matcher: &RegexMatcher,
+    shown: &[(String, Vec<(u64, String)>)],
+    max_lines: usize,
+) -> Vec<String> {
+    let max_files = shown.len() + max_lines + 1;
+    let search = Search { workspace: ctx.workspace, matcher, file_filter: None, hits: Hits::Every, max_files };
+    let found = search.run(ctx.workspace.root(), &ctx.cancel);
+    let lines: Vec<String> = found
+        .iter()
+        .filter(|(rel, _)| !shown.iter().any(|(known, _)| known == rel))
+        .flat_map(|(rel, lines)| lines.iter().map(move |(number, text)| format!("{rel}:{number}:{}", clip(text))))
+        .take(max_lines + 1)
+        .collect();
+    if lines.len() > max_lines { Vec::new() } else { lines }
+}
+
 /// One search's pattern and filters, applied to files.
 struct Search<'a> {
     workspace: &'a Workspace,
     matcher: &'a RegexMatcher,
     file_filter: Option<&'a globset::GlobMatcher>,
     hits: Hits,
+    /// The walk stops once this many files matched (results are then some
+    /// of the matches, not the first in any order).
+    max_files: usize,
 }
 
 /// Collects matching lines; binary files were already cut off by the
@@ -220,6 +249,25 @@ impl Sink for Collect<'_> {
 }
 
 impl Search<'_> {
+    fn run(&self, base: &Path, cancel: &tokio_util::sync::CancellationToken) -> Vec<(String, Vec<(u64, String)>)> {
+        let mut found: Vec<(String, Vec<(u64, String)>)> = if base.is_file() {
+            self.file(&mut self.searcher(), base).into_iter().collect()
+        } else {
+            self.tree(base, cancel)
+        };
+        // Open documents the walk did not reach (not saved yet) are searched
+        // too; one it reached without a match is searched again, in vain.
+        let mut searcher = self.searcher();
+        for open in self.workspace.overlay().open_paths() {
+            let rel = self.workspace.relative(&open);
+            if open.starts_with(base) && !found.iter().any(|(known, _)| *known == rel) {
+                found.extend(self.file(&mut searcher, &open));
+            }
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        found
+    }
+
     fn searcher(&self) -> Searcher {
         SearcherBuilder::new()
             // Counting lines reads every byte once more; a file list needs no numbers.
@@ -269,7 +317,11 @@ impl Search<'_> {
                 let Ok(entry) = entry else { return WalkState::Continue };
                 if entry.file_type().is_some_and(|t| t.is_file()) {
                     if let Some(hit) = self.file(&mut searcher, entry.path()) {
-                        found.lock().unwrap_or_else(|e| e.into_inner()).push(hit);
+                        let mut found = found.lock().unwrap_or_else(|e| e.into_inner());
+                        found.push(hit);
+                        if found.len() >= self.max_files {
+                            return WalkState::Quit;
+                        }
                     }
                 }
                 WalkState::Continue
