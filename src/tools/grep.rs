@@ -150,7 +150,7 @@ impl TypedTool for Grep {
                 OutputMode::Count => lines.push(format!("{rel}:{}", hits.len())),
                 OutputMode::Content => {
                     for (number, text) in hits {
-                        lines.push(format!("{rel}:{number}:{}", clip(&text)));
+                        lines.push(format!("{rel}:{number}:{}", clip(text)));
                     }
                 }
             }
