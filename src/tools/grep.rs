@@ -150,7 +150,7 @@ impl TypedTool for Grep {
                 OutputMode::Count => lines.push(format!("{rel}:{}", hits.len())),
                 OutputMode::Content => {
                     for (number, text) in hits {
-                        lines.push(format!("{rel}:{number}:{}", clip(text)));
+                        lines.push(content_line(rel, *number, text));
                     }
                 }
             }
@@ -214,7 +214,7 @@ fn elsewhere(
     let lines: Vec<String> = found
         .iter()
         .filter(|(rel, _)| !shown.iter().any(|(known, _)| known == rel))
-        .flat_map(|(rel, lines)| lines.iter().map(move |(number, text)| format!("{rel}:{number}:{}", clip(text))))
+        .flat_map(|(rel, lines)| lines.iter().map(move |(number, text)| content_line(rel, *number, text)))
         .take(max_lines + 1)
         .collect();
     if lines.len() > max_lines { Vec::new() } else { lines }
@@ -329,6 +329,11 @@ impl Search<'_> {
         });
         found.into_inner().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// A matching line as Grep shows it: `path:line:text`, long text cut.
+fn content_line(rel: &str, number: u64, text: &str) -> String {
+    format!("{rel}:{number}:{}", clip(text))
 }
 
 fn clip(line: &str) -> String {
