@@ -35,6 +35,9 @@ pub(super) fn replace(text: &str, edit: &EditInput, file: &str) -> Result<String
     }
     let old = edit.old_string.as_str();
     let Some(first) = text.find(old) else {
+        if let Some(requoted) = in_the_files_quotes(text, edit) {
+            return replace(text, &requoted, file);
+        }
         return Err(format!(
             "old_string was not found in {file}; read the file and copy the text exactly, including whitespace"
         ));
@@ -66,6 +69,38 @@ pub(super) fn replace(text: &str, edit: &EditInput, file: &str) -> Result<String
     out.push_str(&edit.new_string);
     out.push_str(&text[first + old.len()..]);
     Ok(out)
+}
+
+/// The edit with its quotes as the file writes them, when old_string is in
+/// the file once but for `'` against `"`: models trained on one quote style
+/// write it from memory (`LANG = 'fr'` for the file's `LANG = "fr"`), and
+/// told only that old_string was not found, they repeat it unchanged.
+/// Every difference must go the same way, and new_string's quotes of that
+/// kind change with them.
+fn in_the_files_quotes(text: &str, edit: &EditInput) -> Option<EditInput> {
+    if !edit.old_string.contains(['\'', '"']) {
+        return None;
+    }
+    let unquoted = |s: &str| s.replace('\'', "\"");
+    let old = unquoted(&edit.old_string);
+    let haystack = unquoted(text);
+    let at = haystack.find(&old)?;
+    if haystack[at + old.len()..].contains(&old) {
+        return None;
+    }
+    let in_file = &text[at..at + old.len()];
+    let mut swaps = edit.old_string.bytes().zip(in_file.bytes()).filter(|(ours, theirs)| ours != theirs);
+    let (ours, theirs) = swaps.next()?;
+    if swaps.any(|swap| swap != (ours, theirs)) {
+        return None;
+    }
+    let (ours, theirs) = (ours as char, theirs as char);
+    Some(EditInput {
+        file_path: edit.file_path.clone(),
+        old_string: in_file.to_string(),
+        new_string: edit.new_string.replace(ours, &theirs.to_string()),
+        replace_all: edit.replace_all,
+    })
 }
 
 /// An insertion that meant a replacement: what old_string should have been.
@@ -411,6 +446,26 @@ mod tests {
             "{error}"
         );
         assert!(error.contains(r#""new_string": "    return {'en': 'Hello', 'en': 'Bonjour'}[language]"}"#), "{error}");
+    }
+
+    #[test]
+    fn an_edit_in_the_other_quote_style_is_made_in_the_files() {
+        let app = "DEFAULT_LANGUAGE = \"fr\"\nNAMES = {'fr': 'French'}\n";
+        assert_eq!(
+            replace(app, &edit("DEFAULT_LANGUAGE = 'fr'", "DEFAULT_LANGUAGE = 'en'"), "app.py").unwrap(),
+            "DEFAULT_LANGUAGE = \"en\"\nNAMES = {'fr': 'French'}\n"
+        );
+        assert_eq!(
+            replace(app, &edit("NAMES = {\"fr\": \"French\"}", "NAMES = {\"en\": \"English\"}"), "app.py").unwrap(),
+            "DEFAULT_LANGUAGE = \"fr\"\nNAMES = {'en': 'English'}\n"
+        );
+        // Quotes that differ both ways, or text that differs in more than
+        // quotes, are not guessed at.
+        let mixed = "x = \"a\" + 'b'\n";
+        assert!(replace(mixed, &edit("x = 'a' + \"b\"", "x = 1"), "m.py").is_err());
+        assert!(replace(app, &edit("DEFAULT_LANGUAGE = 'de'", "DEFAULT_LANGUAGE = 'en'"), "app.py").is_err());
+        let twice = "a = \"x\"\nb = \"x\"\n";
+        assert!(replace(twice, &edit("'x'", "'y'"), "t.py").unwrap_err().contains("was not found"));
     }
 
     #[test]
