@@ -35,8 +35,8 @@ pub(super) fn replace(text: &str, edit: &EditInput, file: &str) -> Result<String
     }
     let old = edit.old_string.as_str();
     let Some(first) = text.find(old) else {
-        if let Some(requoted) = in_the_files_quotes(text, edit) {
-            return replace(text, &requoted, file);
+        if let Some(meant) = in_the_files_quotes(text, edit).or_else(|| in_the_files_indentation(text, edit)) {
+            return replace(text, &meant, file);
         }
         return Err(format!(
             "old_string was not found in {file}; read the file and copy the text exactly, including whitespace"
@@ -101,6 +101,63 @@ fn in_the_files_quotes(text: &str, edit: &EditInput) -> Option<EditInput> {
         new_string: edit.new_string.replace(ours, &theirs.to_string()),
         replace_all: edit.replace_all,
     })
+}
+
+/// The edit with old_string as the file indents it, when its lines are
+/// lines of the file but for the whitespace around them (a method copied
+/// without its class's indentation, tabs for spaces, a trailing space
+/// dropped), in one place only. new_string's lines move by the same
+/// indentation, so the change lands at the file's depth. Models lose
+/// leading whitespace when they copy from numbered lines.
+fn in_the_files_indentation(text: &str, edit: &EditInput) -> Option<EditInput> {
+    let old_lines: Vec<&str> = edit.old_string.trim_end_matches('\n').split('\n').collect();
+    let first = old_lines.iter().position(|line| !line.trim().is_empty())?;
+    let file_lines: Vec<&str> = text.split('\n').collect();
+    let count = old_lines.len();
+    let mut windows = (0..(file_lines.len() + 1).saturating_sub(count))
+        .filter(|&start| (0..count).all(|i| file_lines[start + i].trim() == old_lines[i].trim()));
+    let start = windows.next()?;
+    if windows.next().is_some() {
+        return None;
+    }
+    let begin: usize = file_lines[..start].iter().map(|line| line.len() + 1).sum();
+    let mut end = begin + file_lines[start..start + count].iter().map(|line| line.len() + 1).sum::<usize>() - 1;
+    if text[..end].ends_with('\r') {
+        end -= 1;
+    }
+    if edit.old_string.ends_with('\n') && text[end..].starts_with('\n') {
+        end += 1;
+    }
+    // A line of new_string indented as its old_string line takes the file's
+    // line's indentation (a flattened copy keeps no depth to shift); any
+    // other line shifts as the first line of old_string did.
+    let new_string = edit
+        .new_string
+        .split('\n')
+        .enumerate()
+        .map(|(i, line)| {
+            let (ours, theirs) = match old_lines.get(i) {
+                Some(old) if indent(old) == indent(line) => (indent(old), indent(file_lines[start + i])),
+                _ => (indent(old_lines[first]), indent(file_lines[start + first])),
+            };
+            match line.strip_prefix(ours) {
+                Some(rest) if !line.trim().is_empty() => format!("{theirs}{rest}"),
+                _ => line.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    Some(EditInput {
+        file_path: edit.file_path.clone(),
+        old_string: text[begin..end].to_string(),
+        new_string,
+        replace_all: edit.replace_all,
+    })
+}
+
+/// A line's indentation.
+fn indent(line: &str) -> &str {
+    &line[..line.len() - line.trim_start().len()]
 }
 
 /// An insertion that meant a replacement: what old_string should have been.
@@ -466,6 +523,37 @@ mod tests {
         assert!(replace(app, &edit("DEFAULT_LANGUAGE = 'de'", "DEFAULT_LANGUAGE = 'en'"), "app.py").is_err());
         let twice = "a = \"x\"\nb = \"x\"\n";
         assert!(replace(twice, &edit("'x'", "'y'"), "t.py").unwrap_err().contains("was not found"));
+    }
+
+    #[test]
+    fn an_edit_that_lost_the_files_indentation_is_made_at_the_files_depth() {
+        let class = "class Cart:\n    def total(self):\n        return sum(self.items)  \n\n    def clear(self):\n        self.items = []\n";
+        let flat = edit("def total(self):\nreturn sum(self.items)", "def total(self):\nreturn sum(self.items) * 2");
+        assert_eq!(
+            replace(class, &flat, "cart.py").unwrap(),
+            "class Cart:\n    def total(self):\n        return sum(self.items) * 2\n\n    def clear(self):\n        self.items = []\n",
+            "the trailing space is gone with the line it was on; the rest of the file is as it was"
+        );
+        let deeper = edit(
+            "        def clear(self):\n            self.items = []\n",
+            "        def clear(self):\n            self.items.clear()\n",
+        );
+        assert_eq!(
+            replace(class, &deeper, "cart.py").unwrap(),
+            "class Cart:\n    def total(self):\n        return sum(self.items)  \n\n    def clear(self):\n        self.items.clear()\n"
+        );
+        let tabs = "fn main() {\r\n\tlet x = 1;\r\n}\r\n";
+        assert_eq!(
+            replace(tabs, &edit("    let x = 1;", "    let x = 2;"), "main.rs").unwrap(),
+            "fn main() {\r\n\tlet x = 2;\r\n}\r\n",
+            "spaces for the file's tab, and its line ends kept"
+        );
+        // Lines that are the file's in more than one place, or that differ
+        // in more than whitespace, are not guessed at.
+        let twice = "if a:\n    x = 1\nif b:\n    x = 1\n";
+        assert!(replace(twice, &edit("x = 1\n", "x = 2\n"), "t.py").unwrap_err().contains("occurs 2 times"));
+        assert!(replace(twice, &edit("  if a:\n  x = 1", "if a:\n    x = 2"), "t.py").is_ok());
+        assert!(replace(class, &edit("def total(self):\nreturn sum(items)", "pass"), "cart.py").is_err());
     }
 
     #[test]
