@@ -81,7 +81,6 @@ fn in_the_files_quotes(text: &str, edit: &EditInput) -> Option<EditInput> {
     if !edit.old_string.contains(['\'', '"']) {
         return None;
     }
-    let unquoted = |s: &str| s.replace('\'', "\"");
     let old = unquoted(&edit.old_string);
     let haystack = unquoted(text);
     let at = haystack.find(&old)?;
@@ -101,6 +100,11 @@ fn in_the_files_quotes(text: &str, edit: &EditInput) -> Option<EditInput> {
         new_string: edit.new_string.replace(ours, &theirs.to_string()),
         replace_all: edit.replace_all,
     })
+}
+
+/// `s` with one quote character for both: it keeps every byte offset.
+fn unquoted(s: &str) -> String {
+    s.replace('\'', "\"")
 }
 
 /// The edit with old_string as the file indents it, when its lines are
@@ -259,10 +263,12 @@ impl TypedTool for Edit {
 /// new_string there. Small models make a change again after it succeeded;
 /// told "old_string was not found", they undo it or go round in circles.
 fn already_made(text: &str, edit: &EditInput, file: &str) -> Option<String> {
-    if edit.new_string.trim().is_empty() || text.contains(edit.old_string.as_str()) {
+    // Quotes aside: an edit made in the file's quote style is made too.
+    let text_unquoted = unquoted(text);
+    if edit.new_string.trim().is_empty() || text_unquoted.contains(&unquoted(&edit.old_string)) {
         return None;
     }
-    let at = text.find(edit.new_string.as_str())?;
+    let at = text_unquoted.find(&unquoted(&edit.new_string))?;
     let first = text[..at].matches('\n').count();
     let count = edit.new_string.trim_end_matches('\n').matches('\n').count() + 1;
     let lines = text.lines().enumerate().skip(first).take(count.min(MAX_LISTED)).map(|(i, line)| (i + 1, line));
@@ -492,6 +498,11 @@ mod tests {
         assert!(made.ends_with("     2\tTIMEOUT = 60\n"), "{made}");
         assert_eq!(already_made(settings, &edit("TIMEOUT = 60", "TIMEOUT = 90"), "s.py"), None);
         assert_eq!(already_made(settings, &edit("TIMEOUT = 30", "TIMEOUT = 90"), "s.py"), None);
+        // Made in the file's quote style, by an edit in the other one.
+        let app = "LANG = \"en\"\n";
+        let made = already_made(app, &edit("LANG = 'fr'", "LANG = 'en'"), "app.py").unwrap();
+        assert!(made.ends_with("     1\tLANG = \"en\"\n"), "{made}");
+        assert_eq!(already_made("LANG = \"fr\"\nOTHER = 'en'\n", &edit("LANG = 'fr'", "'en'"), "app.py"), None);
     }
 
     #[test]
