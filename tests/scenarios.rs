@@ -1562,6 +1562,46 @@ async fn bash_is_gated_by_mode_and_command_rules() {
 }
 
 #[tokio::test]
+async fn a_change_made_again_after_it_was_made_ends_the_turn_with_the_change_in_place() {
+    // What the Qwen2.5-Coder 0.5B did: the edit, the same edit twice more
+    // (each answered "the change is made already"), and then, with nothing
+    // left to do, the edit that undoes it.
+    let edit = call(
+        "Edit",
+        serde_json::json!({"file_path": "app.py", "old_string": "LANG = 'fr'", "new_string": "LANG = 'en'"}),
+    );
+    let undo = call(
+        "Edit",
+        serde_json::json!({"file_path": "app.py", "old_string": "LANG = 'en'", "new_string": "LANG = 'fr'"}),
+    );
+    let read = call("Read", serde_json::json!({"file_path": "app.py"}));
+    let run = Scenario::new()
+        .file("app.py", "LANG = \"fr\"\n")
+        .run(&[&read, &edit, &edit, &edit, &undo, "Done."], "make the language English")
+        .await;
+    assert_eq!(run.read("app.py"), "LANG = \"en\"\n");
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    let results = run.results();
+    assert_eq!(results.len(), 4, "{results:?}");
+    assert!(
+        results[2].2.contains("the change is made already") && results[3].2.contains("made already"),
+        "{results:?}"
+    );
+    let said =
+        run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains("the change stands")));
+    assert!(said, "the user is told why the turn ended");
+
+    // A change made once more, then other work, goes on as usual.
+    let write = call("Write", serde_json::json!({"file_path": "notes.txt", "content": "en\n"}));
+    let run = Scenario::new()
+        .file("app.py", "LANG = \"fr\"\n")
+        .run(&[&read, &edit, &edit, &write, "Done."], "make the language English and note it")
+        .await;
+    assert_eq!(run.read("notes.txt"), "en\n");
+    assert_eq!(run.outcome.text, "Done.");
+}
+
+#[tokio::test]
 async fn a_call_caught_in_a_cycle_of_lines_is_cut_and_the_model_told_why() {
     // What a small model decoding greedily wrote into a Write of a
     // three-line file, the same lines with the numbers counting up, until

@@ -98,6 +98,10 @@ const ANNOUNCED_CALL: (&str, &str) = (
     "[tack] Your reply ended before the tool call it announced, so nothing was done. Make that call now.",
 );
 
+/// Replies in a row that only make changes already made before the turn ends.
+const MAX_REDONE: usize = 2;
+const REDONE_NOTICE: &str = "[the model made its change again after it was made — the change stands; ending the turn]";
+
 /// Shown where a reply that fell into a cycle of lines was cut.
 const REPEATED: &str = "\n[the reply kept repeating itself — cut off]\n";
 
@@ -134,6 +138,8 @@ struct PendingCall {
     problem: Option<String>,
     /// The problem is that the same lookup was made before, unchanged.
     repeated_lookup: bool,
+    /// It ran, and its change was one the workspace already showed.
+    already_done: bool,
 }
 
 impl PendingCall {
@@ -273,6 +279,8 @@ impl Conversation {
         // Lookups refused as repeats this turn, by tool, since the last change.
         let mut repeats: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
         let mut pushed_on = false;
+        // Replies in a row whose every call was a change already made.
+        let mut redone = 0;
         // The model was offered the edit its reply showed (once a turn), or
         // asked for the call it announced; either way its next reply is a call.
         let mut offered_edit = false;
@@ -467,6 +475,15 @@ impl Conversation {
                 changed = true;
             }
             named_calls = made.iter().flat_map(|output| self.offered_calls(output)).take(MAX_OFFERED_CALLS).collect();
+            // A model that makes a change again after being told it is made
+            // has finished but cannot stop: small ones go on until they
+            // undo it. The change stands, and the turn ends.
+            redone = if calls.iter().all(|call| call.already_done) { redone + 1 } else { 0 };
+            if redone >= MAX_REDONE {
+                self.record(Message { role: Role::User, blocks: results });
+                self.events.emit(Event::Text { text: format!("\n{REDONE_NOTICE}\n") });
+                return finish(StopReason::EndTurn, &text, usage);
+            }
             for (call, result) in calls.iter().zip(&results) {
                 let is_error = matches!(result, Block::ToolResult { is_error: true, .. });
                 recent_calls.push(CallRecord { name: call.name.clone(), input: call.input.clone(), is_error });
@@ -765,7 +782,7 @@ impl Conversation {
         let repeated_lookup = repeat.is_some();
         let problem = problem.or(repeat);
         generation.blocks.push(Block::ToolUse { id: id.clone(), name: name.clone(), input: input.clone() });
-        generation.calls.push(PendingCall { id, name, input, tool, problem, repeated_lookup });
+        generation.calls.push(PendingCall { id, name, input, tool, problem, repeated_lookup, already_done: false });
     }
 
     /// Refuses a lookup (Read, Grep, ...) the model already made since the
@@ -872,7 +889,7 @@ impl Conversation {
         }
 
         let mut blocks = Vec::with_capacity(calls.len());
-        for (call, output) in calls.iter().zip(outputs) {
+        for (call, output) in calls.iter_mut().zip(outputs) {
             let output = match output {
                 Some(output) => output,
                 None => {
@@ -881,6 +898,7 @@ impl Conversation {
                     output
                 }
             };
+            call.already_done = output.already_done;
             blocks.push(Block::ToolResult {
                 tool_use_id: call.id.clone(),
                 output: output.output,

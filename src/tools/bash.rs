@@ -124,7 +124,7 @@ impl TypedTool for Bash {
             ),
         };
         output.push_str(&status);
-        Ok(ToolOutput { output, summary, is_error })
+        Ok(ToolOutput { output, summary, is_error, already_done: false })
     }
 }
 

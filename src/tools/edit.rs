@@ -232,7 +232,7 @@ impl TypedTool for Edit {
         let path = ctx.workspace.resolve(&input.file_path)?;
         let before = ctx.workspace.read_text(&path)?;
         if let Some(made) = already_made(&before, &input, path.display()) {
-            return Ok(ToolOutput::ok(made, format!("{} already changed", path.display())));
+            return Ok(ToolOutput::already_done(made, format!("{} already changed", path.display())));
         }
         let after = replace(&before, &input, path.display());
         ctx.state.check_read(

@@ -97,17 +97,24 @@ pub struct ToolOutput {
     /// One line; what compaction keeps and what front ends show collapsed.
     pub summary: String,
     pub is_error: bool,
+    /// A change the workspace already showed: nothing was changed.
+    pub already_done: bool,
 }
 
 impl ToolOutput {
     pub fn ok(output: impl Into<String>, summary: impl Into<String>) -> Self {
-        ToolOutput { output: output.into(), summary: summary.into(), is_error: false }
+        ToolOutput { output: output.into(), summary: summary.into(), is_error: false, already_done: false }
+    }
+
+    /// The result of a change the workspace already shows.
+    pub fn already_done(output: impl Into<String>, summary: impl Into<String>) -> Self {
+        ToolOutput { already_done: true, ..ToolOutput::ok(output, summary) }
     }
 
     pub fn error(message: impl Into<String>) -> Self {
         let output = message.into();
         let summary = output.lines().next().unwrap_or("error").to_string();
-        ToolOutput { output, summary, is_error: true }
+        ToolOutput { output, summary, is_error: true, already_done: false }
     }
 }
 
@@ -624,7 +631,12 @@ pub(crate) fn describe_outcome(outcome: &EditOutcome, done: &str, path: &str) ->
                 "the user applied only some hunks of the change to {path}: hunks {} of {total_hunks} landed, the others did not; read the file before editing it again",
                 if list.is_empty() { "none".to_string() } else { list.join(", ") }
             );
-            Ok(ToolOutput { summary: format!("partially applied to {path}"), output: message, is_error: false })
+            Ok(ToolOutput {
+                summary: format!("partially applied to {path}"),
+                output: message,
+                is_error: false,
+                already_done: false,
+            })
         }
         EditOutcome::Rejected { reason } => {
             Err(ToolError::Invalid(format!("the change to {path} was rejected: {reason}")))

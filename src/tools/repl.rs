@@ -545,7 +545,7 @@ impl TypedTool for Repl {
                 "(no output)".to_string()
             };
         }
-        Ok(ToolOutput { output, summary, is_error })
+        Ok(ToolOutput { output, summary, is_error, already_done: false })
     }
 }
 

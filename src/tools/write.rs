@@ -42,7 +42,7 @@ impl TypedTool for Write {
             None => ctx.state.check_new_file(ctx.workspace, &path)?,
         }
         if before.as_deref() == Some(input.content.as_str()) {
-            return Ok(ToolOutput::ok(
+            return Ok(ToolOutput::already_done(
                 format!("{} already has exactly this content; nothing changed", path.display()),
                 format!("{} unchanged", path.display()),
             ));
