@@ -199,6 +199,35 @@ async fn a_stop_hook_sends_the_model_back_once_it_knows_it_already_did() {
 }
 
 #[tokio::test]
+async fn a_turn_ended_on_changes_already_made_asks_the_stop_hook_too() {
+    let write = call("Write", serde_json::json!({"file_path": "a.txt", "content": "one\n"}));
+    let run = Scenario::new()
+        .command_hooks(
+            r#"
+            [[hooks.Stop]]
+            command = 'grep -q "\"stop_hook_active\":true" && exit 0; echo "write the notes too" >&2; exit 2'
+            "#,
+        )
+        .run(
+            &[
+                &write,
+                &write,
+                &write,
+                &call("Write", serde_json::json!({"file_path": "notes.txt", "content": "a\n"})),
+                "Done.",
+            ],
+            "write a.txt and the notes",
+        )
+        .await;
+    assert_eq!(run.read("notes.txt"), "a\n", "the hook sent the model back to work");
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.outcome.text, "Done.");
+    let stops: Vec<_> = hook_runs(&run.events).into_iter().filter(|(event, ..)| event == "Stop").collect();
+    assert_eq!(stops.len(), 2, "{stops:?}");
+    assert_eq!(stops[0].1, HookOutcome::Blocked);
+}
+
+#[tokio::test]
 async fn cancelling_the_turn_kills_a_running_hook_and_its_children() {
     let scenario = Scenario::new().command_hooks(
         r#"

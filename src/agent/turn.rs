@@ -429,10 +429,9 @@ impl Conversation {
                 continue;
             }
             if calls.is_empty() {
-                let payload = json!({ "stop_hook_active": stop_hook_active, "last_assistant_message": text });
-                if let Some(reason) = self.run_hooks(HookEvent::Stop, None, payload, cancel).await.block {
+                if let Some(sent_back) = self.stop_hook_sends_back(stop_hook_active, &text, cancel).await {
                     stop_hook_active = true;
-                    self.record(Message::user_text(format!("[tack] A Stop hook sent you back to work: {reason}")));
+                    self.record(Message::user_text(sent_back));
                     continue;
                 }
                 return finish(StopReason::EndTurn, &text, usage);
@@ -480,8 +479,15 @@ impl Conversation {
             // undo it. The change stands, and the turn ends.
             redone = if calls.iter().all(|call| call.already_done) { redone + 1 } else { 0 };
             if redone >= MAX_REDONE {
-                self.record(Message { role: Role::User, blocks: results });
+                redone = 0;
                 self.events.emit(Event::Text { text: format!("\n{REDONE_NOTICE}\n") });
+                if let Some(sent_back) = self.stop_hook_sends_back(stop_hook_active, &text, cancel).await {
+                    stop_hook_active = true;
+                    results.push(Block::Text { text: sent_back });
+                    self.record(Message { role: Role::User, blocks: results });
+                    continue;
+                }
+                self.record(Message { role: Role::User, blocks: results });
                 return finish(StopReason::EndTurn, &text, usage);
             }
             for (call, result) in calls.iter().zip(&results) {
@@ -783,6 +789,19 @@ impl Conversation {
         let problem = problem.or(repeat);
         generation.blocks.push(Block::ToolUse { id: id.clone(), name: name.clone(), input: input.clone() });
         generation.calls.push(PendingCall { id, name, input, tool, problem, repeated_lookup, already_done: false });
+    }
+
+    /// What the model is told when a Stop hook sends it back to work
+    /// instead of letting the turn end.
+    async fn stop_hook_sends_back(
+        &self,
+        stop_hook_active: bool,
+        last_text: &str,
+        cancel: &CancellationToken,
+    ) -> Option<String> {
+        let payload = json!({ "stop_hook_active": stop_hook_active, "last_assistant_message": last_text });
+        let reason = self.run_hooks(HookEvent::Stop, None, payload, cancel).await.block?;
+        Some(format!("[tack] A Stop hook sent you back to work: {reason}"))
     }
 
     /// Refuses a lookup (Read, Grep, ...) the model already made since the
