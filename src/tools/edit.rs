@@ -263,9 +263,12 @@ impl TypedTool for Edit {
 /// new_string there. Small models make a change again after it succeeded;
 /// told "old_string was not found", they undo it or go round in circles.
 fn already_made(text: &str, edit: &EditInput, file: &str) -> Option<String> {
+    if edit.new_string.trim().is_empty() || text.contains(edit.old_string.as_str()) {
+        return None;
+    }
     // Quotes aside: an edit made in the file's quote style is made too.
     let text_unquoted = unquoted(text);
-    if edit.new_string.trim().is_empty() || text_unquoted.contains(&unquoted(&edit.old_string)) {
+    if text_unquoted.contains(&unquoted(&edit.old_string)) {
         return None;
     }
     let at = text_unquoted.find(&unquoted(&edit.new_string))?;
