@@ -481,14 +481,15 @@ impl Conversation {
             if redone >= MAX_REDONE {
                 redone = 0;
                 self.events.emit(Event::Text { text: format!("\n{REDONE_NOTICE}\n") });
-                if let Some(sent_back) = self.stop_hook_sends_back(stop_hook_active, &text, cancel).await {
-                    stop_hook_active = true;
-                    results.push(Block::Text { text: sent_back });
-                    self.record(Message { role: Role::User, blocks: results });
-                    continue;
-                }
+                let sent_back = self.stop_hook_sends_back(stop_hook_active, &text, cancel).await;
+                let ends = sent_back.is_none();
+                results.extend(sent_back.map(|text| Block::Text { text }));
                 self.record(Message { role: Role::User, blocks: results });
-                return finish(StopReason::EndTurn, &text, usage);
+                if ends {
+                    return finish(StopReason::EndTurn, &text, usage);
+                }
+                stop_hook_active = true;
+                continue;
             }
             for (call, result) in calls.iter().zip(&results) {
                 let is_error = matches!(result, Block::ToolResult { is_error: true, .. });
