@@ -1188,6 +1188,37 @@ async fn a_reply_that_echoes_tack_s_nudge_is_not_taken_for_the_answer() {
 }
 
 #[tokio::test]
+async fn a_small_models_first_reply_to_a_prompt_that_carries_its_files_cannot_look_them_up() {
+    // The Qwen2.5-Coder 0.5B, shown geometry.py in the prompt, Grepped and
+    // Read it again and again until the iteration limit instead of fixing it.
+    let small = || ScriptedBackend::from_texts(["It says one."]).with_parameters(500_000_000);
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .run_backend(small(), "What does a.txt say?", CancellationToken::new())
+        .await;
+    let held_back = run.backend.last_request().unwrap().held_back;
+    assert!(held_back.contains(&"Read".to_string()) && held_back.contains(&"Grep".to_string()), "{held_back:?}");
+    assert!(!held_back.contains(&"Edit".to_string()), "{held_back:?}");
+    assert_eq!(run.outcome.text, "It says one.");
+
+    // Only the first reply, and only when the prompt carries files.
+    let edit = call("Edit", serde_json::json!({"file_path": "a.txt", "old_string": "one", "new_string": "two"}));
+    let backend = ScriptedBackend::from_texts([edit.as_str(), "Changed."]).with_parameters(500_000_000);
+    let run =
+        Scenario::new().file("a.txt", "one\n").run_backend(backend, "Change a.txt.", CancellationToken::new()).await;
+    assert_eq!(run.read("a.txt"), "two\n");
+    assert!(run.backend.last_request().unwrap().held_back.is_empty());
+    let run = Scenario::new()
+        .file("a.txt", "one\n")
+        .run_backend(small(), "What do the files say?", CancellationToken::new())
+        .await;
+    assert!(run.backend.last_request().unwrap().held_back.is_empty());
+    // A larger model looks up what it likes.
+    let run = Scenario::new().file("a.txt", "one\n").run(&["It says one."], "What does a.txt say?").await;
+    assert!(run.backend.last_request().unwrap().held_back.is_empty());
+}
+
+#[tokio::test]
 async fn a_tool_refused_for_a_repeated_lookup_is_held_back() {
     let read = call("Read", serde_json::json!({"file_path": "a.txt"}));
     let run = Scenario::new().file("a.txt", "one\n").run(&[&read, &read, "It says one."], "What does a.txt say?").await;
@@ -1598,6 +1629,67 @@ async fn a_change_made_again_after_it_was_made_ends_the_turn_with_the_change_in_
         .run(&[&read, &edit, &edit, &write, "Done."], "make the language English and note it")
         .await;
     assert_eq!(run.read("notes.txt"), "en\n");
+    assert_eq!(run.outcome.text, "Done.");
+}
+
+#[tokio::test]
+async fn a_change_flipped_back_right_after_it_was_made_is_refused_and_the_turn_ends_with_it() {
+    // What the Qwen2.5-Coder 0.5B did: the right edit, then the edit that
+    // undoes it, then the right one again, and so on until the iteration
+    // limit, ending wherever the flipping stopped.
+    let edit = call(
+        "Edit",
+        serde_json::json!({"file_path": "settings.py", "old_string": "TIMEOUT = 30", "new_string": "TIMEOUT = 60"}),
+    );
+    let undo = call(
+        "Edit",
+        serde_json::json!({"file_path": "settings.py", "old_string": "TIMEOUT = 60", "new_string": "TIMEOUT = 30"}),
+    );
+    let read = call("Read", serde_json::json!({"file_path": "settings.py"}));
+    let run = Scenario::new()
+        .file("settings.py", "TIMEOUT = 30\n")
+        .run(&[&read, &edit, &undo, &undo, &edit, "Done."], "set the timeout to 60")
+        .await;
+    assert_eq!(run.read("settings.py"), "TIMEOUT = 60\n");
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    let results = run.results();
+    assert_eq!(results.len(), 4, "two refused undos end the turn: {results:?}");
+    assert!(!results[2].1 && results[2].2.contains("undoing it"), "{results:?}");
+
+    // Or the change, then edits that only restate it (old_string and
+    // new_string both its new line).
+    let restate = call(
+        "Edit",
+        serde_json::json!({"file_path": "settings.py", "old_string": "TIMEOUT = 60", "new_string": "TIMEOUT = 60"}),
+    );
+    let run = Scenario::new()
+        .file("settings.py", "TIMEOUT = 30\n")
+        .run(&[&read, &edit, &restate, &restate, &undo, "Done."], "set the timeout to 60")
+        .await;
+    assert_eq!(run.read("settings.py"), "TIMEOUT = 60\n");
+    assert_eq!(run.results().len(), 4);
+    // Before any change, such an edit is the mistake it always was.
+    let run = Scenario::new()
+        .file("settings.py", "TIMEOUT = 60\n")
+        .run(&[&read, &restate, "Done."], "set the timeout to 60")
+        .await;
+    assert!(run.results()[1].1, "an error: {:?}", run.results());
+
+    // A command run between the change and its undo (a debug line added,
+    // run, and taken out) makes the undo a deliberate one.
+    let debug = call(
+        "Edit",
+        serde_json::json!({"file_path": "settings.py", "old_string": "TIMEOUT = 30", "new_string": "TIMEOUT = 30\nprint(TIMEOUT)"}),
+    );
+    let undebug = call(
+        "Edit",
+        serde_json::json!({"file_path": "settings.py", "old_string": "TIMEOUT = 30\nprint(TIMEOUT)", "new_string": "TIMEOUT = 30"}),
+    );
+    let run = Scenario::new()
+        .file("settings.py", "TIMEOUT = 30\n")
+        .run(&[&read, &debug, &bash("python3 settings.py", None), &undebug, "Done."], "see the timeout")
+        .await;
+    assert_eq!(run.read("settings.py"), "TIMEOUT = 30\n");
     assert_eq!(run.outcome.text, "Done.");
 }
 

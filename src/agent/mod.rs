@@ -243,6 +243,8 @@ pub struct Conversation {
     /// Rules files of subfolders already shown to the model.
     /// (A lock: results are finished while the batch's futures still borrow the conversation.)
     rules_shown: std::sync::Mutex<std::collections::HashSet<std::path::PathBuf>>,
+    /// The prompt of this turn carries the files it names (see `attach`).
+    prompt_carries_files: bool,
 }
 
 impl Conversation {
@@ -273,6 +275,7 @@ impl Conversation {
             command_hooks,
             session_started: false,
             rules_shown: Default::default(),
+            prompt_carries_files: false,
         }
     }
 

@@ -197,6 +197,7 @@ impl Conversation {
     pub async fn run_turn(&mut self, prompt: &str, cancel: CancellationToken) -> TurnOutcome {
         self.events.emit(Event::TurnStarted { prompt: prompt.to_string() });
         self.lookups_since_change.clear();
+        self.state.forget_last_change();
         let outcome = match self.submit_prompt(prompt, &cancel).await {
             Ok(()) => self.turn_loop(&cancel).await,
             Err(reason) => {
@@ -248,6 +249,7 @@ impl Conversation {
         }
         add_context(HookEvent::UserPromptSubmit, submitted.context);
         if let Some(files) = self.attach_named_files(prompt) {
+            self.prompt_carries_files = true;
             message.blocks.push(Block::Text { text: files });
         }
         self.record(message);
@@ -293,6 +295,12 @@ impl Conversation {
         // avoid sending it back forever).
         let mut stop_hook_active = false;
         let can_edit = specs.iter().any(|spec| spec.name == "Edit");
+        let small = self.backend.parameters().is_some_and(|p| p < crate::config::SMALL_MODEL_PARAMETERS);
+        let lookups: Vec<String> = specs
+            .iter()
+            .filter(|spec| self.tools.get(&spec.name).is_some_and(|tool| tool.kind() == ToolKind::ReadOnly))
+            .map(|spec| spec.name.clone())
+            .collect();
 
         for _ in 0..self.settings.max_iterations {
             if cancel.is_cancelled() {
@@ -312,6 +320,12 @@ impl Conversation {
             // changed: a small model decoding greedily makes the same call
             // again after every refusal and nudge.
             let mut held_back = std::mem::take(&mut repeated_tools);
+            // A small model whose prompt carries the files it names looks
+            // them up again anyway, often until the turn runs out, instead
+            // of changing them: its first reply makes the change or answers.
+            if std::mem::take(&mut self.prompt_carries_files) && small {
+                held_back.extend(lookups.iter().cloned());
+            }
             held_back.extend(repeats.iter().filter(|(_, count)| **count >= 2).map(|(name, _)| name.clone()));
             held_back.sort();
             held_back.dedup();
@@ -1083,6 +1097,9 @@ impl Conversation {
 
     /// Runs one tool. A tool error or panic becomes an error result.
     async fn execute(&self, tool: Arc<dyn Tool>, call: &PendingCall, cancel: &CancellationToken) -> ToolOutput {
+        if !matches!(tool.kind(), ToolKind::ReadOnly | ToolKind::Edit) {
+            self.state.forget_last_change();
+        }
         let edits = HostEdits { events: &self.events, workspace: &self.workspace, tool_call_id: &call.id };
         let agents = SubAgents { parent: self, cancel: cancel.clone() };
         let ctx = ToolContext {

@@ -35,7 +35,10 @@ pub(super) fn replace(text: &str, edit: &EditInput, file: &str) -> Result<String
     }
     let old = edit.old_string.as_str();
     let Some(first) = text.find(old) else {
-        if let Some(meant) = in_the_files_quotes(text, edit).or_else(|| in_the_files_indentation(text, edit)) {
+        if let Some(meant) = in_the_files_quotes(text, edit)
+            .or_else(|| in_the_files_indentation(text, edit))
+            .or_else(|| in_the_files_spacing(text, edit))
+        {
             return replace(text, &meant, file);
         }
         return Err(format!(
@@ -159,6 +162,84 @@ fn in_the_files_indentation(text: &str, edit: &EditInput) -> Option<EditInput> {
     })
 }
 
+/// The edit with old_string as the file lays it out, when it is the file's
+/// text in one place but for the amount and kind of whitespace between its
+/// words, line breaks included: small models join a function's lines into
+/// one (`def area(w, h): return w + h` for a two-line function). Only the
+/// part of new_string that differs from old_string is put in; the file's
+/// layout around it stays.
+fn in_the_files_spacing(text: &str, edit: &EditInput) -> Option<EditInput> {
+    let old = edit.old_string.trim();
+    let (lead, trail) = edit.old_string.split_once(old)?;
+    let new = edit.new_string.strip_prefix(lead).unwrap_or(&edit.new_string);
+    let new = new.strip_suffix(trail).unwrap_or(new);
+    let (old_squeezed, old_at) = squeezed(old);
+    let (text_squeezed, text_at) = squeezed(text);
+    if old_squeezed.is_empty() {
+        return None;
+    }
+    let at = text_squeezed.find(&old_squeezed)?;
+    let after_first = at + text_squeezed[at..].chars().next()?.len_utf8();
+    if text_squeezed[after_first..].contains(&old_squeezed) {
+        return None;
+    }
+    // The file's bytes for the squeezed byte `i` of old_string.
+    let in_file = |i: usize| text_at[at + i];
+    let begin = in_file(0);
+    let end = in_file(old_squeezed.len() - 1) + 1;
+    // What changes, trimmed to whole words at both ends, so the whitespace
+    // around it is the file's.
+    let mut prefix = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
+    while prefix > 0 && !old.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let prefix = old[..prefix].trim_end().len();
+    let longest_suffix = old.len().min(new.len()) - prefix;
+    let mut suffix = old.bytes().rev().zip(new.bytes().rev()).take(longest_suffix).take_while(|(a, b)| a == b).count();
+    while suffix > 0 && !old.is_char_boundary(old.len() - suffix) {
+        suffix -= 1;
+    }
+    let suffix = old[old.len() - suffix..].trim_start().len();
+    // old_string's byte offsets as squeezed offsets: both ends fall on
+    // non-whitespace, which squeezing keeps one for one.
+    let squeezed_offset = |offset: usize| old_at.iter().position(|&o| o == offset);
+    let change_begin = if prefix == 0 { begin } else { in_file(squeezed_offset(prefix - 1)?) + 1 };
+    let change_end = if suffix == 0 { end } else { in_file(squeezed_offset(old.len() - suffix)?) };
+    if change_begin > change_end {
+        return None;
+    }
+    let new_string =
+        format!("{}{}{}", &text[begin..change_begin], &new[prefix..new.len() - suffix], &text[change_end..end]);
+    Some(EditInput {
+        file_path: edit.file_path.clone(),
+        old_string: text[begin..end].to_string(),
+        new_string,
+        replace_all: edit.replace_all,
+    })
+}
+
+/// `s` with each run of whitespace as one space, and for each byte of that
+/// the offset in `s` it stands for.
+fn squeezed(s: &str) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(s.len());
+    let mut offsets = Vec::with_capacity(s.len());
+    let mut in_space = false;
+    for (i, c) in s.char_indices() {
+        if c.is_whitespace() {
+            if !in_space {
+                out.push(' ');
+                offsets.push(i);
+            }
+            in_space = true;
+            continue;
+        }
+        in_space = false;
+        out.push(c);
+        offsets.extend(i..i + c.len_utf8());
+    }
+    (out, offsets)
+}
+
 /// A line's indentation.
 fn indent(line: &str) -> &str {
     &line[..line.len() - line.trim_start().len()]
@@ -234,6 +315,18 @@ impl TypedTool for Edit {
         if let Some(made) = already_made(&before, &input, path.display()) {
             return Ok(ToolOutput::already_done(made, format!("{} already changed", path.display())));
         }
+        // Small models follow a change with an edit that restates its result
+        // (old_string and new_string both the new line): the change is done.
+        if input.old_string == input.new_string && before.contains(&input.old_string) && ctx.state.changed_last(&path) {
+            return Ok(ToolOutput::already_done(
+                format!(
+                    "nothing was changed: old_string and new_string are the same, and {0} already holds it. Your \
+                     change to {0} stands; if the task is done, say so.",
+                    path.display()
+                ),
+                format!("{} unchanged", path.display()),
+            ));
+        }
         let after = replace(&before, &input, path.display());
         ctx.state.check_read(
             &path,
@@ -244,10 +337,14 @@ impl TypedTool for Edit {
             },
         )?;
         let after = after.map_err(ToolError::Invalid)?;
+        if let Some(refused) = ctx.state.refuse_undo(&path, &before, &after) {
+            return Ok(refused);
+        }
         let display = path.display().to_string();
         let snippet = changed_lines(&before, &after);
-        let outcome = ctx.edits.propose(FileChange::Write { path: path.clone(), before: Some(before), after }).await;
-        ctx.state.note_changed(ctx.workspace, &path);
+        let outcome =
+            ctx.edits.propose(FileChange::Write { path: path.clone(), before: Some(before.clone()), after }).await;
+        ctx.state.note_changed(ctx.workspace, &path, Some(&before));
         let mut output = describe_outcome(&outcome, "edited", &display)?;
         if matches!(outcome, EditOutcome::Applied) {
             // The model checks its change against what the file now says,
@@ -266,14 +363,18 @@ fn already_made(text: &str, edit: &EditInput, file: &str) -> Option<String> {
     if edit.new_string.trim().is_empty() || text.contains(edit.old_string.as_str()) {
         return None;
     }
-    // Quotes aside: an edit made in the file's quote style is made too.
-    let text_unquoted = unquoted(text);
-    if text_unquoted.contains(&unquoted(&edit.old_string)) {
+    // Quotes and spacing aside, as `replace` makes an edit: one made in the
+    // file's quote style or layout is made too.
+    let loosely = |s: &str| squeezed(&unquoted(s));
+    let (text_loose, offsets) = loosely(text);
+    if text_loose.contains(&loosely(edit.old_string.trim()).0) {
         return None;
     }
-    let at = text_unquoted.find(&unquoted(&edit.new_string))?;
-    let first = text[..at].matches('\n').count();
-    let count = edit.new_string.trim_end_matches('\n').matches('\n').count() + 1;
+    let new = loosely(edit.new_string.trim()).0;
+    let at = text_loose.find(&new)?;
+    let (begin, end) = (offsets[at], offsets[at + new.len() - 1]);
+    let first = text[..begin].matches('\n').count();
+    let count = text[begin..end].matches('\n').count() + 1;
     let lines = text.lines().enumerate().skip(first).take(count.min(MAX_LISTED)).map(|(i, line)| (i + 1, line));
     Some(format!(
         "{file} already reads as this edit would leave it, and old_string is not in it: the change is made \
@@ -506,6 +607,11 @@ mod tests {
         let made = already_made(app, &edit("LANG = 'fr'", "LANG = 'en'"), "app.py").unwrap();
         assert!(made.ends_with("     1\tLANG = \"en\"\n"), "{made}");
         assert_eq!(already_made("LANG = \"fr\"\nOTHER = 'en'\n", &edit("LANG = 'fr'", "'en'"), "app.py"), None);
+        // Made in the file's layout, by an edit that joined its lines.
+        let geometry = "def area(w, h):\n    return w * h\n";
+        let made =
+            already_made(geometry, &edit("def area(w, h): return w + h", "def area(w, h): return w * h"), "g.py");
+        assert!(made.unwrap().ends_with("     1\tdef area(w, h):\n     2\t    return w * h\n"));
     }
 
     #[test]
@@ -537,6 +643,34 @@ mod tests {
         assert!(replace(app, &edit("DEFAULT_LANGUAGE = 'de'", "DEFAULT_LANGUAGE = 'en'"), "app.py").is_err());
         let twice = "a = \"x\"\nb = \"x\"\n";
         assert!(replace(twice, &edit("'x'", "'y'"), "t.py").unwrap_err().contains("was not found"));
+    }
+
+    #[test]
+    fn an_edit_that_joined_the_files_lines_is_made_in_the_files_layout() {
+        let geometry = "def area(width, height):\n    return width + height\n\n\ndef perimeter(width, height):\n    return 2 * (width + height)\n";
+        let joined =
+            edit("def area(width, height): return width + height", "def area(width, height): return width * height");
+        assert_eq!(
+            replace(geometry, &joined, "geometry.py").unwrap(),
+            "def area(width, height):\n    return width * height\n\n\ndef perimeter(width, height):\n    return 2 * (width + height)\n",
+            "only the operator changed; the file's line break and indentation are kept"
+        );
+        let spaced = "total = price  *  count\n";
+        assert_eq!(
+            replace(spaced, &edit("total = price * count", "total = price * count * 2"), "t.py").unwrap(),
+            "total = price  *  count * 2\n"
+        );
+        let added = "x = f(a,\n      b)\n";
+        assert_eq!(
+            replace(added, &edit("x = f(a, b)", "x = f(a, b, c)"), "t.py").unwrap(),
+            "x = f(a,\n      b, c)\n",
+            "new text inside the match goes where the difference is"
+        );
+        // Text that is the file's in two places, or that differs in more
+        // than whitespace, is not guessed at.
+        let twice = "def f():\n    return 1\ndef g():\n    return 1\n";
+        assert!(replace(twice, &edit("return   1", "return 2"), "t.py").is_err());
+        assert!(replace(geometry, &edit("def area(width, height): return width - height", "pass"), "t.py").is_err());
     }
 
     #[test]

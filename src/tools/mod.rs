@@ -171,6 +171,9 @@ struct ReadLedger {
     seen: std::collections::HashMap<std::path::PathBuf, u64>,
     /// New files whose name exists in another folder, already pointed out once.
     warned: std::collections::HashSet<std::path::PathBuf>,
+    /// The last change made: the file, and the hashes of its text before and
+    /// after. Forgotten when a turn starts or a command runs.
+    last_change: Option<(std::path::PathBuf, u64, u64)>,
 }
 
 /// Lines of a file a refused blind edit shows; longer files must be Read.
@@ -246,13 +249,55 @@ impl ConversationState {
     }
 
     /// After a change was proposed: the model knows the file as it now is.
-    pub(crate) fn note_changed(&self, workspace: &Workspace, path: &WorkspacePath) {
+    /// `before` is the text the change started from, when putting it back
+    /// right away would be a flip (see `refuse_undo`).
+    pub(crate) fn note_changed(&self, workspace: &Workspace, path: &WorkspacePath, before: Option<&str>) {
         match workspace.read_text(path) {
-            Ok(text) => self.note_read(path, &text),
+            Ok(text) => {
+                self.note_read(path, &text);
+                let before = before.map(text_hash);
+                let after = text_hash(&text);
+                if let Some(before) = before.filter(|before| *before != after) {
+                    self.ledger().last_change = Some((path.abs.clone(), before, after));
+                }
+            }
             Err(_) => {
                 self.ledger().seen.remove(&path.abs);
             }
         }
+    }
+
+    /// Refuses a change that would put `path` back as it was before the
+    /// change made just before it. Small models flip a change back and
+    /// forth (`TIMEOUT = 60`, then `TIMEOUT = 30`, then 60 again) until the
+    /// turn runs out, ending wherever the flipping stopped. A run of a
+    /// command between the two (adding a debug line, running, taking it
+    /// out) is not a flip: that forgets the last change.
+    pub(crate) fn refuse_undo(&self, path: &WorkspacePath, before: &str, after: &str) -> Option<ToolOutput> {
+        let undoes = self.ledger().last_change.as_ref().is_some_and(|(changed, was, is)| {
+            *changed == path.abs && *is == text_hash(before) && *was == text_hash(after)
+        });
+        undoes.then(|| {
+            ToolOutput::already_done(
+                format!(
+                    "nothing was changed: this would put {0} back as it was before your last change, undoing it. \
+                     If that change was right, it stands and the task is done: say so. If it was wrong, make a \
+                     different change.",
+                    path.display()
+                ),
+                format!("{} kept", path.display()),
+            )
+        })
+    }
+
+    /// Whether the last change (since the turn started or a command ran) was to `path`.
+    pub(crate) fn changed_last(&self, path: &WorkspacePath) -> bool {
+        self.ledger().last_change.as_ref().is_some_and(|(changed, _, _)| *changed == path.abs)
+    }
+
+    /// A turn starts, or a command runs: a change undone after it is meant.
+    pub(crate) fn forget_last_change(&self) {
+        self.ledger().last_change = None;
     }
 
     /// Refuses, once, to create `path` when a file of that name exists in

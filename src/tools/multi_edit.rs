@@ -65,9 +65,13 @@ impl TypedTool for MultiEdit {
             },
         )?;
         let after = applied.map_err(ToolError::Invalid)?;
+        if let Some(refused) = ctx.state.refuse_undo(&path, &before, &after) {
+            return Ok(refused);
+        }
         let display = path.display().to_string();
-        let outcome = ctx.edits.propose(FileChange::Write { path: path.clone(), before: Some(before), after }).await;
-        ctx.state.note_changed(ctx.workspace, &path);
+        let outcome =
+            ctx.edits.propose(FileChange::Write { path: path.clone(), before: Some(before.clone()), after }).await;
+        ctx.state.note_changed(ctx.workspace, &path, Some(&before));
         describe_outcome(&outcome, &format!("applied {count} edits to"), &display)
     }
 }

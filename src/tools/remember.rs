@@ -59,7 +59,7 @@ impl TypedTool for Remember {
         let today = &humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()[..10];
         after.push_str(&format!("- {today}: {fact}\n"));
         let outcome = ctx.edits.propose(FileChange::Write { path: path.clone(), before, after }).await;
-        ctx.state.note_changed(ctx.workspace, &path);
+        ctx.state.note_changed(ctx.workspace, &path, None);
         describe_outcome(&outcome, "remembered in", MEMORY_FILE)
     }
 }

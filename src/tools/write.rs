@@ -47,10 +47,16 @@ impl TypedTool for Write {
                 format!("{} unchanged", path.display()),
             ));
         }
+        if let Some(refused) = before.as_deref().and_then(|text| ctx.state.refuse_undo(&path, text, &input.content)) {
+            return Ok(refused);
+        }
         let verb = if before.is_some() { "wrote" } else { "created" };
         let display = path.display().to_string();
-        let outcome = ctx.edits.propose(FileChange::Write { path: path.clone(), before, after: input.content }).await;
-        ctx.state.note_changed(ctx.workspace, &path);
+        let outcome = ctx
+            .edits
+            .propose(FileChange::Write { path: path.clone(), before: before.clone(), after: input.content })
+            .await;
+        ctx.state.note_changed(ctx.workspace, &path, before.as_deref());
         describe_outcome(&outcome, verb, &display)
     }
 }
