@@ -296,6 +296,8 @@ async fn glob_grep_and_list_dir_respect_gitignore() {
                     call("ListDir", serde_json::json!({"path": "src"})),
                     call("Grep", serde_json::json!({"pattern": "hello", "case_insensitive": false})),
                     call("Grep", serde_json::json!({"pattern": "HELLO", "case_insensitive": true})),
+                    // A bare file name: wherever the file is.
+                    call("Glob", serde_json::json!({"pattern": "mod.rs"})),
                 ]
                 .join("\n"),
                 "done",

@@ -53,19 +53,18 @@ impl TypedTool for Glob {
             note = format!("(there is no folder {}: searched the whole workspace)\n", base.display());
             base = ctx.workspace.resolve(".")?;
         }
-        let matcher = globset::GlobBuilder::new(&input.pattern)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| ToolError::Invalid(format!("invalid glob pattern `{}`: {e}", input.pattern)))?
-            .compile_matcher();
-        let mut found: Vec<String> = Vec::new();
-        for entry in walk(&base.abs).filter_map(Result::ok) {
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                continue;
-            }
-            let Ok(below_base) = entry.path().strip_prefix(&base.abs) else { continue };
-            if matcher.is_match(below_base) {
-                found.push(ctx.workspace.relative(entry.path()));
+        let mut found = matching(ctx, &base.abs, &input.pattern)?;
+        // A bare file name names the file wherever it is (as in .gitignore
+        // and ripgrep's globs); matched at the top only, `numbers.py` would
+        // say no such file exists beside lib/numbers.py.
+        if found.is_empty() && !input.pattern.contains('/') && !input.pattern.starts_with("**") {
+            found = matching(ctx, &base.abs, &format!("**/{}", input.pattern))?;
+            if !found.is_empty() {
+                let top = if base.rel.is_empty() { "the workspace" } else { base.rel.as_str() };
+                note.push_str(&format!(
+                    "(`{}` matches nothing at the top of {top}; these below it do)\n",
+                    input.pattern
+                ));
             }
         }
         found.sort();
@@ -89,6 +88,27 @@ impl TypedTool for Glob {
         }
         Ok(ToolOutput::ok(output, format!("{} matching {}", plural(total, "file"), input.pattern)))
     }
+}
+
+/// The files under `base` whose path below it matches `pattern`, as paths
+/// relative to the workspace root.
+fn matching(ctx: &ToolContext<'_>, base: &std::path::Path, pattern: &str) -> Result<Vec<String>, ToolError> {
+    let matcher = globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| ToolError::Invalid(format!("invalid glob pattern `{pattern}`: {e}")))?
+        .compile_matcher();
+    let mut found = Vec::new();
+    for entry in walk(base).filter_map(Result::ok) {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(below_base) = entry.path().strip_prefix(base) else { continue };
+        if matcher.is_match(below_base) {
+            found.push(ctx.workspace.relative(entry.path()));
+        }
+    }
+    Ok(found)
 }
 
 /// The gitignore-aware walk shared by the search tools: hidden files are
