@@ -271,6 +271,13 @@ pub enum ToolProfile {
 
 /// Models smaller than this get the compact tool list by default.
 pub const SMALL_MODEL_PARAMETERS: u64 = 4_000_000_000;
+/// Whether a model of this many parameters is small (`None`: a remote model
+/// of unknown size, taken as not small): the compact tool list and the
+/// guards for small models' habits go by it.
+pub fn is_small_model(parameters: Option<u64>) -> bool {
+    parameters.is_some_and(|p| p < SMALL_MODEL_PARAMETERS)
+}
+
 /// Context windows smaller than this get the compact tool list by default.
 pub const SMALL_CONTEXT_WINDOW: usize = 16_384;
 
@@ -279,9 +286,7 @@ impl ToolProfile {
     /// when the backend does not know (a remote model).
     pub fn resolve(self, context_window: usize, parameters: Option<u64>) -> ToolProfile {
         match self {
-            ToolProfile::Auto
-                if context_window < SMALL_CONTEXT_WINDOW || parameters.is_some_and(|p| p < SMALL_MODEL_PARAMETERS) =>
-            {
+            ToolProfile::Auto if context_window < SMALL_CONTEXT_WINDOW || is_small_model(parameters) => {
                 ToolProfile::Compact
             }
             ToolProfile::Auto => ToolProfile::Full,

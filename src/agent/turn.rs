@@ -295,7 +295,7 @@ impl Conversation {
         // avoid sending it back forever).
         let mut stop_hook_active = false;
         let can_edit = specs.iter().any(|spec| spec.name == "Edit");
-        let small = self.backend.parameters().is_some_and(|p| p < crate::config::SMALL_MODEL_PARAMETERS);
+        let small = crate::config::is_small_model(self.backend.parameters());
         let lookups: Vec<String> = specs
             .iter()
             .filter(|spec| self.tools.get(&spec.name).is_some_and(|tool| tool.kind() == ToolKind::ReadOnly))
@@ -627,11 +627,7 @@ impl Conversation {
         let mut generation = Generation::default();
         // Only small models fall into these cycles; a large one writing a
         // long table of near-identical rows means every row.
-        let mut repetition = self
-            .backend
-            .parameters()
-            .is_some_and(|p| p < crate::config::SMALL_MODEL_PARAMETERS)
-            .then(RepetitionGuard::default);
+        let mut repetition = crate::config::is_small_model(self.backend.parameters()).then(RepetitionGuard::default);
         loop {
             let next = tokio::select! {
                 biased;
