@@ -258,6 +258,7 @@ impl Default for ToolSettings {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolProfile {
+    /// `whole_files` for models under [`TINY_MODEL_PARAMETERS`] parameters,
     /// `compact` for models under [`SMALL_MODEL_PARAMETERS`] parameters or
     /// with a context window under [`SMALL_CONTEXT_WINDOW`] tokens, else `full`.
     #[default]
@@ -267,7 +268,16 @@ pub enum ToolProfile {
     /// The few tools a coding task needs: find, read, change
     /// ([`crate::tools::COMPACT_TOOLS`]).
     Compact,
+    /// No tools: the model is handed the workspace's files with each prompt
+    /// and answers with the whole new content of the files it changes,
+    /// which become Edit and Write calls (`agent::whole_file`).
+    WholeFiles,
 }
+
+/// Models smaller than this get the `whole_files` profile by default: on the
+/// task benchmark a 0.5B coder solves about twice as many tasks handed the
+/// files as offered tools, and a 1.5B one fewer.
+pub const TINY_MODEL_PARAMETERS: u64 = 1_000_000_000;
 
 /// Models smaller than this get the compact tool list by default.
 pub const SMALL_MODEL_PARAMETERS: u64 = 4_000_000_000;
@@ -286,6 +296,7 @@ impl ToolProfile {
     /// when the backend does not know (a remote model).
     pub fn resolve(self, context_window: usize, parameters: Option<u64>) -> ToolProfile {
         match self {
+            ToolProfile::Auto if parameters.is_some_and(|p| p < TINY_MODEL_PARAMETERS) => ToolProfile::WholeFiles,
             ToolProfile::Auto if context_window < SMALL_CONTEXT_WINDOW || is_small_model(parameters) => {
                 ToolProfile::Compact
             }

@@ -382,6 +382,9 @@ fn without_the_grammar_a_reply_still_ends_after_its_last_allowed_call() {
     let coder = std::env::var("TACK_TEST_CODER_MODEL").expect("TACK_TEST_CODER_MODEL is not set");
     let workspace = tempfile::tempdir().unwrap();
     std::fs::write(workspace.path().join("calc.py"), "def add(a, b):\n    return a + b\n").unwrap();
+    // Offered tools, as a model of this size is not by default.
+    std::fs::create_dir(workspace.path().join("tack")).unwrap();
+    std::fs::write(workspace.path().join("tack/config.toml"), "[tools]\nprofile = \"compact\"\n").unwrap();
     // Free to write on, the coder model's second reply to this task holds a
     // call to a tool named `subtract`, again and again, 65 times.
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_tack"))

@@ -1726,3 +1726,90 @@ async fn a_call_caught_in_a_cycle_of_lines_is_cut_and_the_model_told_why() {
     assert!(!run.results()[0].1, "{:?}", run.results());
     assert_eq!(run.read("settings.py"), content);
 }
+
+#[tokio::test]
+async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
+    let whole_files = || tack::config::ToolSettings {
+        profile: tack::config::ToolProfile::WholeFiles,
+        ..tack::config::ToolSettings::default()
+    };
+    let calc = "def add(a, b):\n    return a + b\n";
+    // A changed version of a file: only the change is made, the rest kept;
+    // the same file shown again later in the reply does not count twice.
+    let reply = "calc.py\n```python\ndef add(a, b):\n    return a - b\n```\n\ncalc.py\n```python\nX = 1\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", calc)
+        .file("notes.md", "Notes.\n")
+        .tool_settings(whole_files())
+        .run(&[reply], "add in calc.py should subtract.")
+        .await;
+    assert_eq!(run.read("calc.py"), "def add(a, b):\n    return a - b\n");
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    let request = run.backend.last_request().unwrap();
+    assert!(request.tools.is_empty(), "offered no tools: {:?}", request.tools);
+    let sent = request.messages.last().unwrap().text();
+    assert!(sent.starts_with("calc.py\n```\ndef add(a, b):\n    return a + b\n```"), "{sent}");
+    // Only the files the prompt points to, when it points to some.
+    assert!(!sent.contains("notes.md") && sent.contains("add in calc.py should subtract."), "{sent}");
+    let run = Scenario::new()
+        .file("calc.py", calc)
+        .file("notes.md", "Notes.\n")
+        .tool_settings(whole_files())
+        .run(&["It adds."], "What does this project do?")
+        .await;
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("calc.py\n```") && sent.contains("notes.md\n```\nNotes.\n```"), "{sent}");
+
+    // A new file named in the block's first line; new code alone is added
+    // to the file the prompt names.
+    let reply = "```python\n# mathutil.py\ndef is_even(n):\n    return n % 2 == 0\n```\n";
+    let run = Scenario::new().file("calc.py", calc).tool_settings(whole_files()).run(&[reply], "Create mathutil.py.").await;
+    assert_eq!(run.read("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n");
+    // The file asked for is shown empty; a reply that only copies another
+    // file back creates nothing.
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("mathutil.py\n```\n\n```"), "{sent}");
+    let echo = "```\n# Utilities\n\nSmall helper modules.\n```\n";
+    let run = Scenario::new()
+        .file("README.md", "# Utilities\n\nSmall helper modules.\n")
+        .tool_settings(whole_files())
+        .run(&[echo], "Create mathutil.py with is_even.")
+        .await;
+    assert!(!run.dir.path().join("mathutil.py").exists());
+    let reply = "```\ndef subtract(a, b):\n    return a - b\n```\n";
+    let run = Scenario::new().file("calc.py", calc).tool_settings(whole_files()).run(&[reply], "Add subtract to calc.py.").await;
+    assert_eq!(run.read("calc.py"), format!("{}\n\n\ndef subtract(a, b):\n    return a - b\n", calc.trim_end()));
+
+    // In plan mode the files shown are the plan.
+    let run = Scenario::new()
+        .file("calc.py", calc)
+        .tool_settings(whole_files())
+        .mode(PermissionMode::Plan)
+        .run(&["calc.py\n```\ndef add(a, b):\n    return a - b\n```\n"], "add in calc.py should subtract.")
+        .await;
+    assert_eq!(run.read("calc.py"), calc);
+    assert!(run.outcome.text.contains("return a - b"), "{}", run.outcome.text);
+
+    // An answer without code changes nothing and is the answer.
+    let run = Scenario::new().file("calc.py", calc).tool_settings(whole_files()).run(&["It adds."], "What does add do?").await;
+    assert_eq!(run.read("calc.py"), calc);
+    assert_eq!(run.outcome.text, "It adds.");
+}
+
+#[tokio::test]
+async fn a_whole_file_change_waits_for_approval_like_any_edit() {
+    let settings = tack::config::ToolSettings {
+        profile: tack::config::ToolProfile::WholeFiles,
+        ..tack::config::ToolSettings::default()
+    };
+    let reply = "calc.py\n```\ndef add(a, b):\n    return a - b\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", "def add(a, b):\n    return a + b\n")
+        .tool_settings(settings)
+        .mode(PermissionMode::Ask)
+        .answers(&[ApprovalDecision::Deny])
+        .run(&[reply], "add should subtract.")
+        .await;
+    assert_eq!(run.asked.len(), 1);
+    assert_eq!(run.read("calc.py"), "def add(a, b):\n    return a + b\n");
+}

@@ -14,9 +14,9 @@ use crate::workspace::mentions::named_files;
 /// Files attached to one prompt.
 const MAX_FILES: usize = 4;
 /// Longer files are left for the model to Read in parts.
-const MAX_LINES: usize = 400;
+pub(super) const MAX_LINES: usize = 400;
 /// Bytes of all attached files together: about 4k tokens.
-const MAX_BYTES: usize = 16 * 1024;
+pub(super) const MAX_BYTES: usize = 16 * 1024;
 
 impl Conversation {
     /// The text block to add to `prompt`, if it names files that may be

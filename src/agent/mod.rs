@@ -16,6 +16,7 @@ pub mod servers;
 pub mod session;
 mod subagent;
 mod turn;
+mod whole_file;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -128,7 +128,7 @@ fn fixable_failure(block: &Block) -> bool {
 const UNPARSED_CALL: &str = "invalid_tool_call";
 
 /// A call the model made, checked against the registry but not yet run.
-struct PendingCall {
+pub(super) struct PendingCall {
     id: String,
     name: String,
     input: Value,
@@ -152,10 +152,10 @@ impl PendingCall {
 
 /// What one generation produced.
 #[derive(Default)]
-struct Generation {
-    blocks: Vec<Block>,
-    calls: Vec<PendingCall>,
-    usage: Usage,
+pub(super) struct Generation {
+    pub(super) blocks: Vec<Block>,
+    pub(super) calls: Vec<PendingCall>,
+    pub(super) usage: Usage,
     /// The reply fell into a cycle of lines and was cut there.
     repeated: bool,
 }
@@ -171,14 +171,14 @@ impl Generation {
 
     /// The message to record. Calls are dropped when the generation was cut
     /// short: a call without its result would break the history's pairing.
-    fn into_message(self, keep_calls: bool) -> Message {
+    pub(super) fn into_message(self, keep_calls: bool) -> Message {
         let blocks =
             self.blocks.into_iter().filter(|block| keep_calls || !matches!(block, Block::ToolUse { .. })).collect();
         Message { role: Role::Assistant, blocks }
     }
 }
 
-enum StreamEnd {
+pub(super) enum StreamEnd {
     Complete(Generation),
     Cancelled(Generation),
     Failed(BackendError),
@@ -248,7 +248,8 @@ impl Conversation {
             return Err(reason);
         }
         add_context(HookEvent::UserPromptSubmit, submitted.context);
-        if let Some(files) = self.attach_named_files(prompt) {
+        // The whole-file way hands over the files at each generation instead.
+        if let Some(files) = self.attach_named_files(prompt).filter(|_| !self.tools.whole_files()) {
             self.prompt_carries_files = true;
             message.blocks.push(Block::Text { text: files });
         }
@@ -257,6 +258,9 @@ impl Conversation {
     }
 
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnOutcome {
+        if self.tools.whole_files() {
+            return self.whole_file_turn(cancel).await;
+        }
         let mode = self.policy.mode;
         let specs = self.tools.specs(|kind| visible_in_mode(mode, kind));
         let system = prompt::system_prompt(mode, &specs, self.backend.tool_protocol());
@@ -542,7 +546,7 @@ impl Conversation {
     /// pass the budget, the workspace context put before its first user
     /// message. Reports the context gauge; returns a compaction not seen
     /// before as (tokens before, tokens after), for the caller to report.
-    fn prompt_messages(&mut self, system_tokens: usize) -> (Vec<Message>, Option<(u64, u64)>) {
+    pub(super) fn prompt_messages(&mut self, system_tokens: usize) -> (Vec<Message>, Option<(u64, u64)>) {
         while self.token_counts.len() < self.history.len() {
             let tokens = message_tokens(&*self.backend, &self.history[self.token_counts.len()]);
             self.token_counts.push(tokens);
@@ -576,7 +580,7 @@ impl Conversation {
     }
 
     /// One generation, retrying transient backend errors with backoff.
-    async fn generate(
+    pub(super) async fn generate(
         &mut self,
         system: &str,
         specs: &[ToolSpec],
@@ -668,7 +672,7 @@ impl Conversation {
         StreamEnd::Complete(generation)
     }
 
-    fn next_call_id(&mut self) -> String {
+    pub(super) fn next_call_id(&mut self) -> String {
         self.next_call += 1;
         format!("call_{}", self.next_call)
     }
@@ -776,7 +780,7 @@ impl Conversation {
         nudge
     }
 
-    fn add_call(
+    pub(super) fn add_call(
         &mut self,
         generation: &mut Generation,
         id: String,
@@ -836,7 +840,7 @@ impl Conversation {
 
     /// Runs the calls of one assistant message and returns their results in
     /// the model's order, plus whether the turn was cancelled meanwhile.
-    async fn run_calls(&mut self, calls: &mut [PendingCall], cancel: &CancellationToken) -> (Vec<Block>, bool) {
+    pub(super) async fn run_calls(&mut self, calls: &mut [PendingCall], cancel: &CancellationToken) -> (Vec<Block>, bool) {
         let mut outputs: Vec<Option<ToolOutput>> = calls.iter().map(|_| None).collect();
         let mut cancelled = false;
         let mut start = 0;

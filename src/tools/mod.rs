@@ -485,6 +485,9 @@ pub struct ToolRegistry {
     skills: Option<Arc<skill::SkillCatalog>>,
     /// The MCP servers whose tools are here, kept running with the registry.
     mcp: Option<mcp::McpServers>,
+    /// The model is offered no tools and answers with whole files
+    /// ([`ToolProfile::WholeFiles`]); the tools here apply its changes.
+    whole_files: bool,
 }
 
 impl ToolRegistry {
@@ -529,12 +532,15 @@ impl ToolRegistry {
         if let Some(search) = &settings.web.search {
             all.push(Arc::new(web::WebSearch { settings: settings.web.clone(), search: search.clone() }));
         }
-        let compact = settings.profile == ToolProfile::Compact;
-        ToolRegistry::new(
+        let whole_files = settings.profile == ToolProfile::WholeFiles;
+        let compact = settings.profile == ToolProfile::Compact || whole_files;
+        let mut registry = ToolRegistry::new(
             all.into_iter()
                 .filter(|t| !settings.disabled.contains(&t.set()))
                 .filter(|t| !compact || COMPACT_TOOLS.contains(&t.name())),
-        )
+        );
+        registry.whole_files = whole_files;
+        registry
     }
 
     pub fn new(tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> ToolRegistry {
@@ -550,7 +556,7 @@ impl ToolRegistry {
                 Registered { tool, schema, validator }
             })
             .collect();
-        ToolRegistry { tools, skills: None, mcp: None }
+        ToolRegistry { tools, skills: None, mcp: None, whole_files: false }
     }
 
     /// Adds the Skill tool when there are skills and reading is enabled.
@@ -600,6 +606,11 @@ impl ToolRegistry {
     }
 
     /// The tools offered to the model, keeping only those `visible` admits.
+    /// Whether the model answers with whole files instead of calling tools.
+    pub fn whole_files(&self) -> bool {
+        self.whole_files
+    }
+
     pub fn specs(&self, visible: impl Fn(ToolKind) -> bool) -> Vec<ToolSpec> {
         self.tools
             .iter()

@@ -25,6 +25,23 @@ pub fn named_files(workspace: &Workspace, text: &str, limit: usize) -> Vec<Works
     found
 }
 
+/// Files `text` names that do not exist anywhere in the workspace, in the
+/// order named, at most `limit`: "create mathutil.py".
+pub fn new_files(workspace: &Workspace, text: &str, limit: usize) -> Vec<WorkspacePath> {
+    let mut found: Vec<WorkspacePath> = Vec::new();
+    for word in candidates(text).take(MAX_CANDIDATES) {
+        let name = word.rsplit('/').next().unwrap_or(word);
+        if found.len() >= limit || !name.contains('.') || resolve(workspace, word).is_some() {
+            continue;
+        }
+        let Ok(path) = workspace.resolve(word) else { continue };
+        if !path.abs.exists() && same_name_elsewhere(workspace.root(), name).is_empty() && !found.contains(&path) {
+            found.push(path);
+        }
+    }
+    found
+}
+
 fn resolve(workspace: &Workspace, word: &str) -> Option<WorkspacePath> {
     if let Ok(path) = workspace.resolve(word) {
         if path.abs.is_file() {

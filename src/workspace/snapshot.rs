@@ -37,6 +37,12 @@ fn walk(root: &Path, max_depth: usize) -> impl Iterator<Item = (String, bool, us
         .take(MAX_WALKED)
 }
 
+/// The files under `root` (relative paths, sorted), as deep as the snapshot
+/// looks and one level more, gitignore honoured.
+pub fn files(root: &Path) -> Vec<String> {
+    walk(root, MAX_DEPTH + 1).filter(|(_, is_dir, _)| !is_dir).map(|(rel, _, _)| rel).collect()
+}
+
 /// The snapshot as prompt text: a tree of the entries nearest the root, then
 /// the git state when the root is a repository.
 pub fn snapshot(root: &Path) -> String {

@@ -1,0 +1,362 @@
+//! The whole-file way of working, for models too small to drive tools
+//! (`tools.profile = "whole_files"`). Measured on the task benchmark, a
+//! 0.5B coder offered tools calls them badly and edits what it imagines,
+//! while the same model handed the project's files in one message, and
+//! asked for the changed files whole, writes the right change about twice
+//! as often: the format aider gives weak models. So such a model gets no
+//! tools: each turn hands it the files of the workspace that fit (those the
+//! prompt names first), and the files its reply shows become Edit and Write
+//! calls, approved and applied like any other.
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::attach::{MAX_BYTES, MAX_LINES};
+use super::prompt::load_rules;
+use super::rewrite::{Rewrite, rewrite_of};
+use super::turn::{Generation, StreamEnd};
+use super::{Conversation, TurnOutcome};
+use super::hooks::HookEvent;
+use crate::protocol::{AgentStatus, Block, Event, Message, PermissionMode, Role, StopReason};
+use crate::workspace::WorkspacePath;
+use crate::workspace::mentions::{named_files, new_files};
+use crate::workspace::snapshot;
+
+/// Files handed over with one prompt.
+const MAX_FILES: usize = 24;
+
+const SYSTEM: &str = "You are a coding assistant. The user's project files are shown to you in full.";
+
+/// Put after the prompt: the one instruction such a model follows.
+const ASK: &str = "Reply with the whole new content of each file you change, each in a code block after its path. \
+If no file must change, answer in one sentence.";
+
+impl Conversation {
+    /// One turn of the whole-file way: a single reply, its files applied.
+    pub(super) async fn whole_file_turn(&mut self, cancel: &CancellationToken) -> TurnOutcome {
+        let mut system = SYSTEM.to_string();
+        if let Some((name, rules)) = load_rules(self.workspace.root()) {
+            system.push_str(&format!("\n\nThe project's rules (from {name}):\n{}", rules.trim_end()));
+        }
+        let system_tokens = self.backend.count_tokens(&system);
+        let prompt = self.history.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
+        let handed = self.hand_over_files(&prompt);
+        let (mut messages, compaction) = self.prompt_messages(system_tokens);
+        if let Some((tokens_before, tokens_after)) = compaction {
+            let payload = serde_json::json!({ "trigger": "auto", "custom_instructions": "" });
+            self.run_hooks(HookEvent::PreCompact, None, payload, cancel).await;
+            self.events.emit(Event::Compaction { tokens_before, tokens_after });
+        }
+        self.events.emit(Event::Status { status: AgentStatus::Thinking });
+        if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
+            if !handed.is_empty() {
+                last.blocks.insert(0, Block::Text { text: handed.iter().map(|f| f.shown()).collect() });
+            }
+            last.blocks.push(Block::Text { text: format!("\n{ASK}") });
+        }
+        let finish = |stop_reason, text: String, usage| TurnOutcome { stop_reason, text, usage };
+        let generation = match self.generate(&system, &[], &[], messages, false, cancel).await {
+            StreamEnd::Complete(generation) => generation,
+            StreamEnd::Cancelled(partial) => {
+                let usage = partial.usage;
+                let message = partial.into_message(false);
+                let text = message.text();
+                if !message.blocks.is_empty() {
+                    self.record_with_usage(message, Some(usage));
+                }
+                return finish(StopReason::Cancelled, text, usage);
+            }
+            StreamEnd::Failed(error) => {
+                self.events.emit(Event::Error { message: error.to_string() });
+                return finish(StopReason::Error, String::new(), Default::default());
+            }
+        };
+        // Offered no tools, the model has no calls to make: what looks like
+        // one is text.
+        let mut generation = generation;
+        generation.calls.clear();
+        generation.blocks.retain(|block| !matches!(block, Block::ToolUse { .. }));
+        let text = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        // "Add a function to calc.py": a block of new code alone goes there.
+        let mut named = named_files(&self.workspace, &prompt, 2);
+        named.extend(new_files(&self.workspace, &prompt, 2));
+        let only_named = match named.as_slice() {
+            [only] => Some(only),
+            _ => None,
+        };
+        // In plan mode the files a reply shows are the plan, not changes.
+        let changes = if self.policy.mode == PermissionMode::Plan {
+            Vec::new()
+        } else {
+            self.changes_shown(&text, &handed, only_named)
+        };
+        for (name, input) in changes {
+            let id = self.next_call_id();
+            self.add_call(&mut generation, id, name.to_string(), input, None);
+        }
+        let Generation { blocks, mut calls, usage, .. } = generation;
+        self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(usage));
+        if calls.is_empty() {
+            return finish(StopReason::EndTurn, text, usage);
+        }
+        let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
+        self.record(Message { role: Role::User, blocks: results });
+        let stop = if cancelled { StopReason::Cancelled } else { StopReason::EndTurn };
+        finish(stop, text, usage)
+    }
+
+    /// The files to show the model with `prompt`: those it names and those
+    /// that hold a code name it uses, or when there are none every file,
+    /// while they fit. Each counts as read for the edit guards.
+    fn hand_over_files(&mut self, prompt: &str) -> Vec<HandedFile> {
+        let named: Vec<String> = named_files(&self.workspace, prompt, MAX_FILES).into_iter().map(|p| p.rel).collect();
+        let code_names: Vec<&str> = prompt
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|word| word.len() > 2 && (word.contains('_') || word.chars().skip(1).any(char::is_uppercase)))
+            .collect();
+        let mut candidates: Vec<(u8, String, WorkspacePath, String)> = Vec::new();
+        for rel in snapshot::files(self.workspace.root()) {
+            let Ok(path) = self.workspace.resolve(&rel) else { continue };
+            if !self.may_show(&path) || std::fs::metadata(&path.abs).is_ok_and(|m| m.len() > MAX_BYTES as u64) {
+                continue;
+            }
+            let Ok(text) = self.workspace.read_text(&path) else { continue };
+            if text.trim().is_empty() || text.contains('\0') || text.lines().count() > MAX_LINES {
+                continue;
+            }
+            let rank = if named.contains(&path.rel) {
+                0
+            } else if code_names.iter().any(|name| text.contains(name)) {
+                1
+            } else {
+                2
+            };
+            candidates.push((rank, rel, path, text));
+        }
+        candidates.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        // Files the prompt points to are all a small model should see: the
+        // rest only draw its reply away from them.
+        if candidates.first().is_some_and(|c| c.0 < 2) {
+            candidates.retain(|c| c.0 < 2);
+        }
+        let mut handed = Vec::new();
+        let mut bytes = 0;
+        for (_, _, path, text) in candidates {
+            if handed.len() == MAX_FILES || bytes + text.len() > MAX_BYTES {
+                continue;
+            }
+            bytes += text.len();
+            self.state.note_read(&path, &text);
+            handed.push(HandedFile { path, text });
+        }
+        // In the project's order, as a listing reads; a file the prompt
+        // asks for is shown empty, for the reply to fill.
+        handed.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
+        for path in new_files(&self.workspace, prompt, MAX_FILES) {
+            handed.push(HandedFile { path, text: String::new() });
+        }
+        if !handed.is_empty() {
+            let paths = handed.iter().map(|f| f.path.display().to_string()).collect();
+            self.events.emit(Event::FilesAttached { paths });
+        }
+        handed
+    }
+
+    /// The Edit and Write calls that make the files as `reply` shows them.
+    /// A block that is not a version of any file, new code alone, is added
+    /// at the end of the file its path or else the prompt names.
+    fn changes_shown(
+        &self,
+        reply: &str,
+        handed: &[HandedFile],
+        only_named: Option<&WorkspacePath>,
+    ) -> Vec<(&'static str, Value)> {
+        let mut calls: Vec<(&'static str, Value)> = Vec::new();
+        let mut done: Vec<String> = Vec::new();
+        for shown in shown_files(reply) {
+            let target = match shown.path.as_deref().and_then(|p| self.workspace.resolve(p).ok()) {
+                Some(path) => Some(path),
+                // A block without a path is the handed file it is a version of.
+                None => handed
+                    .iter()
+                    .filter_map(|f| rewrite_of(&f.text, &shown.text).map(|r| (r.shared_lines, f.path.clone())))
+                    .max_by_key(|(shared, _)| *shared)
+                    .map(|(_, path)| path)
+                    // Not an unchanged copy of a file shown, either.
+                    .or_else(|| only_named.filter(|_| handed.iter().all(|f| is_new_code(&f.text, &shown.text))).cloned()),
+            };
+            let Some(path) = target else { continue };
+            // A small model repeats its answer: the first version counts.
+            if done.contains(&path.rel) {
+                continue;
+            }
+            done.push(path.rel.clone());
+            let file_path = Value::from(path.display());
+            if !path.abs.exists() {
+                calls.push(("Write", serde_json::json!({ "file_path": file_path, "content": shown.text })));
+                continue;
+            }
+            let Ok(text) = self.workspace.read_text(&path) else { continue };
+            if let Some(Rewrite { old_string, new_string, .. }) = rewrite_of(&text, &shown.text) {
+                let input = serde_json::json!({ "file_path": file_path, "old_string": old_string, "new_string": new_string });
+                calls.push(("Edit", input));
+            } else if is_new_code(&text, &shown.text) {
+                let content = format!("{}\n\n\n{}", text.trim_end(), shown.text);
+                calls.push(("Write", serde_json::json!({ "file_path": file_path, "content": content })));
+            }
+        }
+        calls
+    }
+}
+
+/// Whether `block` shares no line of code with `file`: an addition to it,
+/// not a version of it.
+fn is_new_code(file: &str, block: &str) -> bool {
+    let lines: std::collections::HashSet<&str> =
+        file.lines().map(str::trim).filter(|line| line.len() > 3).collect();
+    block.lines().filter(|line| !line.trim().is_empty()).count() > 1
+        && !block.lines().any(|line| lines.contains(line.trim()))
+}
+
+/// A file shown to the model, as it was then.
+struct HandedFile {
+    path: WorkspacePath,
+    text: String,
+}
+
+impl HandedFile {
+    /// The file as the model reads it: its path, then its text in a code block.
+    fn shown(&self) -> String {
+        format!("{}\n```\n{}\n```\n\n", self.path.display(), self.text.trim_end_matches('\n'))
+    }
+}
+
+/// A code block of a reply, with the path written on the line before it or
+/// as its own first line (`# calc.py`), when there is one.
+#[derive(Debug, PartialEq, Eq)]
+struct ShownFile {
+    path: Option<String>,
+    text: String,
+}
+
+fn shown_files(reply: &str) -> Vec<ShownFile> {
+    let mut out = Vec::new();
+    let mut label: Option<String> = None;
+    let mut block: Option<Vec<&str>> = None;
+    let mut lines_of = reply.lines();
+    loop {
+        let line = lines_of.next();
+        let fence = line.is_some_and(|line| line.trim_start().starts_with("```"));
+        match (block.take(), line) {
+            (None, None) => break,
+            (None, Some(_)) if fence => block = Some(Vec::new()),
+            (None, Some(line)) if !line.trim().is_empty() => label = path_in(line),
+            (None, Some(_)) => {}
+            (Some(mut lines), Some(line)) if !fence => {
+                lines.push(line);
+                block = Some(lines);
+            }
+            // A block closed, or cut off with the reply: it still shows the file up to there.
+            (Some(lines), line) => {
+                let code: Vec<&str> = lines.iter().copied().filter(|l| !l.trim().is_empty()).collect();
+                // A block that holds only a path heads the next one.
+                if let [only] = code.as_slice() {
+                    if let Some(path) = path_in(only) {
+                        label = Some(path);
+                        continue;
+                    }
+                }
+                let (path, lines) = match lines.first().and_then(|first| comment_path(first)) {
+                    Some(named) => (Some(named), &lines[1..]),
+                    None => (label.take(), &lines[..]),
+                };
+                let text = lines.join("\n");
+                if !text.trim().is_empty() {
+                    out.push(ShownFile { path, text: format!("{}\n", text.trim_matches('\n')) });
+                }
+                if line.is_none() {
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The path a line outside code names, when that is all it says
+/// (`calc.py`, `**src/lib.rs**`, `File: app.py:`).
+fn path_in(line: &str) -> Option<String> {
+    let line = line.trim();
+    let words = line.strip_prefix("File:").unwrap_or(line).trim_matches(|c: char| "*`#: ".contains(c));
+    looks_like_path(words).then(|| words.to_string())
+}
+
+/// The path a first line of code names in a comment (`# calc.py`, `// src/main.rs`).
+fn comment_path(line: &str) -> Option<String> {
+    let trimmed = line.trim();
+    if !trimmed.starts_with(['#', '/', '-', ';']) {
+        return None;
+    }
+    let words = trimmed.trim_start_matches(['#', '/', '-', ';', ' ']).trim_end_matches([':', ' ']);
+    looks_like_path(words).then(|| words.to_string())
+}
+
+fn looks_like_path(words: &str) -> bool {
+    let name = words.rsplit('/').next().unwrap_or(words);
+    !words.is_empty()
+        && words.chars().all(|c| c.is_alphanumeric() || "._-/".contains(c))
+        && name.contains('.')
+        && !name.starts_with('.')
+        && !name.ends_with('.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(path: Option<&str>, text: &str) -> ShownFile {
+        ShownFile { path: path.map(str::to_string), text: text.to_string() }
+    }
+
+    #[test]
+    fn a_block_belongs_to_the_path_before_it_or_in_its_first_line() {
+        let reply = "Here it is.\n\n**calc.py**\n```python\ndef add(a, b):\n    return a + b\n```\n\n\
+                     ```\n# lib/util.py\nX = 1\n```\n\n```\nno path\n```\n";
+        assert_eq!(
+            shown_files(reply),
+            vec![
+                shown(Some("calc.py"), "def add(a, b):\n    return a + b\n"),
+                shown(Some("lib/util.py"), "X = 1\n"),
+                shown(None, "no path\n"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_sentence_before_a_block_is_not_its_path_and_a_cut_block_counts() {
+        let reply = "To fix it, change main.py as follows.\n```\nprint(1)\n";
+        assert_eq!(shown_files(reply), vec![shown(None, "print(1)\n")]);
+    }
+
+    #[test]
+    fn a_block_that_holds_only_a_path_heads_the_next() {
+        let reply = "```\napp.py\n```\n```\nX = 1\n```\n";
+        assert_eq!(shown_files(reply), vec![shown(Some("app.py"), "X = 1\n")]);
+    }
+
+    #[test]
+    fn new_code_alone_is_an_addition_and_a_version_is_not() {
+        let file = "def add(a, b):\n    return a + b\n";
+        assert!(is_new_code(file, "def subtract(a, b):\n    return a - b\n"));
+        assert!(!is_new_code(file, "def add(a, b):\n    return a - b\n"));
+        assert!(!is_new_code(file, "app.py\n"));
+    }
+
+    #[test]
+    fn a_code_comment_is_not_a_path() {
+        assert_eq!(comment_path("# Seconds to wait for the server."), None);
+        assert_eq!(comment_path("// main.rs"), Some("main.rs".into()));
+        assert_eq!(path_in("File: `src/app.py`:"), Some("src/app.py".into()));
+        assert_eq!(path_in("app.py is fixed."), None);
+    }
+}
