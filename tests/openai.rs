@@ -21,7 +21,7 @@ use common::Scenario;
 use common::llama_server::LlamaServer;
 use futures::StreamExt;
 use serde_json::{Value, json};
-use tack::config::ToolCallMode;
+use tack::config::{ToolCallMode, ToolProfile, ToolSettings};
 use tack::model::openai::{OpenAiBackend, OpenAiSettings};
 use tack::model::{CompletionRequest, ModelBackend, ModelChunk};
 use tack::protocol::{Event, Message, StopReason, Usage};
@@ -503,9 +503,13 @@ async fn coder_turn(server: &LlamaServer, mode: ToolCallMode) -> common::ModelRu
     let mut settings = server_settings(server);
     settings.max_tokens = Some(200);
     settings.tool_calls = mode;
+    // Sized for the model, but offered tools, as a model this small is not
+    // by default.
+    let tools = ToolSettings { profile: ToolProfile::Compact, ..ToolSettings::default() };
     Scenario::new()
         .file("notes.txt", "The secret word is pelican.\n")
         .sized_for_model()
+        .tool_settings(tools)
         .max_iterations(2)
         .run_model(
             connect(settings).await,

@@ -1780,6 +1780,24 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     let run = Scenario::new().file("calc.py", calc).tool_settings(whole_files()).run(&[reply], "Add subtract to calc.py.").await;
     assert_eq!(run.read("calc.py"), format!("{}\n\n\ndef subtract(a, b):\n    return a - b\n", calc.trim_end()));
 
+    // A bare name means the file of that name that was shown, in its folder.
+    let run = Scenario::new()
+        .file("lib/numbers.py", "def is_even(n):\n    return n % 2 == 1\n")
+        .tool_settings(whole_files())
+        .run(&["numbers.py\n```\ndef is_even(n):\n    return n % 2 == 0\n```\n"], "is_even is wrong. Fix it.")
+        .await;
+    assert_eq!(run.read("lib/numbers.py"), "def is_even(n):\n    return n % 2 == 0\n");
+    assert!(!run.dir.path().join("numbers.py").exists());
+
+    // A copy that differs only in blank lines is no change.
+    let run = Scenario::new()
+        .file("calc.py", calc)
+        .tool_settings(whole_files())
+        .run(&["calc.py\n```\ndef add(a, b):\n\n    return a + b\n```\n"], "Fix calc.py.")
+        .await;
+    assert_eq!(run.read("calc.py"), calc);
+    assert!(!run.events.iter().any(|e| matches!(e.event, Event::ToolCall { .. })));
+
     // In plan mode the files shown are the plan.
     let run = Scenario::new()
         .file("calc.py", calc)

@@ -88,7 +88,7 @@ impl Conversation {
         let changes = if self.policy.mode == PermissionMode::Plan {
             Vec::new()
         } else {
-            self.changes_shown(&text, &handed, only_named)
+            self.changes_shown(&text, &prompt, &handed, only_named)
         };
         for (name, input) in changes {
             let id = self.next_call_id();
@@ -114,8 +114,13 @@ impl Conversation {
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .filter(|word| word.len() > 2 && (word.contains('_') || word.chars().skip(1).any(char::is_uppercase)))
             .collect();
+        // The rules file is in the system prompt already.
+        let rules = load_rules(self.workspace.root()).map(|(name, _)| name);
         let mut candidates: Vec<(u8, String, WorkspacePath, String)> = Vec::new();
         for rel in snapshot::files(self.workspace.root()) {
+            if rules.as_deref() == Some(rel.as_str()) {
+                continue;
+            }
             let Ok(path) = self.workspace.resolve(&rel) else { continue };
             if !self.may_show(&path) || std::fs::metadata(&path.abs).is_ok_and(|m| m.len() > MAX_BYTES as u64) {
                 continue;
@@ -168,22 +173,29 @@ impl Conversation {
     fn changes_shown(
         &self,
         reply: &str,
+        prompt: &str,
         handed: &[HandedFile],
         only_named: Option<&WorkspacePath>,
     ) -> Vec<(&'static str, Value)> {
         let mut calls: Vec<(&'static str, Value)> = Vec::new();
         let mut done: Vec<String> = Vec::new();
         for shown in shown_files(reply) {
-            let target = match shown.path.as_deref().and_then(|p| self.workspace.resolve(p).ok()) {
-                Some(path) => Some(path),
-                // A block without a path is the handed file it is a version of.
+            let target = match shown.path.as_deref() {
+                Some(label) => self.labelled(label, handed),
+                // A block without a path is the handed file it is a version of,
+                // or new code the prompt asks for in the one file it names.
                 None => handed
                     .iter()
                     .filter_map(|f| rewrite_of(&f.text, &shown.text).map(|r| (r.shared_lines, f.path.clone())))
                     .max_by_key(|(shared, _)| *shared)
                     .map(|(_, path)| path)
-                    // Not an unchanged copy of a file shown, either.
-                    .or_else(|| only_named.filter(|_| handed.iter().all(|f| is_new_code(&f.text, &shown.text))).cloned()),
+                    .or_else(|| {
+                        let named = only_named?;
+                        let text = self.workspace.read_text(named).unwrap_or_default();
+                        let new = introduces_asked_name(prompt, &text, &shown.text)
+                            && handed.iter().all(|f| is_new_code(&f.text, &shown.text));
+                        new.then(|| named.clone())
+                    }),
             };
             let Some(path) = target else { continue };
             // A small model repeats its answer: the first version counts.
@@ -198,6 +210,11 @@ impl Conversation {
             }
             let Ok(text) = self.workspace.read_text(&path) else { continue };
             if let Some(Rewrite { old_string, new_string, .. }) = rewrite_of(&text, &shown.text) {
+                // A copy that differs only in blank lines changes nothing the
+                // model meant: it is an echo, not an edit.
+                if code_lines(&old_string).eq(code_lines(&new_string)) {
+                    continue;
+                }
                 let input = serde_json::json!({ "file_path": file_path, "old_string": old_string, "new_string": new_string });
                 calls.push(("Edit", input));
             } else if is_new_code(&text, &shown.text) {
@@ -207,6 +224,42 @@ impl Conversation {
         }
         calls
     }
+}
+
+impl Conversation {
+    /// The file a reply's path means: a file handed over under that path or,
+    /// for a bare name, under that name in its folder; else the path itself
+    /// (a new file). A small model drops the folder of `lib/numbers.py`.
+    fn labelled(&self, label: &str, handed: &[HandedFile]) -> Option<WorkspacePath> {
+        let same = |f: &&HandedFile| {
+            f.path.rel == label || (!label.contains('/') && f.path.rel.rsplit('/').next() == Some(label))
+        };
+        match handed.iter().find(same) {
+            Some(file) => Some(file.path.clone()),
+            None => self.workspace.resolve(label).ok(),
+        }
+    }
+}
+
+/// Whether a line of `block` that is not indented declares a name
+/// (`def subtract(`) that the prompt uses and `file` does not have yet: code
+/// the prompt asks for, not an example calling what exists.
+fn introduces_asked_name(prompt: &str, file: &str, block: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let asked: std::collections::HashSet<&str> = prompt.split(|c: char| !is_word(c)).collect();
+    block.lines().filter(|line| !line.starts_with(char::is_whitespace)).any(|line| {
+        line.match_indices('(').any(|(at, _)| {
+            let before = &line[..at];
+            let start = before.rfind(|c: char| !is_word(c)).map_or(0, |i| i + 1);
+            let name = &before[start..];
+            name.len() > 1 && asked.contains(name) && !file.contains(&format!("{name}("))
+        })
+    })
+}
+
+/// The lines of `text` that are not blank, without trailing whitespace.
+fn code_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().map(str::trim_end).filter(|line| !line.is_empty())
 }
 
 /// Whether `block` shares no line of code with `file`: an addition to it,
@@ -350,6 +403,17 @@ mod tests {
         assert!(is_new_code(file, "def subtract(a, b):\n    return a - b\n"));
         assert!(!is_new_code(file, "def add(a, b):\n    return a - b\n"));
         assert!(!is_new_code(file, "app.py\n"));
+    }
+
+    #[test]
+    fn only_code_that_declares_what_the_prompt_asks_for_is_new() {
+        let file = "def add(a, b):\n    return a + b\n";
+        let prompt = "Add a function subtract(a, b) to calc.py.";
+        assert!(introduces_asked_name(prompt, file, "def subtract(a, b):\n    return a - b\n"));
+        // A call of what exists, or a name the prompt does not use.
+        assert!(!introduces_asked_name("How do I call add?", file, "x = add(1, 2)\nprint(x)\n"));
+        assert!(!introduces_asked_name(prompt, file, "def minus(a, b):\n    return a - b\n"));
+        assert!(!introduces_asked_name("Add subtraction.", file, "def subtract(a, b):\n    return a - b\n"));
     }
 
     #[test]
