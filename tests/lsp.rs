@@ -609,3 +609,34 @@ fn attachments_put_files_selections_and_diagnostics_before_the_prompt() {
     let error = refused.expect_err("an attachment outside the workspace refuses the turn");
     assert!(error["message"].as_str().unwrap().contains("outside the workspace"), "{error}");
 }
+
+#[test]
+fn a_whole_file_reply_is_made_from_the_unsaved_buffer_and_reaches_the_editor_as_an_edit() {
+    let ws = Ws::new();
+    let disk = "def add(a, b):\n    return a + b\n";
+    ws.file("calc.py", disk);
+    // The model is handed the buffer, with the user's unsaved comment, and
+    // shows it back with its fix.
+    let reply = "calc.py\n```python\ndef add(a, b):\n    # unsaved\n    return a - b\n```\n";
+    let script = ws.script(json!([reply]));
+    let client = LspClient::start(
+        ws.dir.path(),
+        json!({"model": {"backend": "scripted", "script": script}, "permissionMode": "auto_read",
+               "tools": {"profile": "whole_files"}}),
+    );
+    client.open("calc.py", disk);
+    client.change("calc.py", range(0, 14, 0, 14), "\n    # unsaved");
+    let conversation = client.new_conversation(None);
+    client.turn(&conversation, "add in calc.py should subtract.");
+    let finished = client.wait_turn_finished(&conversation);
+    assert_eq!(finished["stopReason"], "end_turn", "{}", client.report());
+
+    let events = client.events(&conversation);
+    assert_gapless(&client, &events);
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 1, "{}", client.report());
+    assert_eq!((results[0]["name"].as_str(), results[0]["isError"].as_bool()), (Some("Edit"), Some(false)));
+    assert_eq!(client.apply_edits().len(), 1, "{}", client.report());
+    assert_eq!(client.text("calc.py"), "def add(a, b):\n    # unsaved\n    return a - b\n");
+    assert_eq!(ws.read("calc.py"), disk, "the disk waits for the user to save");
+}

@@ -1763,7 +1763,8 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     // A new file named in the block's first line; new code alone is added
     // to the file the prompt names.
     let reply = "```python\n# mathutil.py\ndef is_even(n):\n    return n % 2 == 0\n```\n";
-    let run = Scenario::new().file("calc.py", calc).tool_settings(whole_files()).run(&[reply], "Create mathutil.py.").await;
+    let run =
+        Scenario::new().file("calc.py", calc).tool_settings(whole_files()).run(&[reply], "Create mathutil.py.").await;
     assert_eq!(run.read("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n");
     // The file asked for is shown empty; a reply that only copies another
     // file back creates nothing.
@@ -1777,7 +1778,11 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
         .await;
     assert!(!run.dir.path().join("mathutil.py").exists());
     let reply = "```\ndef subtract(a, b):\n    return a - b\n```\n";
-    let run = Scenario::new().file("calc.py", calc).tool_settings(whole_files()).run(&[reply], "Add subtract to calc.py.").await;
+    let run = Scenario::new()
+        .file("calc.py", calc)
+        .tool_settings(whole_files())
+        .run(&[reply], "Add subtract to calc.py.")
+        .await;
     assert_eq!(run.read("calc.py"), format!("{}\n\n\ndef subtract(a, b):\n    return a - b\n", calc.trim_end()));
 
     // A bare name means the file of that name that was shown, in its folder.
@@ -1809,7 +1814,11 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     assert!(run.outcome.text.contains("return a - b"), "{}", run.outcome.text);
 
     // An answer without code changes nothing and is the answer.
-    let run = Scenario::new().file("calc.py", calc).tool_settings(whole_files()).run(&["It adds."], "What does add do?").await;
+    let run = Scenario::new()
+        .file("calc.py", calc)
+        .tool_settings(whole_files())
+        .run(&["It adds."], "What does add do?")
+        .await;
     assert_eq!(run.read("calc.py"), calc);
     assert_eq!(run.outcome.text, "It adds.");
 }

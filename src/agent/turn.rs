@@ -249,7 +249,8 @@ impl Conversation {
         }
         add_context(HookEvent::UserPromptSubmit, submitted.context);
         // The whole-file way hands over the files at each generation instead.
-        if let Some(files) = self.attach_named_files(prompt).filter(|_| !self.tools.whole_files()) {
+        let files = if self.tools.whole_files() { None } else { self.attach_named_files(prompt) };
+        if let Some(files) = files {
             self.prompt_carries_files = true;
             message.blocks.push(Block::Text { text: files });
         }
@@ -840,7 +841,11 @@ impl Conversation {
 
     /// Runs the calls of one assistant message and returns their results in
     /// the model's order, plus whether the turn was cancelled meanwhile.
-    pub(super) async fn run_calls(&mut self, calls: &mut [PendingCall], cancel: &CancellationToken) -> (Vec<Block>, bool) {
+    pub(super) async fn run_calls(
+        &mut self,
+        calls: &mut [PendingCall],
+        cancel: &CancellationToken,
+    ) -> (Vec<Block>, bool) {
         let mut outputs: Vec<Option<ToolOutput>> = calls.iter().map(|_| None).collect();
         let mut cancelled = false;
         let mut start = 0;

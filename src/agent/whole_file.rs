@@ -2,8 +2,8 @@
 //! (`tools.profile = "whole_files"`). Measured on the task benchmark, a
 //! 0.5B coder offered tools calls them badly and edits what it imagines,
 //! while the same model handed the project's files in one message, and
-//! asked for the changed files whole, writes the right change about twice
-//! as often: the format aider gives weak models. So such a model gets no
+//! asked for the changed files whole, writes the right change more than
+//! twice as often: the format aider gives weak models. So such a model gets no
 //! tools: each turn hands it the files of the workspace that fit (those the
 //! prompt names first), and the files its reply shows become Edit and Write
 //! calls, approved and applied like any other.
@@ -12,11 +12,11 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::attach::{MAX_BYTES, MAX_LINES};
+use super::hooks::HookEvent;
 use super::prompt::load_rules;
 use super::rewrite::{Rewrite, rewrite_of};
 use super::turn::{Generation, StreamEnd};
 use super::{Conversation, TurnOutcome};
-use super::hooks::HookEvent;
 use crate::protocol::{AgentStatus, Block, Event, Message, PermissionMode, Role, StopReason};
 use crate::workspace::WorkspacePath;
 use crate::workspace::mentions::{named_files, new_files};
@@ -38,10 +38,12 @@ impl Conversation {
         if let Some((name, rules)) = load_rules(self.workspace.root()) {
             system.push_str(&format!("\n\nThe project's rules (from {name}):\n{}", rules.trim_end()));
         }
-        let system_tokens = self.backend.count_tokens(&system);
         let prompt = self.history.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
         let handed = self.hand_over_files(&prompt);
-        let (mut messages, compaction) = self.prompt_messages(system_tokens);
+        let shown: String = handed.iter().map(HandedFile::shown).collect();
+        // The files count against the window like the system prompt.
+        let fixed_tokens = self.backend.count_tokens(&system) + self.backend.count_tokens(&shown);
+        let (mut messages, compaction) = self.prompt_messages(fixed_tokens);
         if let Some((tokens_before, tokens_after)) = compaction {
             let payload = serde_json::json!({ "trigger": "auto", "custom_instructions": "" });
             self.run_hooks(HookEvent::PreCompact, None, payload, cancel).await;
@@ -49,8 +51,8 @@ impl Conversation {
         }
         self.events.emit(Event::Status { status: AgentStatus::Thinking });
         if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
-            if !handed.is_empty() {
-                last.blocks.insert(0, Block::Text { text: handed.iter().map(|f| f.shown()).collect() });
+            if !shown.is_empty() {
+                last.blocks.insert(0, Block::Text { text: shown });
             }
             last.blocks.push(Block::Text { text: format!("\n{ASK}") });
         }
@@ -154,22 +156,23 @@ impl Conversation {
             self.state.note_read(&path, &text);
             handed.push(HandedFile { path, text });
         }
-        // In the project's order, as a listing reads; a file the prompt
-        // asks for is shown empty, for the reply to fill.
+        // In the project's order, as a listing reads.
         handed.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
-        for path in new_files(&self.workspace, prompt, MAX_FILES) {
-            handed.push(HandedFile { path, text: String::new() });
-        }
         if !handed.is_empty() {
             let paths = handed.iter().map(|f| f.path.display().to_string()).collect();
             self.events.emit(Event::FilesAttached { paths });
+        }
+        // A file the prompt asks for is shown empty, for the reply to fill.
+        for path in new_files(&self.workspace, prompt, MAX_FILES) {
+            handed.push(HandedFile { path, text: String::new() });
         }
         handed
     }
 
     /// The Edit and Write calls that make the files as `reply` shows them.
     /// A block that is not a version of any file, new code alone, is added
-    /// at the end of the file its path or else the prompt names.
+    /// at the end of the file its path names, or of the one file the prompt
+    /// names when it declares what the prompt asks for.
     fn changes_shown(
         &self,
         reply: &str,
@@ -215,7 +218,8 @@ impl Conversation {
                 if code_lines(&old_string).eq(code_lines(&new_string)) {
                     continue;
                 }
-                let input = serde_json::json!({ "file_path": file_path, "old_string": old_string, "new_string": new_string });
+                let input =
+                    serde_json::json!({ "file_path": file_path, "old_string": old_string, "new_string": new_string });
                 calls.push(("Edit", input));
             } else if is_new_code(&text, &shown.text) {
                 let content = format!("{}\n\n\n{}", text.trim_end(), shown.text);
@@ -265,8 +269,7 @@ fn code_lines(text: &str) -> impl Iterator<Item = &str> {
 /// Whether `block` shares no line of code with `file`: an addition to it,
 /// not a version of it.
 fn is_new_code(file: &str, block: &str) -> bool {
-    let lines: std::collections::HashSet<&str> =
-        file.lines().map(str::trim).filter(|line| line.len() > 3).collect();
+    let lines: std::collections::HashSet<&str> = file.lines().map(str::trim).filter(|line| line.len() > 3).collect();
     block.lines().filter(|line| !line.trim().is_empty()).count() > 1
         && !block.lines().any(|line| lines.contains(line.trim()))
 }
