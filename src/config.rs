@@ -275,8 +275,9 @@ pub enum ToolProfile {
 }
 
 /// Models smaller than this get the `whole_files` profile by default: on the
-/// task benchmark a 0.5B coder solves about twice as many tasks handed the
-/// files as offered tools, and a 1.5B one fewer.
+/// task benchmark a 0.5B coder solves 8 of 12 tasks handed the files and 3
+/// offered tools. Larger models keep their tools, with which they can search
+/// and look past what fits in one message.
 pub const TINY_MODEL_PARAMETERS: u64 = 1_000_000_000;
 
 /// Models smaller than this get the compact tool list by default.

@@ -1727,12 +1727,13 @@ async fn a_call_caught_in_a_cycle_of_lines_is_cut_and_the_model_told_why() {
     assert_eq!(run.read("settings.py"), content);
 }
 
+/// Tool settings for a model that answers with whole files.
+fn whole_files() -> tack::config::ToolSettings {
+    tack::config::ToolSettings { profile: tack::config::ToolProfile::WholeFiles, ..Default::default() }
+}
+
 #[tokio::test]
 async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
-    let whole_files = || tack::config::ToolSettings {
-        profile: tack::config::ToolProfile::WholeFiles,
-        ..tack::config::ToolSettings::default()
-    };
     let calc = "def add(a, b):\n    return a + b\n";
     // A changed version of a file: only the change is made, the rest kept;
     // the same file shown again later in the reply does not count twice.
@@ -1825,14 +1826,10 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
 
 #[tokio::test]
 async fn a_whole_file_change_waits_for_approval_like_any_edit() {
-    let settings = tack::config::ToolSettings {
-        profile: tack::config::ToolProfile::WholeFiles,
-        ..tack::config::ToolSettings::default()
-    };
     let reply = "calc.py\n```\ndef add(a, b):\n    return a - b\n```\n";
     let run = Scenario::new()
         .file("calc.py", "def add(a, b):\n    return a + b\n")
-        .tool_settings(settings)
+        .tool_settings(whole_files())
         .mode(PermissionMode::Ask)
         .answers(&[ApprovalDecision::Deny])
         .run(&[reply], "add should subtract.")

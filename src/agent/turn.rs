@@ -312,11 +312,7 @@ impl Conversation {
                 return finish(StopReason::Cancelled, &text, usage);
             }
             let (messages, compaction) = self.prompt_messages(system_tokens);
-            if let Some((tokens_before, tokens_after)) = compaction {
-                let payload = json!({ "trigger": "auto", "custom_instructions": "" });
-                self.run_hooks(HookEvent::PreCompact, None, payload, cancel).await;
-                self.events.emit(Event::Compaction { tokens_before, tokens_after });
-            }
+            self.report_compaction(compaction, cancel).await;
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
             // The last nudge before giving up holds the model to a call.
             let require_call = nudges == MAX_NUDGES || std::mem::take(&mut force_call);
@@ -578,6 +574,16 @@ impl Conversation {
             first.blocks.insert(0, Block::Text { text: context.clone() });
         }
         (messages, new_compaction)
+    }
+
+    /// Runs the PreCompact hooks and reports a compaction `prompt_messages`
+    /// returned, if any.
+    pub(super) async fn report_compaction(&mut self, compaction: Option<(u64, u64)>, cancel: &CancellationToken) {
+        if let Some((tokens_before, tokens_after)) = compaction {
+            let payload = json!({ "trigger": "auto", "custom_instructions": "" });
+            self.run_hooks(HookEvent::PreCompact, None, payload, cancel).await;
+            self.events.emit(Event::Compaction { tokens_before, tokens_after });
+        }
     }
 
     /// One generation, retrying transient backend errors with backoff.

@@ -12,7 +12,6 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::attach::{MAX_BYTES, MAX_LINES};
-use super::hooks::HookEvent;
 use super::prompt::load_rules;
 use super::rewrite::{Rewrite, rewrite_of};
 use super::turn::{Generation, StreamEnd};
@@ -35,20 +34,20 @@ impl Conversation {
     /// One turn of the whole-file way: a single reply, its files applied.
     pub(super) async fn whole_file_turn(&mut self, cancel: &CancellationToken) -> TurnOutcome {
         let mut system = SYSTEM.to_string();
-        if let Some((name, rules)) = load_rules(self.workspace.root()) {
+        let rules = load_rules(self.workspace.root());
+        if let Some((name, rules)) = &rules {
             system.push_str(&format!("\n\nThe project's rules (from {name}):\n{}", rules.trim_end()));
         }
         let prompt = self.history.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
-        let handed = self.hand_over_files(&prompt);
+        let named = named_files(&self.workspace, &prompt, MAX_FILES);
+        let new = new_files(&self.workspace, &prompt, MAX_FILES);
+        // The rules file is in the system prompt already.
+        let handed = self.hand_over_files(&prompt, &named, &new, rules.as_ref().map(|(name, _)| name.as_str()));
         let shown: String = handed.iter().map(HandedFile::shown).collect();
         // The files count against the window like the system prompt.
         let fixed_tokens = self.backend.count_tokens(&system) + self.backend.count_tokens(&shown);
         let (mut messages, compaction) = self.prompt_messages(fixed_tokens);
-        if let Some((tokens_before, tokens_after)) = compaction {
-            let payload = serde_json::json!({ "trigger": "auto", "custom_instructions": "" });
-            self.run_hooks(HookEvent::PreCompact, None, payload, cancel).await;
-            self.events.emit(Event::Compaction { tokens_before, tokens_after });
-        }
+        self.report_compaction(compaction, cancel).await;
         self.events.emit(Event::Status { status: AgentStatus::Thinking });
         if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
             if !shown.is_empty() {
@@ -80,10 +79,8 @@ impl Conversation {
         generation.blocks.retain(|block| !matches!(block, Block::ToolUse { .. }));
         let text = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
         // "Add a function to calc.py": a block of new code alone goes there.
-        let mut named = named_files(&self.workspace, &prompt, 2);
-        named.extend(new_files(&self.workspace, &prompt, 2));
-        let only_named = match named.as_slice() {
-            [only] => Some(only),
+        let only_named = match (named.as_slice(), new.as_slice()) {
+            ([only], []) | ([], [only]) => Some(only),
             _ => None,
         };
         // In plan mode the files a reply shows are the plan, not changes.
@@ -110,17 +107,22 @@ impl Conversation {
     /// The files to show the model with `prompt`: those it names and those
     /// that hold a code name it uses, or when there are none every file,
     /// while they fit. Each counts as read for the edit guards.
-    fn hand_over_files(&mut self, prompt: &str) -> Vec<HandedFile> {
-        let named: Vec<String> = named_files(&self.workspace, prompt, MAX_FILES).into_iter().map(|p| p.rel).collect();
+    /// `named` and `new` are the existing and the missing files the prompt
+    /// names; `skip` a file not to show.
+    fn hand_over_files(
+        &mut self,
+        prompt: &str,
+        named: &[WorkspacePath],
+        new: &[WorkspacePath],
+        skip: Option<&str>,
+    ) -> Vec<HandedFile> {
         let code_names: Vec<&str> = prompt
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .filter(|word| word.len() > 2 && (word.contains('_') || word.chars().skip(1).any(char::is_uppercase)))
             .collect();
-        // The rules file is in the system prompt already.
-        let rules = load_rules(self.workspace.root()).map(|(name, _)| name);
         let mut candidates: Vec<(u8, String, WorkspacePath, String)> = Vec::new();
         for rel in snapshot::files(self.workspace.root()) {
-            if rules.as_deref() == Some(rel.as_str()) {
+            if skip == Some(rel.as_str()) {
                 continue;
             }
             let Ok(path) = self.workspace.resolve(&rel) else { continue };
@@ -131,7 +133,7 @@ impl Conversation {
             if text.trim().is_empty() || text.contains('\0') || text.lines().count() > MAX_LINES {
                 continue;
             }
-            let rank = if named.contains(&path.rel) {
+            let rank = if named.iter().any(|n| n.rel == path.rel) {
                 0
             } else if code_names.iter().any(|name| text.contains(name)) {
                 1
@@ -163,9 +165,7 @@ impl Conversation {
             self.events.emit(Event::FilesAttached { paths });
         }
         // A file the prompt asks for is shown empty, for the reply to fill.
-        for path in new_files(&self.workspace, prompt, MAX_FILES) {
-            handed.push(HandedFile { path, text: String::new() });
-        }
+        handed.extend(new.iter().map(|path| HandedFile { path: path.clone(), text: String::new() }));
         handed
     }
 
