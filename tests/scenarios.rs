@@ -1767,17 +1767,9 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     let run =
         Scenario::new().file("calc.py", calc).tool_settings(whole_files()).run(&[reply], "Create mathutil.py.").await;
     assert_eq!(run.read("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n");
-    // The file asked for is shown empty; a reply that only copies another
-    // file back creates nothing.
+    // The file asked for is shown empty.
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("mathutil.py\n```\n\n```"), "{sent}");
-    let echo = "```\n# Utilities\n\nSmall helper modules.\n```\n";
-    let run = Scenario::new()
-        .file("README.md", "# Utilities\n\nSmall helper modules.\n")
-        .tool_settings(whole_files())
-        .run(&[echo], "Create mathutil.py with is_even.")
-        .await;
-    assert!(!run.dir.path().join("mathutil.py").exists());
     let reply = "```\ndef subtract(a, b):\n    return a - b\n```\n";
     let run = Scenario::new()
         .file("calc.py", calc)
@@ -1822,6 +1814,48 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
         .await;
     assert_eq!(run.read("calc.py"), calc);
     assert_eq!(run.outcome.text, "It adds.");
+}
+
+#[tokio::test]
+async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_files() {
+    let readme = "# Utilities\n\nSmall helper modules.\n";
+    let echo = "```\n# Utilities\n\nSmall helper modules.\n```\n";
+    let is_even = "```\ndef is_even(n):\n    return n % 2 == 0\n```\n";
+    let run = Scenario::new()
+        .file("README.md", readme)
+        .tool_settings(whole_files())
+        .run(&[echo, is_even], "Create mathutil.py with a function is_even(n).")
+        .await;
+    assert_eq!(run.read("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n");
+    assert_eq!(run.read("README.md"), readme);
+    // Asked by name, with the file to change shown first.
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.starts_with("mathutil.py\n```\n\n```\n\nREADME.md\n```"), "{sent}");
+    assert!(
+        sent.ends_with(
+            "Reply with the whole new content of mathutil.py, changed as asked, in a code block after its path."
+        ),
+        "{sent}"
+    );
+
+    // A copy again: nothing changes, and there is no third try.
+    let run = Scenario::new()
+        .file("README.md", readme)
+        .tool_settings(whole_files())
+        .run(&[echo, "```\n\n```\n"], "Create mathutil.py with a function is_even(n).")
+        .await;
+    assert!(!run.dir.path().join("mathutil.py").exists());
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+
+    // A question is answered, not retried: a copy of a file may be the answer.
+    let run = Scenario::new()
+        .file("config.py", "PORT = 8080\n")
+        .file("server.py", "from config import PORT\n")
+        .tool_settings(whole_files())
+        .run(&["It listens on:\n```\nPORT = 8080\n```\n"], "Which port does the server use?")
+        .await;
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.backend.used(), 1);
 }
 
 #[tokio::test]

@@ -46,49 +46,54 @@ impl Conversation {
         let shown: String = handed.iter().map(HandedFile::shown).collect();
         // The files count against the window like the system prompt.
         let fixed_tokens = self.backend.count_tokens(&system) + self.backend.count_tokens(&shown);
-        let (mut messages, compaction) = self.prompt_messages(fixed_tokens);
+        let (messages, compaction) = self.prompt_messages(fixed_tokens);
         self.report_compaction(compaction, cancel).await;
         self.events.emit(Event::Status { status: AgentStatus::Thinking });
-        if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
-            if !shown.is_empty() {
-                last.blocks.insert(0, Block::Text { text: shown });
-            }
-            last.blocks.push(Block::Text { text: format!("\n{ASK}") });
-        }
-        let finish = |stop_reason, text: String, usage| TurnOutcome { stop_reason, text, usage };
-        let generation = match self.generate(&system, &[], &[], messages, false, cancel).await {
-            StreamEnd::Complete(generation) => generation,
-            StreamEnd::Cancelled(partial) => {
-                let usage = partial.usage;
-                let message = partial.into_message(false);
-                let text = message.text();
-                if !message.blocks.is_empty() {
-                    self.record_with_usage(message, Some(usage));
-                }
-                return finish(StopReason::Cancelled, text, usage);
-            }
-            StreamEnd::Failed(error) => {
-                self.events.emit(Event::Error { message: error.to_string() });
-                return finish(StopReason::Error, String::new(), Default::default());
-            }
-        };
-        // Offered no tools, the model has no calls to make: what looks like
-        // one is text.
-        let mut generation = generation;
-        generation.calls.clear();
-        generation.blocks.retain(|block| !matches!(block, Block::ToolUse { .. }));
-        let text = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        let mut generation =
+            match self.whole_file_reply(&system, with_files(messages.clone(), &shown, ASK), cancel).await {
+                Ok(generation) => generation,
+                Err(outcome) => return outcome,
+            };
+        let mut text = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
         // "Add a function to calc.py": a block of new code alone goes there.
-        let only_named = match (named.as_slice(), new.as_slice()) {
-            ([only], []) | ([], [only]) => Some(only),
+        let mut only_named = match (named.as_slice(), new.as_slice()) {
+            ([only], []) | ([], [only]) => Some(only.clone()),
             _ => None,
         };
         // In plan mode the files a reply shows are the plan, not changes.
-        let changes = if self.policy.mode == PermissionMode::Plan {
-            Vec::new()
-        } else {
-            self.changes_shown(&text, &prompt, &handed, only_named)
-        };
+        let plan = self.policy.mode == PermissionMode::Plan;
+        let mut changes =
+            if plan { Vec::new() } else { self.changes_shown(&text, &prompt, &handed, only_named.as_ref()) };
+        // A reply that only copies files back looked at the wrong ones: asked
+        // once more for the others by name, a small model writes the change.
+        if let Some((echoed, others)) = overlooked(&text, &prompt, &handed).filter(|_| changes.is_empty() && !plan) {
+            let names: Vec<String> = others.iter().map(|f| f.path.display().to_string()).collect();
+            let ask = match names.as_slice() {
+                [one] => format!(
+                    "Reply with the whole new content of {one}, changed as asked, in a code block after its path."
+                ),
+                _ => format!(
+                    "Reply with the whole new content of each of {} that must change, each in a code block after its path.",
+                    names.join(", ")
+                ),
+            };
+            let shown: String = others.iter().chain(&echoed).map(|f| f.shown()).collect();
+            let retry = self.whole_file_reply(&system, with_files(messages, &shown, &ask), cancel).await;
+            let usage = generation.usage;
+            generation = match retry {
+                Ok(retry) => retry,
+                Err(mut outcome) => {
+                    outcome.usage += usage;
+                    return outcome;
+                }
+            };
+            generation.usage += usage;
+            text = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+            if let [one] = others.as_slice() {
+                only_named = Some(one.path.clone());
+            }
+            changes = self.changes_shown(&text, &prompt, &handed, only_named.as_ref());
+        }
         for (name, input) in changes {
             let id = self.next_call_id();
             self.add_call(&mut generation, id, name.to_string(), input, None);
@@ -96,12 +101,43 @@ impl Conversation {
         let Generation { blocks, mut calls, usage, .. } = generation;
         self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(usage));
         if calls.is_empty() {
-            return finish(StopReason::EndTurn, text, usage);
+            return TurnOutcome { stop_reason: StopReason::EndTurn, text, usage };
         }
         let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
         self.record(Message { role: Role::User, blocks: results });
         let stop = if cancelled { StopReason::Cancelled } else { StopReason::EndTurn };
-        finish(stop, text, usage)
+        TurnOutcome { stop_reason: stop, text, usage }
+    }
+
+    /// One reply to `messages`, as text: offered no tools, the model has no
+    /// calls to make, and what looks like one is text. `Err` ends the turn.
+    async fn whole_file_reply(
+        &mut self,
+        system: &str,
+        messages: Vec<Message>,
+        cancel: &CancellationToken,
+    ) -> Result<Generation, TurnOutcome> {
+        let finish = |stop_reason, text: String, usage| TurnOutcome { stop_reason, text, usage };
+        match self.generate(system, &[], &[], messages, false, cancel).await {
+            StreamEnd::Complete(mut generation) => {
+                generation.calls.clear();
+                generation.blocks.retain(|block| !matches!(block, Block::ToolUse { .. }));
+                Ok(generation)
+            }
+            StreamEnd::Cancelled(partial) => {
+                let usage = partial.usage;
+                let message = partial.into_message(false);
+                let text = message.text();
+                if !message.blocks.is_empty() {
+                    self.record_with_usage(message, Some(usage));
+                }
+                Err(finish(StopReason::Cancelled, text, usage))
+            }
+            StreamEnd::Failed(error) => {
+                self.events.emit(Event::Error { message: error.to_string() });
+                Err(finish(StopReason::Error, String::new(), Default::default()))
+            }
+        }
     }
 
     /// The files to show the model with `prompt`: those it names and those
@@ -243,6 +279,40 @@ impl Conversation {
             None => self.workspace.resolve(label).ok(),
         }
     }
+}
+
+/// `messages` with the last user message led by the files `shown` and
+/// followed by `ask`.
+fn with_files(mut messages: Vec<Message>, shown: &str, ask: &str) -> Vec<Message> {
+    if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
+        if !shown.is_empty() {
+            last.blocks.insert(0, Block::Text { text: shown.to_string() });
+        }
+        last.blocks.push(Block::Text { text: format!("\n{ask}") });
+    }
+    messages
+}
+
+/// When `reply` shows only unchanged copies of handed files, and `prompt`
+/// asks for a change rather than an answer: the copied files and the few
+/// others handed over, one of which the change must be in.
+fn overlooked<'a>(
+    reply: &str,
+    prompt: &str,
+    handed: &'a [HandedFile],
+) -> Option<(Vec<&'a HandedFile>, Vec<&'a HandedFile>)> {
+    const MAX_OTHERS: usize = 3;
+    let shown = shown_files(reply);
+    if prompt.contains('?') || shown.is_empty() {
+        return None;
+    }
+    let is_copy = |f: &HandedFile, block: &ShownFile| code_lines(&f.text).eq(code_lines(&block.text));
+    if !shown.iter().all(|block| handed.iter().any(|f| is_copy(f, block))) {
+        return None;
+    }
+    let (echoed, others): (Vec<&HandedFile>, Vec<&HandedFile>) =
+        handed.iter().partition(|f| shown.iter().any(|block| is_copy(f, block)));
+    (!others.is_empty() && others.len() <= MAX_OTHERS).then_some((echoed, others))
 }
 
 /// Whether a line of `block` that is not indented declares a name
