@@ -1787,6 +1787,23 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     assert_eq!(run.read("lib/numbers.py"), "def is_even(n):\n    return n % 2 == 0\n");
     assert!(!run.dir.path().join("numbers.py").exists());
 
+    // A version with every line changed is still the file's; a bare path as
+    // a block's first line names it when it is a file shown.
+    let hello = "def greet(name):\n    return \"Hello, \" + name + \"!\"\n";
+    let version = "def greet(name, greeting=\"Hello\"):\n    return greeting + \", \" + name + \"!\"\n";
+    let run = Scenario::new()
+        .file("hello.py", hello)
+        .tool_settings(whole_files())
+        .run(&[&format!("```\nhello.py\n{version}```\n")], "Give greet in hello.py a greeting parameter.")
+        .await;
+    assert_eq!(run.read("hello.py"), version);
+    let run = Scenario::new()
+        .file("hello.py", hello)
+        .tool_settings(whole_files())
+        .run(&[&format!("```\n{version}```\n")], "Give greet in hello.py a greeting parameter.")
+        .await;
+    assert_eq!(run.read("hello.py"), version);
+
     // A copy that differs only in blank lines is no change.
     let run = Scenario::new()
         .file("calc.py", calc)

@@ -218,7 +218,16 @@ impl Conversation {
     ) -> Vec<(&'static str, Value)> {
         let mut calls: Vec<(&'static str, Value)> = Vec::new();
         let mut done: Vec<String> = Vec::new();
-        for shown in shown_files(reply) {
+        for mut shown in shown_files(reply) {
+            // "shapes.py" as the block's own first line, bare: taken as its
+            // path only when it is a file handed over, for code can read so.
+            if shown.path.is_none() {
+                let first = shown.text.lines().next().unwrap_or_default();
+                if let Some(label) = path_in(first).filter(|label| handed_under(label, handed).is_some()) {
+                    shown.text = shown.text[first.len()..].trim_start_matches('\n').to_string();
+                    shown.path = Some(label);
+                }
+            }
             let target = match shown.path.as_deref() {
                 Some(label) => self.labelled(label, handed),
                 // A block without a path is the handed file it is a version of,
@@ -228,6 +237,13 @@ impl Conversation {
                     .filter_map(|f| rewrite_of(&f.text, &shown.text).map(|r| (r.shared_lines, f.path.clone())))
                     .max_by_key(|(shared, _)| *shared)
                     .map(|(_, path)| path)
+                    .or_else(|| {
+                        let best = handed
+                            .iter()
+                            .filter_map(|f| whole_version_likeness(&f.text, &shown.text).map(|r| (r, &f.path)))
+                            .max_by(|a, b| a.0.total_cmp(&b.0));
+                        best.map(|(_, path)| path.clone())
+                    })
                     .or_else(|| {
                         let named = only_named?;
                         let text = self.workspace.read_text(named).unwrap_or_default();
@@ -257,6 +273,11 @@ impl Conversation {
                 let input =
                     serde_json::json!({ "file_path": file_path, "old_string": old_string, "new_string": new_string });
                 calls.push(("Edit", input));
+            } else if whole_version_likeness(&text, &shown.text).is_some() {
+                // Every line touched ("def greet(name):" given a parameter,
+                // the call below it changed to use it): the block is the file.
+                let input = serde_json::json!({ "file_path": file_path, "old_string": text, "new_string": shown.text });
+                calls.push(("Edit", input));
             } else if is_new_code(&text, &shown.text) {
                 let content = format!("{}\n\n\n{}", text.trim_end(), shown.text);
                 calls.push(("Write", serde_json::json!({ "file_path": file_path, "content": content })));
@@ -271,14 +292,51 @@ impl Conversation {
     /// for a bare name, under that name in its folder; else the path itself
     /// (a new file). A small model drops the folder of `lib/numbers.py`.
     fn labelled(&self, label: &str, handed: &[HandedFile]) -> Option<WorkspacePath> {
-        let same = |f: &&HandedFile| {
-            f.path.rel == label || (!label.contains('/') && f.path.rel.rsplit('/').next() == Some(label))
-        };
-        match handed.iter().find(same) {
+        match handed_under(label, handed) {
             Some(file) => Some(file.path.clone()),
             None => self.workspace.resolve(label).ok(),
         }
     }
+}
+
+/// The handed file `label` names: by its path or, bare, by its name.
+fn handed_under<'a>(label: &str, handed: &'a [HandedFile]) -> Option<&'a HandedFile> {
+    handed
+        .iter()
+        .find(|f| f.path.rel == label || (!label.contains('/') && f.path.rel.rsplit('/').next() == Some(label)))
+}
+
+/// How alike `block` is to `file` (0 to 1, by characters) when it is a
+/// whole new version of it that shares too few lines for `rewrite_of`: it
+/// declares every name the file declares, holds about as much code, and
+/// reads mostly the same. `None` when it is not one: new code beside the
+/// file's ("def subtract" for a file of "def add") declares other names.
+fn whole_version_likeness(file: &str, block: &str) -> Option<f32> {
+    const MIN_LIKENESS: f32 = 0.6;
+    let file_lines = code_lines(file).count();
+    // A copy is no version: it changes nothing.
+    if file_lines == 0 || code_lines(block).count() * 3 < file_lines * 2 || code_lines(file).eq(code_lines(block)) {
+        return None;
+    }
+    let in_block = declared_names(block);
+    if !declared_names(file).is_subset(&in_block) {
+        return None;
+    }
+    let likeness = similar::TextDiff::from_chars(file, block).ratio();
+    (likeness >= MIN_LIKENESS).then_some(likeness)
+}
+
+/// The names that lines of `text` that are not indented declare
+/// (`def greet`, `class Rectangle`, `function capitalize`, `fn main`).
+fn declared_names(text: &str) -> std::collections::HashSet<&str> {
+    const KEYWORDS: [&str; 9] = ["def", "class", "function", "fn", "func", "struct", "enum", "interface", "type"];
+    text.lines()
+        .filter(|line| !line.starts_with(char::is_whitespace))
+        .filter_map(|line| {
+            let mut words = line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
+            words.find(|word| KEYWORDS.contains(word)).and_then(|_| words.next())
+        })
+        .collect()
 }
 
 /// `messages` with the last user message led by the files `shown` and
@@ -487,6 +545,29 @@ mod tests {
         assert!(!introduces_asked_name("How do I call add?", file, "x = add(1, 2)\nprint(x)\n"));
         assert!(!introduces_asked_name(prompt, file, "def minus(a, b):\n    return a - b\n"));
         assert!(!introduces_asked_name("Add subtraction.", file, "def subtract(a, b):\n    return a - b\n"));
+    }
+
+    #[test]
+    fn a_block_with_every_line_changed_is_a_version_when_it_declares_what_the_file_does() {
+        let file = "def greet(name):\n    return \"Hello, \" + name + \"!\"\n";
+        let version = "def greet(name, greeting=\"Hello\"):\n    return greeting + \", \" + name + \"!\"\n";
+        assert!(whole_version_likeness(file, version).is_some());
+        assert_eq!(whole_version_likeness(file, &format!("\n{file}")), None);
+        // New code beside the file's declares another name.
+        let calc = "def add(a, b):\n    return a + b\n";
+        assert_eq!(whole_version_likeness(calc, "def subtract(a, b):\n    return a - b\n"), None);
+        // A part of a larger file is not the file.
+        let two = format!("{file}\n\ndef part(name):\n    return name[:1]\n");
+        assert_eq!(whole_version_likeness(&two, version), None);
+        // Nor is other code of about the same size.
+        assert_eq!(whole_version_likeness("import os\nprint(os.getcwd())\n", "x = [1, 2]\ny = sum(x)\n"), None);
+    }
+
+    #[test]
+    fn declared_names_are_read_across_languages() {
+        let text = "class Rectangle:\n    def area(self):\nfunction capitalize(word) {\npub fn main() {\nx = 1\n";
+        let names = declared_names(text);
+        assert_eq!(names, ["Rectangle", "capitalize", "main"].into_iter().collect());
     }
 
     #[test]

@@ -1,0 +1,2 @@
+def read_config():
+    return {"debug": True, "name": "demo"}

@@ -1,0 +1,3 @@
+const { capitalize, shout } = require("./utils.js");
+
+console.log(capitalize("hello"), shout("hi"));
