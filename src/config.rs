@@ -275,7 +275,7 @@ pub enum ToolProfile {
 }
 
 /// Models smaller than this get the `whole_files` profile by default: on the
-/// task benchmark a 0.5B coder solves 9 of 12 tasks handed the files and 3
+/// task benchmark a 0.5B coder solves 10 of 12 tasks handed the files and 3
 /// offered tools. Larger models keep their tools, with which they can search
 /// and look past what fits in one message, which the benchmark's small
 /// projects never need.

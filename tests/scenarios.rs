@@ -1864,6 +1864,37 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert!(!run.dir.path().join("mathutil.py").exists());
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
 
+    // A copy of the one file left: asked for the line, the model writes it fixed.
+    let greet = "def greet(name):\n    return \"Helo, \" + name + \"!\"\n";
+    let test = "from greet import greet\n\n\ndef test_greet():\n    assert greet(\"Ada\") == \"Hello, Ada!\"\n";
+    let line = "```python\nreturn \"Hello, \" + name + \"!\"\n```\n";
+    let run = Scenario::new()
+        .file("greet.py", greet)
+        .file("test_greet.py", test)
+        .tool_settings(whole_files())
+        .run(&[&format!("```\n{test}```\n"), &format!("```\n{greet}```\n"), line], "The greeting test fails. Fix it.")
+        .await;
+    assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
+    assert_eq!(run.read("test_greet.py"), test);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.starts_with("greet.py\n```"), "{sent}");
+    assert!(
+        sent.ends_with("Which line of greet.py must change? Reply with that line only, as it must read."),
+        "{sent}"
+    );
+    // A line that is not a small change of one of the file's changes nothing.
+    let run = Scenario::new()
+        .file("greet.py", greet)
+        .file("test_greet.py", test)
+        .tool_settings(whole_files())
+        .run(
+            &[&format!("```\n{test}```\n"), &format!("```\n{greet}```\n"), "import os\n"],
+            "The greeting test fails. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("greet.py"), greet);
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+
     // A question is answered, not retried: a copy of a file may be the answer.
     let run = Scenario::new()
         .file("config.py", "PORT = 8080\n")

@@ -34,8 +34,36 @@ impl RepetitionGuard {
             }
             self.tail.drain(..cut);
         }
-        ends_in_cycle(&self.tail) || ends_in_run(&self.tail)
+        ends_in_cycle(&self.tail) || ends_in_run(&self.tail) || ends_in_repeated_block(&self.tail)
     }
+}
+
+/// The longest code block, with the lines around it, that a repeat of is
+/// looked for: a whole small file shown again and again, each copy too
+/// long for a line cycle.
+const MAX_BLOCK_PERIOD: usize = 80;
+/// Copies of one block in a row that make a loop: a model may show a file
+/// twice (before and after), not three times the same.
+const MIN_BLOCK_REPEATS: usize = 3;
+
+/// The reply ends in the same fenced code block, with what comes between,
+/// written three times in a row.
+fn ends_in_repeated_block(text: &str) -> bool {
+    let Some((done, _)) = text.rsplit_once('\n') else { return false };
+    // The blank lines after a block belong to the next copy's start.
+    let done = done.trim_end();
+    let lines: Vec<&str> = done.rsplit('\n').take(MAX_BLOCK_PERIOD * MIN_BLOCK_REPEATS).collect();
+    // Checked when a block closes; `lines` runs from the end backwards.
+    if !lines.first().is_some_and(|line| line.trim_start().starts_with("```")) {
+        return false;
+    }
+    (2..=MAX_BLOCK_PERIOD).any(|period| {
+        // The first copy has no blank line before it to match.
+        let span = period * MIN_BLOCK_REPEATS - 1;
+        lines.len() >= span
+            && lines[..period].iter().filter(|line| line.trim_start().starts_with("```")).count() >= 2
+            && (period..span).all(|i| lines[i].trim_end() == lines[i - period].trim_end())
+    })
 }
 
 /// The longest unit a run within a line is made of, in bytes...
@@ -136,6 +164,17 @@ mod tests {
         assert!(!fed_in_pieces(&"\n".repeat(500)), "blank lines are not a cycle worth cutting");
         assert!(!fed_in_pieces(&format!("# {}\nx = 1\n", "=".repeat(120))), "a separator line is not a run");
         assert!(!fed_in_pieces(&" ".repeat(2000)), "nor is indentation");
+    }
+
+    #[test]
+    fn a_file_shown_again_and_again_is_caught_at_the_third_copy() {
+        // The 0.5B coder's reply to a one-line fix in a nine-line file.
+        let copy = "utils.js\n```\nfunction capitalize(word) {\n  return word.charAt(0).toUpperCase() + word.slice(0);\n}\n\nfunction shout(text) {\n  return text.toUpperCase() + \"!\";\n}\n\nmodule.exports = { capitalize, shout };\n```\n\n";
+        assert!(!fed_in_pieces(&copy.repeat(2)), "a file shown twice is not a loop");
+        assert!(fed_in_pieces(&copy.repeat(3)));
+        // Before and after, each once, and two blocks that differ pass.
+        let before_after = "```\nx = 1\n```\n\n```\nx = 2\n```\n\n```\nx = 1\n```\n";
+        assert!(!fed_in_pieces(before_after));
     }
 
     #[test]

@@ -78,21 +78,34 @@ impl Conversation {
                 ),
             };
             let shown: String = others.iter().chain(&echoed).map(|f| f.shown()).collect();
-            let retry = self.whole_file_reply(&system, with_files(messages, &shown, &ask), cancel).await;
-            let usage = generation.usage;
-            generation = match retry {
-                Ok(retry) => retry,
-                Err(mut outcome) => {
-                    outcome.usage += usage;
-                    return outcome;
-                }
+            text = match self
+                .ask_again(&system, with_files(messages.clone(), &shown, &ask), &mut generation, cancel)
+                .await
+            {
+                Ok(text) => text,
+                Err(outcome) => return outcome,
             };
-            generation.usage += usage;
-            text = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
             if let [one] = others.as_slice() {
                 only_named = Some(one.path.clone());
             }
             changes = self.changes_shown(&text, &prompt, &handed, only_named.as_ref());
+        }
+        // Still a copy of one file: the model sees where the change goes but
+        // not what it is. Asked for just the line, it often writes it fixed.
+        if let Some([file]) = copied_back(&text, &prompt, &handed).filter(|_| changes.is_empty() && !plan).as_deref() {
+            let ask = format!(
+                "Which line of {} must change? Reply with that line only, as it must read.",
+                file.path.display()
+            );
+            let shown: String = std::iter::once(*file)
+                .chain(handed.iter().filter(|f| f.path.rel != file.path.rel))
+                .map(HandedFile::shown)
+                .collect();
+            text = match self.ask_again(&system, with_files(messages, &shown, &ask), &mut generation, cancel).await {
+                Ok(text) => text,
+                Err(outcome) => return outcome,
+            };
+            changes = self.line_fix(file, &text).into_iter().collect();
         }
         for (name, input) in changes {
             let id = self.next_call_id();
@@ -107,6 +120,59 @@ impl Conversation {
         self.record(Message { role: Role::User, blocks: results });
         let stop = if cancelled { StopReason::Cancelled } else { StopReason::EndTurn };
         TurnOutcome { stop_reason: stop, text, usage }
+    }
+
+    /// Another reply, to `messages`, in place of `generation` (whose usage
+    /// it adds to): its text, or the outcome that ends the turn.
+    async fn ask_again(
+        &mut self,
+        system: &str,
+        messages: Vec<Message>,
+        generation: &mut Generation,
+        cancel: &CancellationToken,
+    ) -> Result<String, TurnOutcome> {
+        let usage = generation.usage;
+        match self.whole_file_reply(system, messages, cancel).await {
+            Ok(next) => {
+                *generation = next;
+                generation.usage += usage;
+                Ok(Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text())
+            }
+            Err(mut outcome) => {
+                outcome.usage += usage;
+                Err(outcome)
+            }
+        }
+    }
+
+    /// The Edit that makes the one line of `file` that `reply` shows fixed:
+    /// a line of the reply not in the file that differs from exactly one of
+    /// its lines by a few words (`return "Hello, " + name` for
+    /// `return "Helo, " + name`).
+    fn line_fix(&self, file: &HandedFile, reply: &str) -> Option<(&'static str, Value)> {
+        let current = self.workspace.read_text(&file.path).ok()?;
+        let reply_lines: Vec<String> = match shown_files(reply).into_iter().next() {
+            Some(block) => code_lines(&block.text).map(str::to_string).collect(),
+            None => code_lines(reply).map(|line| line.trim_matches('`').to_string()).collect(),
+        };
+        let known: std::collections::HashSet<&str> = current.lines().map(str::trim).collect();
+        let mut fixes = reply_lines.iter().filter(|line| !known.contains(line.trim())).filter_map(|fixed| {
+            let near = current.lines().filter_map(|line| words_changed(line, fixed).map(|n| (n, line)));
+            let (best, line) = near.clone().min_by_key(|(n, _)| *n)?;
+            // Two lines as near: which one is meant is a guess.
+            (near.filter(|(n, _)| *n == best).count() == 1).then_some((line, fixed))
+        });
+        let (old, fixed) = fixes.next()?;
+        if fixes.next().is_some() || current.matches(old).count() != 1 {
+            return None;
+        }
+        let indent = &old[..old.len() - old.trim_start().len()];
+        let input = serde_json::json!({
+            "file_path": file.path.display(),
+            "old_string": old,
+            "new_string": format!("{indent}{}", fixed.trim()),
+        });
+        Some(("Edit", input))
     }
 
     /// One reply to `messages`, as text: offered no tools, the model has no
@@ -360,6 +426,14 @@ fn overlooked<'a>(
     handed: &'a [HandedFile],
 ) -> Option<(Vec<&'a HandedFile>, Vec<&'a HandedFile>)> {
     const MAX_OTHERS: usize = 3;
+    let echoed = copied_back(reply, prompt, handed)?;
+    let others: Vec<&HandedFile> = handed.iter().filter(|f| !echoed.iter().any(|e| e.path.rel == f.path.rel)).collect();
+    (!others.is_empty() && others.len() <= MAX_OTHERS).then_some((echoed, others))
+}
+
+/// The handed files `reply` copies back, when that is all it shows and
+/// `prompt` asks for a change rather than an answer (it has no `?`).
+fn copied_back<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFile>> {
     let shown = shown_files(reply);
     if prompt.contains('?') || shown.is_empty() {
         return None;
@@ -368,9 +442,22 @@ fn overlooked<'a>(
     if !shown.iter().all(|block| handed.iter().any(|f| is_copy(f, block))) {
         return None;
     }
-    let (echoed, others): (Vec<&HandedFile>, Vec<&HandedFile>) =
-        handed.iter().partition(|f| shown.iter().any(|block| is_copy(f, block)));
-    (!others.is_empty() && others.len() <= MAX_OTHERS).then_some((echoed, others))
+    Some(handed.iter().filter(|f| shown.iter().any(|block| is_copy(f, block))).collect())
+}
+
+/// How many of `line`'s words `fixed` changes, when it is a small change
+/// of it: at least one and at most a third of them (`== 1` to `== 0`, not
+/// `import os` to `import math`).
+fn words_changed(line: &str, fixed: &str) -> Option<usize> {
+    let old: Vec<&str> = line.split_whitespace().collect();
+    let new: Vec<&str> = fixed.split_whitespace().collect();
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new);
+    let changed = ops
+        .iter()
+        .filter(|op| !matches!(op, similar::DiffOp::Equal { .. }))
+        .map(|op| op.old_range().len().max(op.new_range().len()))
+        .sum::<usize>();
+    (changed > 0 && changed * 3 <= old.len()).then_some(changed)
 }
 
 /// Whether a line of `block` that is not indented declares a name
@@ -561,6 +648,15 @@ mod tests {
         assert_eq!(whole_version_likeness(&two, version), None);
         // Nor is other code of about the same size.
         assert_eq!(whole_version_likeness("import os\nprint(os.getcwd())\n", "x = [1, 2]\ny = sum(x)\n"), None);
+    }
+
+    #[test]
+    fn a_line_fix_changes_a_few_words_of_a_line() {
+        assert_eq!(words_changed("    return n % 2 == 1", "return n % 2 == 0"), Some(1));
+        assert_eq!(words_changed("    if total > 100:", "if total >= 100:"), Some(1));
+        assert_eq!(words_changed("import os", "import math"), None, "half the line is another line");
+        assert_eq!(words_changed("x = 1", "x = 1"), None, "no change");
+        assert_eq!(words_changed("def greet(name):", "print(greet(\"world\"))"), None);
     }
 
     #[test]
