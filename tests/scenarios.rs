@@ -1854,6 +1854,11 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         ),
         "{sent}"
     );
+    // The user is told why the model answers again.
+    let told = |run: &common::Run, words: &str| {
+        run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains(words)))
+    };
+    assert!(told(&run, "asking for mathutil.py by name"));
 
     // A copy again: nothing changes, and there is no third try.
     let run = Scenario::new()
@@ -1882,6 +1887,7 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         sent.ends_with("Which line of greet.py must change? Reply with that line only, as it must read."),
         "{sent}"
     );
+    assert!(told(&run, "asking for the line to change"));
     // A line that is not a small change of one of the file's changes nothing.
     let run = Scenario::new()
         .file("greet.py", greet)

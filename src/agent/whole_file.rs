@@ -31,7 +31,8 @@ const ASK: &str = "Reply with the whole new content of each file you change, eac
 If no file must change, answer in one sentence.";
 
 impl Conversation {
-    /// One turn of the whole-file way: a single reply, its files applied.
+    /// One turn of the whole-file way: a reply, its files applied; asked
+    /// again, twice at most, when it only copies files back.
     pub(super) async fn whole_file_turn(&mut self, cancel: &CancellationToken) -> TurnOutcome {
         let mut system = SYSTEM.to_string();
         let rules = load_rules(self.workspace.root());
@@ -78,10 +79,9 @@ impl Conversation {
                 ),
             };
             let shown: String = others.iter().chain(&echoed).map(|f| f.shown()).collect();
-            text = match self
-                .ask_again(&system, with_files(messages.clone(), &shown, &ask), &mut generation, cancel)
-                .await
-            {
+            let notice = format!("[the reply only copied files back — asking for {} by name…]", names.join(", "));
+            let messages = with_files(messages.clone(), &shown, &ask);
+            text = match self.ask_again(&system, messages, &notice, &mut generation, cancel).await {
                 Ok(text) => text,
                 Err(outcome) => return outcome,
             };
@@ -101,7 +101,10 @@ impl Conversation {
                 .chain(handed.iter().filter(|f| f.path.rel != file.path.rel))
                 .map(HandedFile::shown)
                 .collect();
-            text = match self.ask_again(&system, with_files(messages, &shown, &ask), &mut generation, cancel).await {
+            let notice =
+                format!("[the reply copied {} back unchanged — asking for the line to change…]", file.path.display());
+            let messages = with_files(messages, &shown, &ask);
+            text = match self.ask_again(&system, messages, &notice, &mut generation, cancel).await {
                 Ok(text) => text,
                 Err(outcome) => return outcome,
             };
@@ -123,14 +126,17 @@ impl Conversation {
     }
 
     /// Another reply, to `messages`, in place of `generation` (whose usage
-    /// it adds to): its text, or the outcome that ends the turn.
+    /// it adds to), the user told why by `notice`: its text, or the outcome
+    /// that ends the turn.
     async fn ask_again(
         &mut self,
         system: &str,
         messages: Vec<Message>,
+        notice: &str,
         generation: &mut Generation,
         cancel: &CancellationToken,
     ) -> Result<String, TurnOutcome> {
+        self.events.emit(Event::Text { text: format!("\n{notice}\n") });
         let usage = generation.usage;
         match self.whole_file_reply(system, messages, cancel).await {
             Ok(next) => {
@@ -445,19 +451,18 @@ fn copied_back<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Optio
     Some(handed.iter().filter(|f| shown.iter().any(|block| is_copy(f, block))).collect())
 }
 
-/// How many of `line`'s words `fixed` changes, when it is a small change
-/// of it: at least one and at most a third of them (`== 1` to `== 0`, not
-/// `import os` to `import math`).
+/// How many of `line`'s words `fixed` changes, when it keeps the line:
+/// changes at least one and at most a third of them, and at most doubles
+/// its length (`== 1` to `== 0`; not `import os` to `import math`).
 fn words_changed(line: &str, fixed: &str) -> Option<usize> {
     let old: Vec<&str> = line.split_whitespace().collect();
     let new: Vec<&str> = fixed.split_whitespace().collect();
     let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new);
-    let changed = ops
-        .iter()
-        .filter(|op| !matches!(op, similar::DiffOp::Equal { .. }))
-        .map(|op| op.old_range().len().max(op.new_range().len()))
-        .sum::<usize>();
-    (changed > 0 && changed * 3 <= old.len()).then_some(changed)
+    let changed = ops.iter().filter(|op| !matches!(op, similar::DiffOp::Equal { .. }));
+    let (old_changed, new_changed) =
+        changed.fold((0, 0), |(o, n), op| (o + op.old_range().len(), n + op.new_range().len()));
+    let keeps_line = old_changed * 3 <= old.len() && new.len() <= old.len() * 2;
+    (old_changed + new_changed > 0 && keeps_line).then_some(old_changed.max(new_changed))
 }
 
 /// Whether a line of `block` that is not indented declares a name
@@ -657,6 +662,8 @@ mod tests {
         assert_eq!(words_changed("import os", "import math"), None, "half the line is another line");
         assert_eq!(words_changed("x = 1", "x = 1"), None, "no change");
         assert_eq!(words_changed("def greet(name):", "print(greet(\"world\"))"), None);
+        assert_eq!(words_changed("    return total", "return total + tax"), Some(2), "an addition keeps the line");
+        assert_eq!(words_changed("x = 1", "x = compute(a, b, c) + 1"), None, "more than doubled is another line");
     }
 
     #[test]
