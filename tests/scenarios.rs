@@ -1791,18 +1791,14 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     // a block's first line names it when it is a file shown.
     let hello = "def greet(name):\n    return \"Hello, \" + name + \"!\"\n";
     let version = "def greet(name, greeting=\"Hello\"):\n    return greeting + \", \" + name + \"!\"\n";
-    let run = Scenario::new()
-        .file("hello.py", hello)
-        .tool_settings(whole_files())
-        .run(&[&format!("```\nhello.py\n{version}```\n")], "Give greet in hello.py a greeting parameter.")
-        .await;
-    assert_eq!(run.read("hello.py"), version);
-    let run = Scenario::new()
-        .file("hello.py", hello)
-        .tool_settings(whole_files())
-        .run(&[&format!("```\n{version}```\n")], "Give greet in hello.py a greeting parameter.")
-        .await;
-    assert_eq!(run.read("hello.py"), version);
+    for reply in [format!("```\nhello.py\n{version}```\n"), format!("```\n{version}```\n")] {
+        let run = Scenario::new()
+            .file("hello.py", hello)
+            .tool_settings(whole_files())
+            .run(&[&reply], "Give greet in hello.py a greeting parameter.")
+            .await;
+        assert_eq!(run.read("hello.py"), version, "{reply}");
+    }
 
     // A copy that differs only in blank lines is no change.
     let run = Scenario::new()

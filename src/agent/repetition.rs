@@ -52,11 +52,14 @@ fn ends_in_repeated_block(text: &str) -> bool {
     let Some((done, _)) = text.rsplit_once('\n') else { return false };
     // The blank lines after a block belong to the next copy's start.
     let done = done.trim_end();
-    let lines: Vec<&str> = done.rsplit('\n').take(MAX_BLOCK_PERIOD * MIN_BLOCK_REPEATS).collect();
-    // Checked when a block closes; `lines` runs from the end backwards.
-    if !lines.first().is_some_and(|line| line.trim_start().starts_with("```")) {
+    // Checked when a block closes, before the lines are gathered: this runs
+    // at every token.
+    let last = done.rsplit('\n').next().unwrap_or_default();
+    if !last.trim_start().starts_with("```") {
         return false;
     }
+    // From the end backwards.
+    let lines: Vec<&str> = done.rsplit('\n').take(MAX_BLOCK_PERIOD * MIN_BLOCK_REPEATS).collect();
     (2..=MAX_BLOCK_PERIOD).any(|period| {
         // The first copy has no blank line before it to match.
         let span = period * MIN_BLOCK_REPEATS - 1;

@@ -55,7 +55,7 @@ impl Conversation {
                 Ok(generation) => generation,
                 Err(outcome) => return outcome,
             };
-        let mut text = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        let mut text = reply_text(&generation);
         // "Add a function to calc.py": a block of new code alone goes there.
         let mut only_named = match (named.as_slice(), new.as_slice()) {
             ([only], []) | ([], [only]) => Some(only.clone()),
@@ -142,7 +142,7 @@ impl Conversation {
             Ok(next) => {
                 *generation = next;
                 generation.usage += usage;
-                Ok(Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text())
+                Ok(reply_text(generation))
             }
             Err(mut outcome) => {
                 outcome.usage += usage;
@@ -163,10 +163,11 @@ impl Conversation {
         };
         let known: std::collections::HashSet<&str> = current.lines().map(str::trim).collect();
         let mut fixes = reply_lines.iter().filter(|line| !known.contains(line.trim())).filter_map(|fixed| {
-            let near = current.lines().filter_map(|line| words_changed(line, fixed).map(|n| (n, line)));
-            let (best, line) = near.clone().min_by_key(|(n, _)| *n)?;
+            let near: Vec<(usize, &str)> =
+                current.lines().filter_map(|line| words_changed(line, fixed).map(|n| (n, line))).collect();
+            let &(best, line) = near.iter().min_by_key(|(n, _)| *n)?;
             // Two lines as near: which one is meant is a guess.
-            (near.filter(|(n, _)| *n == best).count() == 1).then_some((line, fixed))
+            (near.iter().filter(|(n, _)| *n == best).count() == 1).then_some((line, fixed))
         });
         let (old, fixed) = fixes.next()?;
         if fixes.next().is_some() || current.matches(old).count() != 1 {
@@ -339,7 +340,7 @@ impl Conversation {
             if let Some(Rewrite { old_string, new_string, .. }) = rewrite_of(&text, &shown.text) {
                 // A copy that differs only in blank lines changes nothing the
                 // model meant: it is an echo, not an edit.
-                if code_lines(&old_string).eq(code_lines(&new_string)) {
+                if same_code(&old_string, &new_string) {
                     continue;
                 }
                 let input =
@@ -387,7 +388,7 @@ fn whole_version_likeness(file: &str, block: &str) -> Option<f32> {
     const MIN_LIKENESS: f32 = 0.6;
     let file_lines = code_lines(file).count();
     // A copy is no version: it changes nothing.
-    if file_lines == 0 || code_lines(block).count() * 3 < file_lines * 2 || code_lines(file).eq(code_lines(block)) {
+    if file_lines == 0 || code_lines(block).count() * 3 < file_lines * 2 || same_code(file, block) {
         return None;
     }
     let in_block = declared_names(block);
@@ -444,7 +445,7 @@ fn copied_back<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Optio
     if prompt.contains('?') || shown.is_empty() {
         return None;
     }
-    let is_copy = |f: &HandedFile, block: &ShownFile| code_lines(&f.text).eq(code_lines(&block.text));
+    let is_copy = |f: &HandedFile, block: &ShownFile| same_code(&f.text, &block.text);
     if !shown.iter().all(|block| handed.iter().any(|f| is_copy(f, block))) {
         return None;
     }
@@ -484,6 +485,17 @@ fn introduces_asked_name(prompt: &str, file: &str, block: &str) -> bool {
 /// The lines of `text` that are not blank, without trailing whitespace.
 fn code_lines(text: &str) -> impl Iterator<Item = &str> {
     text.lines().map(str::trim_end).filter(|line| !line.is_empty())
+}
+
+/// Whether `a` and `b` hold the same code, blank lines and trailing
+/// whitespace aside: a copy, not a change.
+fn same_code(a: &str, b: &str) -> bool {
+    code_lines(a).eq(code_lines(b))
+}
+
+/// The text of a reply.
+fn reply_text(generation: &Generation) -> String {
+    Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text()
 }
 
 /// Whether `block` shares no line of code with `file`: an addition to it,
