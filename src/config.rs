@@ -259,8 +259,9 @@ impl Default for ToolSettings {
 #[serde(rename_all = "snake_case")]
 pub enum ToolProfile {
     /// `whole_files` for models under [`TINY_MODEL_PARAMETERS`] parameters,
-    /// `compact` for models under [`SMALL_MODEL_PARAMETERS`] parameters or
-    /// with a context window under [`SMALL_CONTEXT_WINDOW`] tokens, else `full`.
+    /// `adaptive` for models under [`SMALL_MODEL_PARAMETERS`] parameters,
+    /// `compact` for other models with a context window under
+    /// [`SMALL_CONTEXT_WINDOW`] tokens, else `full`.
     #[default]
     Auto,
     /// Every tool of the enabled sets.
@@ -272,13 +273,17 @@ pub enum ToolProfile {
     /// and answers with the whole new content of the files it changes,
     /// which become Edit and Write calls (`agent::whole_file`).
     WholeFiles,
+    /// Chosen at each turn: `whole_files` when the files the prompt points
+    /// to, or when it points to none every file of the project, fit in one
+    /// message; `compact` tools otherwise, to search what one message cannot
+    /// hold.
+    Adaptive,
 }
 
 /// Models smaller than this get the `whole_files` profile by default: on the
 /// task benchmark a 0.5B coder solves 10 of 12 tasks handed the files and 3
-/// offered tools. Larger models keep their tools, with which they can search
-/// and look past what fits in one message, which the benchmark's small
-/// projects never need.
+/// offered tools. Larger small models get `adaptive`: handed the files when
+/// they fit, tools to search and run when they do not.
 pub const TINY_MODEL_PARAMETERS: u64 = 1_000_000_000;
 
 /// Models smaller than this get the compact tool list by default.
@@ -294,14 +299,13 @@ pub fn is_small_model(parameters: Option<u64>) -> bool {
 pub const SMALL_CONTEXT_WINDOW: usize = 16_384;
 
 impl ToolProfile {
-    /// `Full` or `Compact` for a model of this size; `parameters` is `None`
+    /// The profile for a model of this size; `parameters` is `None`
     /// when the backend does not know (a remote model).
     pub fn resolve(self, context_window: usize, parameters: Option<u64>) -> ToolProfile {
         match self {
             ToolProfile::Auto if parameters.is_some_and(|p| p < TINY_MODEL_PARAMETERS) => ToolProfile::WholeFiles,
-            ToolProfile::Auto if context_window < SMALL_CONTEXT_WINDOW || is_small_model(parameters) => {
-                ToolProfile::Compact
-            }
+            ToolProfile::Auto if is_small_model(parameters) => ToolProfile::Adaptive,
+            ToolProfile::Auto if context_window < SMALL_CONTEXT_WINDOW => ToolProfile::Compact,
             ToolProfile::Auto => ToolProfile::Full,
             chosen => chosen,
         }

@@ -1896,6 +1896,17 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         .await;
     assert_eq!(run.read("greet.py"), greet);
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    // Every file copied back at once: the line names the file it is in.
+    let run = Scenario::new()
+        .file("greet.py", greet)
+        .file("test_greet.py", test)
+        .tool_settings(whole_files())
+        .run(&[&format!("```\n{greet}```\n```\n{test}```\n"), line], "The greeting test fails. Fix it.")
+        .await;
+    assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
+    assert_eq!(run.read("test_greet.py"), test);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.ends_with("Which line must change? Reply with that line only, as it must read."), "{sent}");
 
     // A question is answered, not retried: a copy of a file may be the answer.
     let run = Scenario::new()
@@ -1920,4 +1931,27 @@ async fn a_whole_file_change_waits_for_approval_like_any_edit() {
         .await;
     assert_eq!(run.asked.len(), 1);
     assert_eq!(run.read("calc.py"), "def add(a, b):\n    return a + b\n");
+}
+
+#[tokio::test]
+async fn an_adaptive_model_is_handed_the_files_when_they_fit_and_offered_tools_when_they_do_not() {
+    let adaptive = || tack::config::ToolSettings { profile: tack::config::ToolProfile::Adaptive, ..Default::default() };
+    let calc = "def add(a, b):\n    return a + b\n";
+    let reply = "calc.py\n```\ndef add(a, b):\n    return a - b\n```\n";
+    // A small project: handed over whole, no tools.
+    let run = Scenario::new().file("calc.py", calc).tool_settings(adaptive()).run(&[reply], "add should subtract.").await;
+    assert_eq!(run.read("calc.py"), "def add(a, b):\n    return a - b\n");
+    let request = run.backend.last_request().unwrap();
+    assert!(request.tools.is_empty(), "{:?}", request.tools);
+
+    // A project larger than one message, the prompt pointing nowhere: tools,
+    // to search it. The same project, the prompt naming a file: that file.
+    let long: String = (0..500).map(|i| format!("LINE_{i} = {i}\n")).collect();
+    let large = || Scenario::new().file("calc.py", calc).file("data.py", &long).tool_settings(adaptive());
+    let run = large().run(&["It adds."], "The tests fail. Fix it.").await;
+    let request = run.backend.last_request().unwrap();
+    assert!(request.tools.iter().any(|t| t.name == "Grep"), "{:?}", request.tools);
+    let run = large().run(&[reply], "add in calc.py should subtract.").await;
+    assert_eq!(run.read("calc.py"), "def add(a, b):\n    return a - b\n");
+    assert!(run.backend.last_request().unwrap().tools.is_empty());
 }

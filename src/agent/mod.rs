@@ -246,6 +246,9 @@ pub struct Conversation {
     rules_shown: std::sync::Mutex<std::collections::HashSet<std::path::PathBuf>>,
     /// The prompt of this turn carries the files it names (see `attach`).
     prompt_carries_files: bool,
+    /// This turn hands the model the files and takes whole files back
+    /// instead of offering tools (see `whole_file`).
+    whole_files_turn: bool,
 }
 
 impl Conversation {
@@ -277,6 +280,7 @@ impl Conversation {
             session_started: false,
             rules_shown: Default::default(),
             prompt_carries_files: false,
+            whole_files_turn: false,
         }
     }
 

@@ -59,6 +59,7 @@ impl Conversation {
         let mut agent = self.sub_agent(name);
         self.events.emit(Event::SubagentStarted { agent_id: name.to_string(), description: description.to_string() });
         agent.record(Message::user_text(prompt));
+        agent.choose_way(prompt);
         let outcome = agent.turn_loop(cancel).await;
         agent.state.stop_processes().await;
         self.events.emit(Event::SubagentFinished { agent_id: name.to_string(), stop_reason: outcome.stop_reason });

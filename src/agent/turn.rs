@@ -249,7 +249,8 @@ impl Conversation {
         }
         add_context(HookEvent::UserPromptSubmit, submitted.context);
         // The whole-file way hands over the files at each generation instead.
-        let files = if self.tools.whole_files() { None } else { self.attach_named_files(prompt) };
+        self.choose_way(prompt);
+        let files = if self.whole_files_turn { None } else { self.attach_named_files(prompt) };
         if let Some(files) = files {
             self.prompt_carries_files = true;
             message.blocks.push(Block::Text { text: files });
@@ -259,7 +260,7 @@ impl Conversation {
     }
 
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnOutcome {
-        if self.tools.whole_files() {
+        if self.whole_files_turn {
             return self.whole_file_turn(cancel).await;
         }
         let mode = self.policy.mode;

@@ -16,6 +16,7 @@ use super::prompt::load_rules;
 use super::rewrite::{Rewrite, rewrite_of};
 use super::turn::{Generation, StreamEnd};
 use super::{Conversation, TurnOutcome};
+use crate::config::ToolProfile;
 use crate::protocol::{AgentStatus, Block, Event, Message, PermissionMode, Role, StopReason};
 use crate::workspace::WorkspacePath;
 use crate::workspace::mentions::{named_files, new_files};
@@ -90,25 +91,27 @@ impl Conversation {
             }
             changes = self.changes_shown(&text, &prompt, &handed, only_named.as_ref());
         }
-        // Still a copy of one file: the model sees where the change goes but
-        // not what it is. Asked for just the line, it often writes it fixed.
-        if let Some([file]) = copied_back(&text, &prompt, &handed).filter(|_| changes.is_empty() && !plan).as_deref() {
-            let ask = format!(
-                "Which line of {} must change? Reply with that line only, as it must read.",
-                file.path.display()
-            );
-            let shown: String = std::iter::once(*file)
-                .chain(handed.iter().filter(|f| f.path.rel != file.path.rel))
+        // Still copies: the model sees where the change goes but not what
+        // it is. Asked for just the line, it often writes it fixed.
+        if let Some(copied) = copied_back(&text, &prompt, &handed).filter(|_| changes.is_empty() && !plan) {
+            let names: Vec<String> = copied.iter().map(|f| f.path.display().to_string()).collect();
+            let ask = match names.as_slice() {
+                [one] => format!("Which line of {one} must change? Reply with that line only, as it must read."),
+                _ => "Which line must change? Reply with that line only, as it must read.".to_string(),
+            };
+            let shown: String = copied
+                .iter()
+                .copied()
+                .chain(handed.iter().filter(|f| !copied.iter().any(|c| c.path.rel == f.path.rel)))
                 .map(HandedFile::shown)
                 .collect();
-            let notice =
-                format!("[the reply copied {} back unchanged — asking for the line to change…]", file.path.display());
+            let notice = format!("[the reply copied {} back unchanged — asking for the line to change…]", names.join(", "));
             let messages = with_files(messages, &shown, &ask);
             text = match self.ask_again(&system, messages, &notice, &mut generation, cancel).await {
                 Ok(text) => text,
                 Err(outcome) => return outcome,
             };
-            changes = self.line_fix(file, &text).into_iter().collect();
+            changes = self.line_fix(&copied, &text).into_iter().collect();
         }
         for (name, input) in changes {
             let id = self.next_call_id();
@@ -151,26 +154,33 @@ impl Conversation {
         }
     }
 
-    /// The Edit that makes the one line of `file` that `reply` shows fixed:
-    /// a line of the reply not in the file that differs from exactly one of
-    /// its lines by a few words (`return "Hello, " + name` for
+    /// The Edit that makes the one line of `files` that `reply` shows fixed:
+    /// a line of the reply in none of them that differs from exactly one of
+    /// their lines by a few words (`return "Hello, " + name` for
     /// `return "Helo, " + name`).
-    fn line_fix(&self, file: &HandedFile, reply: &str) -> Option<(&'static str, Value)> {
-        let current = self.workspace.read_text(&file.path).ok()?;
+    fn line_fix(&self, files: &[&HandedFile], reply: &str) -> Option<(&'static str, Value)> {
+        let current: Vec<(&HandedFile, String)> =
+            files.iter().filter_map(|f| Some((*f, self.workspace.read_text(&f.path).ok()?))).collect();
         let reply_lines: Vec<String> = match shown_files(reply).into_iter().next() {
             Some(block) => code_lines(&block.text).map(str::to_string).collect(),
             None => code_lines(reply).map(|line| line.trim_matches('`').to_string()).collect(),
         };
-        let known: std::collections::HashSet<&str> = current.lines().map(str::trim).collect();
+        let known: std::collections::HashSet<&str> =
+            current.iter().flat_map(|(_, text)| text.lines().map(str::trim)).collect();
         let mut fixes = reply_lines.iter().filter(|line| !known.contains(line.trim())).filter_map(|fixed| {
-            let near: Vec<(usize, &str)> =
-                current.lines().filter_map(|line| words_changed(line, fixed).map(|n| (n, line))).collect();
-            let &(best, line) = near.iter().min_by_key(|(n, _)| *n)?;
+            let near: Vec<(usize, usize, &str)> = current
+                .iter()
+                .enumerate()
+                .flat_map(|(at, (_, text))| text.lines().map(move |line| (at, line)))
+                .filter_map(|(at, line)| words_changed(line, fixed).map(|n| (n, at, line)))
+                .collect();
+            let &(best, at, line) = near.iter().min_by_key(|(n, _, _)| *n)?;
             // Two lines as near: which one is meant is a guess.
-            (near.iter().filter(|(n, _)| *n == best).count() == 1).then_some((line, fixed))
+            (near.iter().filter(|(n, _, _)| *n == best).count() == 1).then_some((at, line, fixed))
         });
-        let (old, fixed) = fixes.next()?;
-        if fixes.next().is_some() || current.matches(old).count() != 1 {
+        let (at, old, fixed) = fixes.next()?;
+        let (file, text) = &current[at];
+        if fixes.next().is_some() || text.matches(old).count() != 1 {
             return None;
         }
         let indent = &old[..old.len() - old.trim_start().len()];
@@ -213,6 +223,23 @@ impl Conversation {
         }
     }
 
+    /// Whether this turn goes the whole-file way: always for the
+    /// `whole_files` profile; for `adaptive`, when the files `prompt` points
+    /// to (or every file, when it points to none) fit in one message.
+    pub(super) fn choose_way(&mut self, prompt: &str) {
+        self.whole_files_turn = match self.tools.profile() {
+            ToolProfile::WholeFiles => true,
+            ToolProfile::Adaptive => {
+                let named = named_files(&self.workspace, prompt, MAX_FILES);
+                let rules = load_rules(self.workspace.root()).map(|(name, _)| name);
+                let fits = self.select_files(prompt, &named, rules.as_deref()).complete;
+                tracing::debug!(whole_files = fits, "chose the way of this turn");
+                fits
+            }
+            _ => false,
+        };
+    }
+
     /// The files to show the model with `prompt`: those it names and those
     /// that hold a code name it uses, or when there are none every file,
     /// while they fit. Each counts as read for the edit guards.
@@ -225,50 +252,10 @@ impl Conversation {
         new: &[WorkspacePath],
         skip: Option<&str>,
     ) -> Vec<HandedFile> {
-        let code_names: Vec<&str> = prompt
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|word| word.len() > 2 && (word.contains('_') || word.chars().skip(1).any(char::is_uppercase)))
-            .collect();
-        let mut candidates: Vec<(u8, String, WorkspacePath, String)> = Vec::new();
-        for rel in snapshot::files(self.workspace.root()) {
-            if skip == Some(rel.as_str()) {
-                continue;
-            }
-            let Ok(path) = self.workspace.resolve(&rel) else { continue };
-            if !self.may_show(&path) || std::fs::metadata(&path.abs).is_ok_and(|m| m.len() > MAX_BYTES as u64) {
-                continue;
-            }
-            let Ok(text) = self.workspace.read_text(&path) else { continue };
-            if text.trim().is_empty() || text.contains('\0') || text.lines().count() > MAX_LINES {
-                continue;
-            }
-            let rank = if named.iter().any(|n| n.rel == path.rel) {
-                0
-            } else if code_names.iter().any(|name| text.contains(name)) {
-                1
-            } else {
-                2
-            };
-            candidates.push((rank, rel, path, text));
+        let mut handed = self.select_files(prompt, named, skip).files;
+        for file in &handed {
+            self.state.note_read(&file.path, &file.text);
         }
-        candidates.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-        // Files the prompt points to are all a small model should see: the
-        // rest only draw its reply away from them.
-        if candidates.first().is_some_and(|c| c.0 < 2) {
-            candidates.retain(|c| c.0 < 2);
-        }
-        let mut handed = Vec::new();
-        let mut bytes = 0;
-        for (_, _, path, text) in candidates {
-            if handed.len() == MAX_FILES || bytes + text.len() > MAX_BYTES {
-                continue;
-            }
-            bytes += text.len();
-            self.state.note_read(&path, &text);
-            handed.push(HandedFile { path, text });
-        }
-        // In the project's order, as a listing reads.
-        handed.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
         if !handed.is_empty() {
             let paths = handed.iter().map(|f| f.path.display().to_string()).collect();
             self.events.emit(Event::FilesAttached { paths });
@@ -276,6 +263,88 @@ impl Conversation {
         // A file the prompt asks for is shown empty, for the reply to fill.
         handed.extend(new.iter().map(|path| HandedFile { path: path.clone(), text: String::new() }));
         handed
+    }
+
+    /// The files of the workspace that `prompt` points to (it names them, or
+    /// they hold a code name it uses), or when it points to none every file,
+    /// as many as fit in one message, in path order.
+    fn select_files(&self, prompt: &str, named: &[WorkspacePath], skip: Option<&str>) -> Selection {
+        let words: Vec<&str> =
+            prompt.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| word.len() > 2).collect();
+        let mut readable: Vec<(String, WorkspacePath, String)> = Vec::new();
+        // Text files too long to show: the project holds more than one
+        // message can, unless the prompt points elsewhere.
+        let mut too_long = false;
+        let mut named_too_long = false;
+        for rel in snapshot::files(self.workspace.root()) {
+            if skip == Some(rel.as_str()) {
+                continue;
+            }
+            let Ok(path) = self.workspace.resolve(&rel) else { continue };
+            if !self.may_show(&path) {
+                continue;
+            }
+            let is_named = named.iter().any(|n| n.rel == path.rel);
+            if std::fs::metadata(&path.abs).is_ok_and(|m| m.len() > MAX_BYTES as u64) {
+                too_long = true;
+                named_too_long |= is_named;
+                continue;
+            }
+            let Ok(text) = self.workspace.read_text(&path) else { continue };
+            if text.trim().is_empty() || text.contains('\0') {
+                continue;
+            }
+            if text.lines().count() > MAX_LINES {
+                too_long = true;
+                named_too_long |= is_named;
+                continue;
+            }
+            readable.push((rel, path, text));
+        }
+        // Code names the prompt uses: `in_stock`, `parseDate`, and plain
+        // words the project declares (`slugify` of `def slugify`).
+        let declared: std::collections::HashSet<&str> =
+            readable.iter().flat_map(|(_, _, text)| text.lines().filter_map(declared_name)).collect();
+        let code_names: Vec<&str> = words
+            .into_iter()
+            .filter(|word| {
+                word.contains('_') || word.chars().skip(1).any(char::is_uppercase) || declared.contains(word)
+            })
+            .collect();
+        let mut candidates: Vec<(u8, String, WorkspacePath, String)> = readable
+            .into_iter()
+            .map(|(rel, path, text)| {
+                let rank = if named.iter().any(|n| n.rel == path.rel) {
+                    0
+                } else if code_names.iter().any(|name| text.contains(name)) {
+                    1
+                } else {
+                    2
+                };
+                (rank, rel, path, text)
+            })
+            .collect();
+        candidates.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        // Files the prompt points to are all a small model should see: the
+        // rest only draw its reply away from them.
+        let pointed = candidates.first().is_some_and(|c| c.0 < 2);
+        if pointed {
+            candidates.retain(|c| c.0 < 2);
+        }
+        let mut complete = if pointed { !named_too_long } else { !too_long };
+        let mut files = Vec::new();
+        let mut bytes = 0;
+        for (_, _, path, text) in candidates {
+            if files.len() == MAX_FILES || bytes + text.len() > MAX_BYTES {
+                complete = false;
+                continue;
+            }
+            bytes += text.len();
+            files.push(HandedFile { path, text });
+        }
+        // In the project's order, as a listing reads.
+        files.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
+        Selection { files, complete }
     }
 
     /// The Edit and Write calls that make the files as `reply` shows them.
@@ -402,14 +471,14 @@ fn whole_version_likeness(file: &str, block: &str) -> Option<f32> {
 /// The names that lines of `text` that are not indented declare
 /// (`def greet`, `class Rectangle`, `function capitalize`, `fn main`).
 fn declared_names(text: &str) -> std::collections::HashSet<&str> {
+    text.lines().filter(|line| !line.starts_with(char::is_whitespace)).filter_map(declared_name).collect()
+}
+
+/// The name `line` declares, if it declares one.
+fn declared_name(line: &str) -> Option<&str> {
     const KEYWORDS: [&str; 9] = ["def", "class", "function", "fn", "func", "struct", "enum", "interface", "type"];
-    text.lines()
-        .filter(|line| !line.starts_with(char::is_whitespace))
-        .filter_map(|line| {
-            let mut words = line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
-            words.find(|word| KEYWORDS.contains(word)).and_then(|_| words.next())
-        })
-        .collect()
+    let mut words = line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
+    words.find(|word| KEYWORDS.contains(word)).and_then(|_| words.next())
 }
 
 /// `messages` with the last user message led by the files `shown` and
@@ -504,6 +573,14 @@ fn is_new_code(file: &str, block: &str) -> bool {
     let lines: std::collections::HashSet<&str> = file.lines().map(str::trim).filter(|line| line.len() > 3).collect();
     block.lines().filter(|line| !line.trim().is_empty()).count() > 1
         && !block.lines().any(|line| lines.contains(line.trim()))
+}
+
+/// The files to hand the model with one prompt.
+struct Selection {
+    files: Vec<HandedFile>,
+    /// Nothing was left out: every file the prompt points to, or when it
+    /// points to none every file of the workspace, is in `files`.
+    complete: bool,
 }
 
 /// A file shown to the model, as it was then.

@@ -485,9 +485,10 @@ pub struct ToolRegistry {
     skills: Option<Arc<skill::SkillCatalog>>,
     /// The MCP servers whose tools are here, kept running with the registry.
     mcp: Option<mcp::McpServers>,
-    /// The model is offered no tools and answers with whole files
-    /// ([`ToolProfile::WholeFiles`]); the tools here apply its changes.
-    whole_files: bool,
+    /// The resolved profile: with `WholeFiles` (and `Adaptive` on the turns
+    /// that hand over files) the model is offered no tools and answers with
+    /// whole files; the tools here apply its changes.
+    profile: ToolProfile,
 }
 
 impl ToolRegistry {
@@ -532,14 +533,17 @@ impl ToolRegistry {
         if let Some(search) = &settings.web.search {
             all.push(Arc::new(web::WebSearch { settings: settings.web.clone(), search: search.clone() }));
         }
-        let whole_files = settings.profile == ToolProfile::WholeFiles;
-        let compact = settings.profile == ToolProfile::Compact || whole_files;
+        let compact =
+            matches!(settings.profile, ToolProfile::Compact | ToolProfile::WholeFiles | ToolProfile::Adaptive);
         let mut registry = ToolRegistry::new(
             all.into_iter()
                 .filter(|t| !settings.disabled.contains(&t.set()))
                 .filter(|t| !compact || COMPACT_TOOLS.contains(&t.name())),
         );
-        registry.whole_files = whole_files;
+        registry.profile = match settings.profile {
+            ToolProfile::Auto => ToolProfile::Full,
+            chosen => chosen,
+        };
         registry
     }
 
@@ -556,7 +560,7 @@ impl ToolRegistry {
                 Registered { tool, schema, validator }
             })
             .collect();
-        ToolRegistry { tools, skills: None, mcp: None, whole_files: false }
+        ToolRegistry { tools, skills: None, mcp: None, profile: ToolProfile::Full }
     }
 
     /// Adds the Skill tool when there are skills and reading is enabled.
@@ -605,12 +609,12 @@ impl ToolRegistry {
         self.tools.iter().map(|r| r.tool.name())
     }
 
-    /// The tools offered to the model, keeping only those `visible` admits.
-    /// Whether the model answers with whole files instead of calling tools.
-    pub fn whole_files(&self) -> bool {
-        self.whole_files
+    /// The profile the tools were chosen by, resolved: never `Auto`.
+    pub fn profile(&self) -> ToolProfile {
+        self.profile
     }
 
+    /// The tools offered to the model, keeping only those `visible` admits.
     pub fn specs(&self, visible: impl Fn(ToolKind) -> bool) -> Vec<ToolSpec> {
         self.tools
             .iter()
