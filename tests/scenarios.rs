@@ -1880,10 +1880,20 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.starts_with("greet.py\n```"), "{sent}");
     assert!(
-        sent.ends_with("Which line of greet.py must change? Reply with that line only, as it must read."),
+        sent.ends_with("Which line of greet.py must change? Write that line of code as it must read, and nothing else."),
         "{sent}"
     );
     assert!(told(&run, "asking for the line to change"));
+    // The line shown as it is, then as it must read.
+    let explained = "The line that must change is:\n```python\nreturn \"Helo, \" + name + \"!\"\n```\n\
+                     It should read:\n```python\nreturn \"Hello, \" + name + \"!\"\n```\n";
+    let run = Scenario::new()
+        .file("greet.py", greet)
+        .file("test_greet.py", test)
+        .tool_settings(whole_files())
+        .run(&[&format!("```\n{greet}```\n```\n{test}```\n"), explained], "The greeting test fails. Fix it.")
+        .await;
+    assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
     // A line that is not a small change of one of the file's changes nothing.
     let run = Scenario::new()
         .file("greet.py", greet)
@@ -1906,7 +1916,10 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
     assert_eq!(run.read("test_greet.py"), test);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(sent.ends_with("Which line must change? Reply with that line only, as it must read."), "{sent}");
+    assert!(
+        sent.ends_with("Which line must change? Write that line of code as it must read, and nothing else."),
+        "{sent}"
+    );
 
     // A question is answered, not retried: a copy of a file may be the answer.
     let run = Scenario::new()
@@ -1954,4 +1967,16 @@ async fn an_adaptive_model_is_handed_the_files_when_they_fit_and_offered_tools_w
     let run = large().run(&[reply], "add in calc.py should subtract.").await;
     assert_eq!(run.read("calc.py"), "def add(a, b):\n    return a - b\n");
     assert!(run.backend.last_request().unwrap().tools.is_empty());
+    // Naming nothing, but sharing words with one file: that file.
+    let documented = "def add(a, b):\n    \"\"\"The sum of two numbers.\"\"\"\n    return a + b\n";
+    let run = Scenario::new()
+        .file("calc.py", documented)
+        .file("data.py", &long)
+        .tool_settings(adaptive())
+        .run(&["It adds."], "Adding two numbers gives a wrong result.")
+        .await;
+    let request = run.backend.last_request().unwrap();
+    assert!(request.tools.is_empty(), "{:?}", request.tools);
+    let sent = request.messages.last().unwrap().text();
+    assert!(sent.starts_with("calc.py\n```") && !sent.contains("LINE_1"), "{sent}");
 }

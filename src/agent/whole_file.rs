@@ -24,6 +24,8 @@ use crate::workspace::snapshot;
 
 /// Files handed over with one prompt.
 const MAX_FILES: usize = 24;
+/// Files handed over for sharing the prompt's words, when it names none.
+const MAX_RELEVANT: usize = 4;
 
 const SYSTEM: &str = "You are a coding assistant. The user's project files are shown to you in full.";
 
@@ -96,8 +98,8 @@ impl Conversation {
         if let Some(copied) = copied_back(&text, &prompt, &handed).filter(|_| changes.is_empty() && !plan) {
             let names: Vec<String> = copied.iter().map(|f| f.path.display().to_string()).collect();
             let ask = match names.as_slice() {
-                [one] => format!("Which line of {one} must change? Reply with that line only, as it must read."),
-                _ => "Which line must change? Reply with that line only, as it must read.".to_string(),
+                [one] => format!("Which line of {one} must change? Write that line of code as it must read, and nothing else."),
+                _ => "Which line must change? Write that line of code as it must read, and nothing else.".to_string(),
             };
             let shown: String = copied
                 .iter()
@@ -161,9 +163,13 @@ impl Conversation {
     fn line_fix(&self, files: &[&HandedFile], reply: &str) -> Option<(&'static str, Value)> {
         let current: Vec<(&HandedFile, String)> =
             files.iter().filter_map(|f| Some((*f, self.workspace.read_text(&f.path).ok()?))).collect();
-        let reply_lines: Vec<String> = match shown_files(reply).into_iter().next() {
-            Some(block) => code_lines(&block.text).map(str::to_string).collect(),
-            None => code_lines(reply).map(|line| line.trim_matches('`').to_string()).collect(),
+        // "The line that must change is: (block) It should read: (block)":
+        // the lines of every block, those of the file as it is dropped below.
+        let blocks = shown_files(reply);
+        let reply_lines: Vec<String> = if blocks.is_empty() {
+            code_lines(reply).map(|line| line.trim_matches('`').to_string()).collect()
+        } else {
+            blocks.iter().flat_map(|block| code_lines(&block.text)).map(str::to_string).collect()
         };
         let known: std::collections::HashSet<&str> =
             current.iter().flat_map(|(_, text)| text.lines().map(str::trim)).collect();
@@ -328,10 +334,27 @@ impl Conversation {
         // Files the prompt points to are all a small model should see: the
         // rest only draw its reply away from them.
         let pointed = candidates.first().is_some_and(|c| c.0 < 2);
+        let all_fit = !too_long
+            && candidates.len() <= MAX_FILES
+            && candidates.iter().map(|c| c.3.len()).sum::<usize>() <= MAX_BYTES;
+        let mut by_relevance = false;
         if pointed {
             candidates.retain(|c| c.0 < 2);
+        } else if !all_fit {
+            // A project larger than one message, the prompt naming nothing
+            // in it: the files that share its rarest words, best first.
+            // Failing that, the files in path order, as many as fit.
+            let scores = relevance(prompt, candidates.iter().map(|c| c.3.as_str()));
+            let best = scores.iter().copied().fold(0.0, f32::max);
+            if best > 0.0 {
+                let mut scored: Vec<_> =
+                    candidates.into_iter().zip(scores).filter(|(_, score)| *score * 2.0 >= best).collect();
+                scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+                candidates = scored.into_iter().take(MAX_RELEVANT).map(|(c, _)| c).collect();
+                by_relevance = true;
+            }
         }
-        let mut complete = if pointed { !named_too_long } else { !too_long };
+        let mut complete = if pointed { !named_too_long } else { all_fit };
         let mut files = Vec::new();
         let mut bytes = 0;
         for (_, _, path, text) in candidates {
@@ -341,6 +364,11 @@ impl Conversation {
             }
             bytes += text.len();
             files.push(HandedFile { path, text });
+        }
+        // The most relevant file fits: it is where to look, and one message
+        // holds it.
+        if by_relevance {
+            complete = !files.is_empty();
         }
         // In the project's order, as a listing reads.
         files.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
@@ -503,8 +531,66 @@ fn overlooked<'a>(
 ) -> Option<(Vec<&'a HandedFile>, Vec<&'a HandedFile>)> {
     const MAX_OTHERS: usize = 3;
     let echoed = copied_back(reply, prompt, handed)?;
-    let others: Vec<&HandedFile> = handed.iter().filter(|f| !echoed.iter().any(|e| e.path.rel == f.path.rel)).collect();
+    // Prose that mentions what the prompt asks about (a README) is no place
+    // for the change unless the prompt names it.
+    let may_hold_change = |f: &HandedFile| {
+        let name = f.path.rel.rsplit('/').next().unwrap_or(&f.path.rel);
+        !is_prose(&f.path.rel) || prompt.contains(name)
+    };
+    let others: Vec<&HandedFile> = handed
+        .iter()
+        .filter(|f| !echoed.iter().any(|e| e.path.rel == f.path.rel) && may_hold_change(f))
+        .collect();
     (!others.is_empty() && others.len() <= MAX_OTHERS).then_some((echoed, others))
+}
+
+/// How much each of `texts` has to do with `prompt`: the sum, over the
+/// words of the prompt it contains, of how rare each is among `texts`
+/// (inverse document frequency, as a search engine weighs terms). A word
+/// counts without a plural `s`, so "titles" finds "title".
+fn relevance<'a>(prompt: &str, texts: impl Iterator<Item = &'a str>) -> Vec<f32> {
+    const COMMON: [&str; 32] = [
+        "that", "this", "with", "from", "must", "should", "have", "does", "when", "then", "than", "they", "them",
+        "their", "what", "which", "there", "where", "into", "only", "also", "some", "more", "most", "make", "keep",
+        "file", "code", "function", "work", "like", "every",
+    ];
+    let mut terms: Vec<String> = prompt
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|word| word.len() > 3 && !COMMON.contains(&word.as_str()))
+        .map(|word| match word.strip_suffix('s') {
+            Some(stem) if stem.len() > 3 => stem.to_string(),
+            _ => word,
+        })
+        .collect();
+    terms.sort();
+    terms.dedup();
+    let texts: Vec<String> = texts.map(str::to_lowercase).collect();
+    let count = texts.len() as f32;
+    let weights: Vec<f32> = terms
+        .iter()
+        .map(|term| {
+            let holding = texts.iter().filter(|text| text.contains(term.as_str())).count() as f32;
+            if holding == 0.0 { 0.0 } else { ((count + 1.0) / holding).ln() }
+        })
+        .collect();
+    texts
+        .iter()
+        .map(|text| terms.iter().zip(&weights).filter(|(term, _)| text.contains(term.as_str())).map(|(_, w)| w).sum())
+        .collect()
+}
+
+/// Whether `line` is a comment in the common languages.
+fn is_comment(line: &str) -> bool {
+    const OPENERS: [&str; 6] = ["#", "//", "--", "/*", "*", "<!--"];
+    let line = line.trim_start();
+    OPENERS.iter().any(|opener| line.starts_with(opener))
+}
+
+/// Whether the file at `path` is prose, going by its extension.
+fn is_prose(path: &str) -> bool {
+    const PROSE: [&str; 5] = ["md", "markdown", "txt", "rst", "adoc"];
+    path.rsplit_once('.').is_some_and(|(_, ext)| PROSE.contains(&ext.to_ascii_lowercase().as_str()))
 }
 
 /// The handed files `reply` copies back, when that is all it shows and
@@ -636,7 +722,10 @@ fn shown_files(reply: &str) -> Vec<ShownFile> {
                     None => (label.take(), &lines[..]),
                 };
                 let text = lines.join("\n");
-                if !text.trim().is_empty() {
+                // "# No changes needed" under a code file's path is a remark,
+                // not the file's content.
+                let remark = path.as_deref().is_some_and(|p| !is_prose(p)) && code_lines(&text).all(is_comment);
+                if !text.trim().is_empty() && !remark {
                     out.push(ShownFile { path, text: format!("{}\n", text.trim_matches('\n')) });
                 }
                 if line.is_none() {
@@ -707,6 +796,24 @@ mod tests {
     fn a_block_that_holds_only_a_path_heads_the_next() {
         let reply = "```\napp.py\n```\n```\nX = 1\n```\n";
         assert_eq!(shown_files(reply), vec![shown(Some("app.py"), "X = 1\n")]);
+    }
+
+    #[test]
+    fn a_remark_under_a_code_file_is_no_content_but_a_heading_of_prose_is() {
+        let reply = "```python\n# shop/models.py\n# No changes needed\n```\n```\n# README.md\n# Shop\n```\n";
+        assert_eq!(shown_files(reply), vec![shown(Some("README.md"), "# Shop\n")]);
+    }
+
+    #[test]
+    fn the_files_sharing_the_rarest_words_of_a_prompt_are_the_most_relevant() {
+        let texts = [
+            "def slugify(title):\n    \"\"\"The URL slug of a title: lowercase words.\"\"\"\n",
+            "class Cart:\n    \"\"\"A cart of products.\"\"\"\n",
+            "def tax(amount):\n    return amount * 0.07\n",
+        ];
+        let scores = relevance("Product URLs keep capital letters of titles; they must be lowercase.", texts.into_iter());
+        assert!(scores[0] > scores[1] && scores[1] > 0.0 && scores[2] == 0.0, "{scores:?}");
+        assert!(relevance("Fix it.", texts.into_iter()).iter().all(|score| *score == 0.0));
     }
 
     #[test]
