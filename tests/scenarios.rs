@@ -1880,7 +1880,7 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.starts_with("greet.py\n```"), "{sent}");
     assert!(
-        sent.ends_with("Which line of greet.py must change? Write that line of code as it must read, and nothing else."),
+        sent.ends_with("Which line of greet.py must change? Reply with that line only, as it must read."),
         "{sent}"
     );
     assert!(told(&run, "asking for the line to change"));
@@ -1894,6 +1894,16 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         .run(&[&format!("```\n{greet}```\n```\n{test}```\n"), explained], "The greeting test fails. Fix it.")
         .await;
     assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
+    // A line number for an answer: shown that line, the model writes it fixed.
+    let run = Scenario::new()
+        .file("greet.py", greet)
+        .file("test_greet.py", test)
+        .tool_settings(whole_files())
+        .run(&[&format!("```\n{greet}```\n```\n{test}```\n"), "line 2", line], "The greeting test fails. Fix it.")
+        .await;
+    assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("Line 2 of greet.py reads:\n```\nreturn \"Helo, \" + name + \"!\"\n```"), "{sent}");
     // A line that is not a small change of one of the file's changes nothing.
     let run = Scenario::new()
         .file("greet.py", greet)
@@ -1916,10 +1926,7 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
     assert_eq!(run.read("test_greet.py"), test);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(
-        sent.ends_with("Which line must change? Write that line of code as it must read, and nothing else."),
-        "{sent}"
-    );
+    assert!(sent.ends_with("Which line must change? Reply with that line only, as it must read."), "{sent}");
 
     // A question is answered, not retried: a copy of a file may be the answer.
     let run = Scenario::new()
@@ -1952,7 +1959,8 @@ async fn an_adaptive_model_is_handed_the_files_when_they_fit_and_offered_tools_w
     let calc = "def add(a, b):\n    return a + b\n";
     let reply = "calc.py\n```\ndef add(a, b):\n    return a - b\n```\n";
     // A small project: handed over whole, no tools.
-    let run = Scenario::new().file("calc.py", calc).tool_settings(adaptive()).run(&[reply], "add should subtract.").await;
+    let run =
+        Scenario::new().file("calc.py", calc).tool_settings(adaptive()).run(&[reply], "add should subtract.").await;
     assert_eq!(run.read("calc.py"), "def add(a, b):\n    return a - b\n");
     let request = run.backend.last_request().unwrap();
     assert!(request.tools.is_empty(), "{:?}", request.tools);

@@ -98,8 +98,8 @@ impl Conversation {
         if let Some(copied) = copied_back(&text, &prompt, &handed).filter(|_| changes.is_empty() && !plan) {
             let names: Vec<String> = copied.iter().map(|f| f.path.display().to_string()).collect();
             let ask = match names.as_slice() {
-                [one] => format!("Which line of {one} must change? Write that line of code as it must read, and nothing else."),
-                _ => "Which line must change? Write that line of code as it must read, and nothing else.".to_string(),
+                [one] => format!("Which line of {one} must change? Reply with that line only, as it must read."),
+                _ => "Which line must change? Reply with that line only, as it must read.".to_string(),
             };
             let shown: String = copied
                 .iter()
@@ -107,13 +107,39 @@ impl Conversation {
                 .chain(handed.iter().filter(|f| !copied.iter().any(|c| c.path.rel == f.path.rel)))
                 .map(HandedFile::shown)
                 .collect();
-            let notice = format!("[the reply copied {} back unchanged — asking for the line to change…]", names.join(", "));
-            let messages = with_files(messages, &shown, &ask);
-            text = match self.ask_again(&system, messages, &notice, &mut generation, cancel).await {
+            let notice =
+                format!("[the reply copied {} back unchanged — asking for the line to change…]", names.join(", "));
+            text = match self
+                .ask_again(&system, with_files(messages.clone(), &shown, &ask), &notice, &mut generation, cancel)
+                .await
+            {
                 Ok(text) => text,
                 Err(outcome) => return outcome,
             };
             changes = self.line_fix(&copied, &text).into_iter().collect();
+            // "line 3": a small model answers where the line is. Shown that
+            // line, it writes it as it must read.
+            let numbered = line_number(&text).and_then(|n| {
+                let file = copied.first()?;
+                let line = file.text.lines().nth(n.checked_sub(1)?).filter(|line| !line.trim().is_empty())?;
+                Some((file, n, line))
+            });
+            if let Some((file, n, line)) = numbered.filter(|_| changes.is_empty()) {
+                let path = file.path.display();
+                let ask = format!(
+                    "Line {n} of {path} reads:\n```\n{}\n```\nReply with that line only, as it must read.",
+                    line.trim()
+                );
+                let notice = format!("[the reply named line {n} of {path} — asking for it as it must read…]");
+                text = match self
+                    .ask_again(&system, with_files(messages, &file.shown(), &ask), &notice, &mut generation, cancel)
+                    .await
+                {
+                    Ok(text) => text,
+                    Err(outcome) => return outcome,
+                };
+                changes = self.line_fix(&[*file], &text).into_iter().collect();
+            }
         }
         for (name, input) in changes {
             let id = self.next_call_id();
@@ -537,10 +563,8 @@ fn overlooked<'a>(
         let name = f.path.rel.rsplit('/').next().unwrap_or(&f.path.rel);
         !is_prose(&f.path.rel) || prompt.contains(name)
     };
-    let others: Vec<&HandedFile> = handed
-        .iter()
-        .filter(|f| !echoed.iter().any(|e| e.path.rel == f.path.rel) && may_hold_change(f))
-        .collect();
+    let others: Vec<&HandedFile> =
+        handed.iter().filter(|f| !echoed.iter().any(|e| e.path.rel == f.path.rel) && may_hold_change(f)).collect();
     (!others.is_empty() && others.len() <= MAX_OTHERS).then_some((echoed, others))
 }
 
@@ -578,6 +602,13 @@ fn relevance<'a>(prompt: &str, texts: impl Iterator<Item = &'a str>) -> Vec<f32>
         .iter()
         .map(|text| terms.iter().zip(&weights).filter(|(term, _)| text.contains(term.as_str())).map(|(_, w)| w).sum())
         .collect()
+}
+
+/// The line number that is all of `reply` ("line 3", "13.", "`7`").
+fn line_number(reply: &str) -> Option<usize> {
+    let reply = reply.trim().trim_matches('`').trim().trim_end_matches('.');
+    let digits = reply.strip_prefix("line").or_else(|| reply.strip_prefix("Line")).unwrap_or(reply);
+    digits.trim().parse().ok().filter(|n| *n > 0)
 }
 
 /// Whether `line` is a comment in the common languages.
@@ -799,6 +830,15 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_that_is_a_line_number_is_read_as_one() {
+        assert_eq!(line_number("line 3"), Some(3));
+        assert_eq!(line_number("13\n"), Some(13));
+        assert_eq!(line_number("`Line 7.`"), Some(7));
+        assert_eq!(line_number("return 3"), None);
+        assert_eq!(line_number("0"), None);
+    }
+
+    #[test]
     fn a_remark_under_a_code_file_is_no_content_but_a_heading_of_prose_is() {
         let reply = "```python\n# shop/models.py\n# No changes needed\n```\n```\n# README.md\n# Shop\n```\n";
         assert_eq!(shown_files(reply), vec![shown(Some("README.md"), "# Shop\n")]);
@@ -811,7 +851,8 @@ mod tests {
             "class Cart:\n    \"\"\"A cart of products.\"\"\"\n",
             "def tax(amount):\n    return amount * 0.07\n",
         ];
-        let scores = relevance("Product URLs keep capital letters of titles; they must be lowercase.", texts.into_iter());
+        let scores =
+            relevance("Product URLs keep capital letters of titles; they must be lowercase.", texts.into_iter());
         assert!(scores[0] > scores[1] && scores[1] > 0.0 && scores[2] == 0.0, "{scores:?}");
         assert!(relevance("Fix it.", texts.into_iter()).iter().all(|score| *score == 0.0));
     }
