@@ -1,12 +1,15 @@
 //! The whole-file way of working, for models too small to drive tools
-//! (`tools.profile = "whole_files"`). Measured on the task benchmark, a
+//! (`tools.profile = "whole_files"`), and for small ones on the turns whose
+//! files fit in one message (`adaptive`). Measured on the task benchmark, a
 //! 0.5B coder offered tools calls them badly and edits what it imagines,
 //! while the same model handed the project's files in one message, and
 //! asked for the changed files whole, writes the right change more than
 //! twice as often: the format aider gives weak models. So such a model gets no
 //! tools: each turn hands it the files of the workspace that fit (those the
 //! prompt names first), and the files its reply shows become Edit and Write
-//! calls, approved and applied like any other.
+//! calls, approved and applied like any other. A 1.5B coder, which can
+//! drive tools, also fixes more this way, and faster; it keeps the tools for
+//! what one message cannot hold.
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
