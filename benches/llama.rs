@@ -11,11 +11,14 @@
 //!    cache cold and warm (the agent's real system prompt and tools);
 //! 5. the model in a worker process against the same model in tack's own
 //!    process: time to first token and generation tokens/s as the caller
-//!    sees them, sampled with tack's real sampler chain.
+//!    sees them, sampled with tack's real sampler chain;
+//! 6. prompt and generation tokens/s at an agent turn's depth (4,096 tokens
+//!    in the cache), sampled with tack's real sampler chain, against
+//!    llama-bench's `-d 4096`.
 //!
 //! `cargo bench --bench llama` (model: TACK_BENCH_MODEL, else TACK_TEST_MODEL,
 //! else the default model; threads: TACK_BENCH_THREADS, default 2; sections:
-//! TACK_BENCH_ONLY=throughput,loop,calls,first-turn,worker, default all). Run it on
+//! TACK_BENCH_ONLY=throughput,loop,calls,first-turn,worker,depth, default all). Run it on
 //! a quiet machine: two inference workloads on two cores starve each other.
 
 use std::path::PathBuf;
@@ -109,6 +112,14 @@ async fn tack_throughput() -> (f64, f64) {
 
 /// llama-bench's (pp512, tg128 at depth 512) tokens/s, or why there are none.
 fn llama_bench() -> Result<(f64, f64), String> {
+    let runs = run_llama_bench(&["-p", "512", "-n", "128", "-d", "0,512", "-r", "5"])?;
+    // tack generates after its 512-token prompt, so its generation compares
+    // with llama-bench's at the same depth.
+    Ok((bench_rate(&runs, 512, 0, 0)?, bench_rate(&runs, 0, 128, 512)?))
+}
+
+/// llama-bench's JSON results for `args` on the benchmark model.
+fn run_llama_bench(args: &[&str]) -> Result<serde_json::Value, String> {
     let binary = std::env::var_os("LLAMA_BENCH")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/llama-cpp/bin/llama-bench"));
@@ -117,22 +128,22 @@ fn llama_bench() -> Result<(f64, f64), String> {
     }
     let output = std::process::Command::new(&binary)
         .args(["-m", &model_path().display().to_string(), "-t", &threads().to_string()])
-        .args(["-p", "512", "-n", "128", "-d", "0,512", "-r", "5", "-o", "json"])
+        .args(args)
+        .args(["-o", "json"])
         .output()
         .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
-    let runs: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("llama-bench printed no JSON ({e}): {}", String::from_utf8_lossy(&output.stderr)))?;
-    let rate = |prompt: u64, generated: u64, depth: u64| {
-        runs.as_array()
-            .into_iter()
-            .flatten()
-            .find(|r| r["n_prompt"] == prompt && r["n_gen"] == generated && r["n_depth"] == depth)
-            .and_then(|r| r["avg_ts"].as_f64())
-            .ok_or_else(|| format!("no pp{prompt}/tg{generated}@d{depth} in llama-bench's output"))
-    };
-    // tack generates after its 512-token prompt, so its generation compares
-    // with llama-bench's at the same depth.
-    Ok((rate(512, 0, 0)?, rate(0, 128, 512)?))
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| format!("llama-bench printed no JSON ({e}): {}", String::from_utf8_lossy(&output.stderr)))
+}
+
+/// The tokens/s of llama-bench's run of this shape.
+fn bench_rate(runs: &serde_json::Value, prompt: u64, generated: u64, depth: u64) -> Result<f64, String> {
+    runs.as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["n_prompt"] == prompt && r["n_gen"] == generated && r["n_depth"] == depth)
+        .and_then(|r| r["avg_ts"].as_f64())
+        .ok_or_else(|| format!("no pp{prompt}/tg{generated}@d{depth} in llama-bench's output"))
 }
 
 // ------------------------------------------------------------ 2. agent loop
@@ -288,6 +299,74 @@ fn main() {
     }
     if wanted("worker") {
         worker(&runtime);
+    }
+    if wanted("depth") {
+        depth(&runtime);
+    }
+}
+
+// ----------------------------------------------------------------- 6. depth
+
+/// The cache depth of an agent turn: system prompt, tools, files read.
+const AGENT_DEPTH: usize = 4096;
+
+/// (prompt tokens/s, generation tokens/s) of tack with `AGENT_DEPTH` tokens
+/// already in the cache: each run evaluates a fresh 512-token part after the
+/// cached prefix, and each other run samples up to 128 tokens with the real
+/// sampler chain right after the prefix, so both happen at llama-bench's
+/// depth.
+async fn tack_at_depth() -> (f64, f64, usize) {
+    let backend = load(|s| s.max_tokens = 128);
+    let mut prefix = String::new();
+    let mut n = 0;
+    while backend.count_tokens(&prefix) < AGENT_DEPTH {
+        n += 1;
+        prefix.push_str(&format!("Note {n}: the river runs past the old mill while the fox watches the dog. "));
+    }
+    let part = |run: usize| {
+        let mut text = String::new();
+        let mut line = 0;
+        while backend.count_tokens(&text) < 500 {
+            line += 1;
+            text.push_str(&format!("Entry {run}.{line}: a crate of apples left the farm at dawn. "));
+        }
+        text
+    };
+    let request = |text: String| CompletionRequest { messages: vec![Message::user_text(text)], ..Default::default() };
+    // Fills the cache with the prefix.
+    usage_of(backend.stream(request(prefix.clone()))).await;
+    let (mut prompt_rates, mut generation_rates, mut generated) = (Vec::new(), Vec::new(), Vec::new());
+    for run in 0..4 {
+        let (_, usage) = usage_of(backend.stream(request(format!("{prefix}{}", part(run))))).await;
+        let evaluated = usage.prompt_tokens - usage.cached_prompt_tokens;
+        prompt_rates.push(evaluated as f64 / (usage.prompt_eval_ms.max(1) as f64 / 1000.0));
+        let text = format!("{prefix}\nCount from 1 to 300, separated by spaces.");
+        let (_, usage) = usage_of(backend.stream(request(text))).await;
+        generation_rates.push(usage.completion_tokens as f64 / (usage.decode_ms.max(1) as f64 / 1000.0));
+        generated.push(usage.completion_tokens as f64);
+    }
+    (median(prompt_rates), median(generation_rates), median(generated) as usize)
+}
+
+/// llama-bench's (pp512, tg128) tokens/s at `AGENT_DEPTH`.
+fn llama_bench_at_depth() -> Result<(f64, f64), String> {
+    let depth = AGENT_DEPTH.to_string();
+    let runs = run_llama_bench(&["-p", "512", "-n", "128", "-d", &depth, "-r", "3"])?;
+    let depth = AGENT_DEPTH as u64;
+    Ok((bench_rate(&runs, 512, 0, depth)?, bench_rate(&runs, 0, 128, depth)?))
+}
+
+fn depth(runtime: &tokio::runtime::Runtime) {
+    let (prompt_rate, generation_rate, generated) = runtime.block_on(tack_at_depth());
+    println!("\n6. at agent depth, {AGENT_DEPTH} tokens cached (tokens/s; tack samples, median {generated} tokens)");
+    println!("   {:<28} {:>10} {:>10}", "", "pp512", "tg128");
+    println!("   {:<28} {:>10.1} {:>10.1}", "tack", prompt_rate, generation_rate);
+    match llama_bench_at_depth() {
+        Ok((pp, tg)) => {
+            println!("   {:<28} {:>10.1} {:>10.1}", "llama-bench (upstream)", pp, tg);
+            println!("   {:<28} {:>9.2}x {:>9.2}x", "tack / llama-bench", prompt_rate / pp, generation_rate / tg);
+        }
+        Err(why) => println!("   {why}"),
     }
 }
 

@@ -531,11 +531,16 @@ fn declared_names(text: &str) -> std::collections::HashSet<&str> {
     text.lines().filter(|line| !line.starts_with(char::is_whitespace)).filter_map(declared_name).collect()
 }
 
-/// The name `line` declares, if it declares one.
+/// The name `line` declares, if it declares one: a declaring keyword led
+/// only by modifiers (`pub fn main`, `export default function f`), so that
+/// prose ("the type checker") declares nothing.
 fn declared_name(line: &str) -> Option<&str> {
     const KEYWORDS: [&str; 9] = ["def", "class", "function", "fn", "func", "struct", "enum", "interface", "type"];
+    const MODIFIERS: [&str; 10] =
+        ["pub", "crate", "export", "default", "async", "static", "public", "private", "abstract", "unsafe"];
     let mut words = line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
-    words.find(|word| KEYWORDS.contains(word)).and_then(|_| words.next())
+    let keyword = words.find(|word| !MODIFIERS.contains(word))?;
+    KEYWORDS.contains(&keyword).then(|| words.next()).flatten()
 }
 
 /// `messages` with the last user message led by the files `shown` and
@@ -911,6 +916,10 @@ mod tests {
         let text = "class Rectangle:\n    def area(self):\nfunction capitalize(word) {\npub fn main() {\nx = 1\n";
         let names = declared_names(text);
         assert_eq!(names, ["Rectangle", "capitalize", "main"].into_iter().collect());
+        assert_eq!(declared_name("export default function capitalize(word) {"), Some("capitalize"));
+        assert_eq!(declared_name("pub(crate) struct Cache {"), Some("Cache"));
+        assert_eq!(declared_name("    \"\"\"The type checker runs here.\"\"\""), None);
+        assert_eq!(declared_name("# a class of its own"), None);
     }
 
     #[test]
