@@ -1,1 +1,1 @@
-"""A small web shop."""
+../../../large-named/workspace/shop/__init__.py
