@@ -283,7 +283,7 @@ pub enum ToolProfile {
 /// Models smaller than this get the `whole_files` profile by default: on the
 /// task benchmark a 0.5B coder solves 10 of 12 tasks handed the files and 3
 /// offered tools. Larger small models get `adaptive`: handed the files when
-/// they fit, tools to search and run when they do not.
+/// they fit, tools to search when they do not.
 pub const TINY_MODEL_PARAMETERS: u64 = 1_000_000_000;
 
 /// Models smaller than this get the compact tool list by default.

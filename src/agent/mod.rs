@@ -246,9 +246,10 @@ pub struct Conversation {
     rules_shown: std::sync::Mutex<std::collections::HashSet<std::path::PathBuf>>,
     /// The prompt of this turn carries the files it names (see `attach`).
     prompt_carries_files: bool,
-    /// This turn hands the model the files and takes whole files back
-    /// instead of offering tools (see `whole_file`).
-    whole_files_turn: bool,
+    /// The files this turn hands the model, which takes whole files back
+    /// instead of being offered tools (see `whole_file`); `None` on a turn
+    /// with tools.
+    whole_file_selection: Option<whole_file::Selection>,
 }
 
 impl Conversation {
@@ -280,7 +281,7 @@ impl Conversation {
             session_started: false,
             rules_shown: Default::default(),
             prompt_carries_files: false,
-            whole_files_turn: false,
+            whole_file_selection: None,
         }
     }
 

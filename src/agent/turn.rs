@@ -248,9 +248,10 @@ impl Conversation {
             return Err(reason);
         }
         add_context(HookEvent::UserPromptSubmit, submitted.context);
-        // The whole-file way hands over the files at each generation instead.
-        self.choose_way(prompt);
-        let files = if self.whole_files_turn { None } else { self.attach_named_files(prompt) };
+        // The whole-file way hands over the files at each generation instead;
+        // it is chosen by the text that turn reads back, hook context included.
+        self.choose_way(&message.text());
+        let files = if self.whole_file_selection.is_some() { None } else { self.attach_named_files(prompt) };
         if let Some(files) = files {
             self.prompt_carries_files = true;
             message.blocks.push(Block::Text { text: files });
@@ -260,8 +261,8 @@ impl Conversation {
     }
 
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnOutcome {
-        if self.whole_files_turn {
-            return self.whole_file_turn(cancel).await;
+        if let Some(selection) = self.whole_file_selection.take() {
+            return self.whole_file_turn(selection, cancel).await;
         }
         let mode = self.policy.mode;
         let specs = self.tools.specs(|kind| visible_in_mode(mode, kind));

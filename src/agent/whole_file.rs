@@ -37,9 +37,10 @@ const ASK: &str = "Reply with the whole new content of each file you change, eac
 If no file must change, answer in one sentence.";
 
 impl Conversation {
-    /// One turn of the whole-file way: a reply, its files applied; asked
-    /// again, twice at most, when it only copies files back.
-    pub(super) async fn whole_file_turn(&mut self, cancel: &CancellationToken) -> TurnOutcome {
+    /// One turn of the whole-file way, handing over `selection`: a reply,
+    /// its files applied; asked again, three times at most, when it only
+    /// copies files back.
+    pub(super) async fn whole_file_turn(&mut self, selection: Selection, cancel: &CancellationToken) -> TurnOutcome {
         let mut system = SYSTEM.to_string();
         let rules = load_rules(self.workspace.root());
         if let Some((name, rules)) = &rules {
@@ -48,8 +49,7 @@ impl Conversation {
         let prompt = self.history.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
         let named = named_files(&self.workspace, &prompt, MAX_FILES);
         let new = new_files(&self.workspace, &prompt, MAX_FILES);
-        // The rules file is in the system prompt already.
-        let handed = self.hand_over_files(&prompt, &named, &new, rules.as_ref().map(|(name, _)| name.as_str()));
+        let handed = self.hand_over_files(selection, &new);
         let shown: String = handed.iter().map(HandedFile::shown).collect();
         // The files count against the window like the system prompt.
         let fixed_tokens = self.backend.count_tokens(&system) + self.backend.count_tokens(&shown);
@@ -258,36 +258,30 @@ impl Conversation {
         }
     }
 
-    /// Whether this turn goes the whole-file way: always for the
-    /// `whole_files` profile; for `adaptive`, when the files `prompt` points
-    /// to (or every file, when it points to none) fit in one message.
+    /// Whether this turn goes the whole-file way, and with which files:
+    /// always for the `whole_files` profile; for `adaptive`, when the files
+    /// `prompt` points to (or every file, or those that share its words)
+    /// fit in one message.
     pub(super) fn choose_way(&mut self, prompt: &str) {
-        self.whole_files_turn = match self.tools.profile() {
-            ToolProfile::WholeFiles => true,
-            ToolProfile::Adaptive => {
-                let named = named_files(&self.workspace, prompt, MAX_FILES);
-                let rules = load_rules(self.workspace.root()).map(|(name, _)| name);
-                let fits = self.select_files(prompt, &named, rules.as_deref()).complete;
-                tracing::debug!(whole_files = fits, "chose the way of this turn");
-                fits
-            }
-            _ => false,
-        };
+        let profile = self.tools.profile();
+        if !matches!(profile, ToolProfile::WholeFiles | ToolProfile::Adaptive) {
+            self.whole_file_selection = None;
+            return;
+        }
+        let named = named_files(&self.workspace, prompt, MAX_FILES);
+        // The rules file goes in the system prompt instead.
+        let rules = load_rules(self.workspace.root()).map(|(name, _)| name);
+        let selection = self.select_files(prompt, &named, rules.as_deref());
+        let whole_files = profile == ToolProfile::WholeFiles || selection.complete;
+        tracing::debug!(whole_files, "chose the way of this turn");
+        self.whole_file_selection = whole_files.then_some(selection);
     }
 
-    /// The files to show the model with `prompt`: those it names and those
-    /// that hold a code name it uses, or when there are none every file,
-    /// while they fit. Each counts as read for the edit guards.
-    /// `named` and `new` are the existing and the missing files the prompt
-    /// names; `skip` a file not to show.
-    fn hand_over_files(
-        &mut self,
-        prompt: &str,
-        named: &[WorkspacePath],
-        new: &[WorkspacePath],
-        skip: Option<&str>,
-    ) -> Vec<HandedFile> {
-        let mut handed = self.select_files(prompt, named, skip).files;
+    /// The files of `selection` and the `new` ones the prompt asks for,
+    /// shown empty, as handed to the model. Each counts as read for the
+    /// edit guards.
+    fn hand_over_files(&mut self, selection: Selection, new: &[WorkspacePath]) -> Vec<HandedFile> {
+        let mut handed = selection.files;
         for file in &handed {
             self.state.note_read(&file.path, &file.text);
         }
@@ -295,18 +289,18 @@ impl Conversation {
             let paths = handed.iter().map(|f| f.path.display().to_string()).collect();
             self.events.emit(Event::FilesAttached { paths });
         }
-        // A file the prompt asks for is shown empty, for the reply to fill.
         handed.extend(new.iter().map(|path| HandedFile { path: path.clone(), text: String::new() }));
         handed
     }
 
     /// The files of the workspace that `prompt` points to (it names them, or
     /// they hold a code name it uses), or when it points to none every file,
-    /// as many as fit in one message, in path order.
+    /// or when those do not fit the few that share its rarest words, as
+    /// many as fit in one message, in path order. `skip` is a file not to show.
     fn select_files(&self, prompt: &str, named: &[WorkspacePath], skip: Option<&str>) -> Selection {
         let words: Vec<&str> =
             prompt.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| word.len() > 2).collect();
-        let mut readable: Vec<(String, WorkspacePath, String)> = Vec::new();
+        let mut readable: Vec<(bool, String, WorkspacePath, String)> = Vec::new();
         // Text files too long to show: the project holds more than one
         // message can, unless the prompt points elsewhere.
         let mut too_long = false;
@@ -334,12 +328,12 @@ impl Conversation {
                 named_too_long |= is_named;
                 continue;
             }
-            readable.push((rel, path, text));
+            readable.push((is_named, rel, path, text));
         }
         // Code names the prompt uses: `in_stock`, `parseDate`, and plain
         // words the project declares (`slugify` of `def slugify`).
         let declared: std::collections::HashSet<&str> =
-            readable.iter().flat_map(|(_, _, text)| text.lines().filter_map(declared_name)).collect();
+            readable.iter().flat_map(|(_, _, _, text)| text.lines().filter_map(declared_name)).collect();
         let code_names: Vec<&str> = words
             .into_iter()
             .filter(|word| {
@@ -348,8 +342,8 @@ impl Conversation {
             .collect();
         let mut candidates: Vec<(u8, String, WorkspacePath, String)> = readable
             .into_iter()
-            .map(|(rel, path, text)| {
-                let rank = if named.iter().any(|n| n.rel == path.rel) {
+            .map(|(is_named, rel, path, text)| {
+                let rank = if is_named {
                     0
                 } else if code_names.iter().any(|name| text.contains(name)) {
                     1
@@ -597,19 +591,21 @@ fn relevance<'a>(prompt: &str, texts: impl Iterator<Item = &'a str>) -> Vec<f32>
         .collect();
     terms.sort();
     terms.dedup();
-    let texts: Vec<String> = texts.map(str::to_lowercase).collect();
-    let count = texts.len() as f32;
-    let weights: Vec<f32> = terms
-        .iter()
-        .map(|term| {
-            let holding = texts.iter().filter(|text| text.contains(term.as_str())).count() as f32;
+    // Which terms each text holds, found once.
+    let holds: Vec<Vec<bool>> = texts
+        .map(|text| {
+            let text = text.to_lowercase();
+            terms.iter().map(|term| text.contains(term.as_str())).collect()
+        })
+        .collect();
+    let count = holds.len() as f32;
+    let weights: Vec<f32> = (0..terms.len())
+        .map(|at| {
+            let holding = holds.iter().filter(|held| held[at]).count() as f32;
             if holding == 0.0 { 0.0 } else { ((count + 1.0) / holding).ln() }
         })
         .collect();
-    texts
-        .iter()
-        .map(|text| terms.iter().zip(&weights).filter(|(term, _)| text.contains(term.as_str())).map(|(_, w)| w).sum())
-        .collect()
+    holds.iter().map(|held| held.iter().zip(&weights).filter(|(held, _)| **held).map(|(_, w)| w).sum()).collect()
 }
 
 /// The line number that is all of `reply` ("line 3", "13.", "`7`").
@@ -701,7 +697,7 @@ fn is_new_code(file: &str, block: &str) -> bool {
 }
 
 /// The files to hand the model with one prompt.
-struct Selection {
+pub(super) struct Selection {
     files: Vec<HandedFile>,
     /// Nothing was left out: every file the prompt points to, or when it
     /// points to none every file of the workspace, is in `files`.
