@@ -359,9 +359,18 @@ fn llama_bench_at_depth() -> Result<(f64, f64), String> {
 fn depth(runtime: &tokio::runtime::Runtime) {
     let (prompt_rate, generation_rate, generated) = runtime.block_on(tack_at_depth());
     println!("\n6. at agent depth, {AGENT_DEPTH} tokens cached (tokens/s; tack samples, median {generated} tokens)");
-    println!("   {:<28} {:>10} {:>10}", "", "pp512", "tg128");
+    print_against_llama_bench("tg128", (prompt_rate, generation_rate), llama_bench_at_depth());
+}
+
+/// tack's (prompt, generation) tokens/s beside llama-bench's, and the ratios.
+fn print_against_llama_bench(
+    generation: &str,
+    (prompt_rate, generation_rate): (f64, f64),
+    reference: Result<(f64, f64), String>,
+) {
+    println!("   {:<28} {:>10} {:>10}", "", "pp512", generation);
     println!("   {:<28} {:>10.1} {:>10.1}", "tack", prompt_rate, generation_rate);
-    match llama_bench_at_depth() {
+    match reference {
         Ok((pp, tg)) => {
             println!("   {:<28} {:>10.1} {:>10.1}", "llama-bench (upstream)", pp, tg);
             println!("   {:<28} {:>9.2}x {:>9.2}x", "tack / llama-bench", prompt_rate / pp, generation_rate / tg);
@@ -478,17 +487,9 @@ fn first_turn(runtime: &tokio::runtime::Runtime) {
 }
 
 fn throughput(runtime: &tokio::runtime::Runtime) {
-    let (prompt_rate, generation_rate) = runtime.block_on(tack_throughput());
+    let rates = runtime.block_on(tack_throughput());
     println!("\n1. throughput (tokens/s)");
-    println!("   {:<28} {:>10} {:>10}", "", "pp512", "tg128@d512");
-    println!("   {:<28} {:>10.1} {:>10.1}", "tack", prompt_rate, generation_rate);
-    match llama_bench() {
-        Ok((pp, tg)) => {
-            println!("   {:<28} {:>10.1} {:>10.1}", "llama-bench (upstream)", pp, tg);
-            println!("   {:<28} {:>9.2}x {:>9.2}x", "tack / llama-bench", prompt_rate / pp, generation_rate / tg);
-        }
-        Err(why) => println!("   {why}"),
-    }
+    print_against_llama_bench("tg128@d512", rates, llama_bench());
 }
 
 fn agent_loop(runtime: &tokio::runtime::Runtime) {
