@@ -1927,6 +1927,21 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert_eq!(run.read("test_greet.py"), test);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.ends_with("Which line must change? Reply with that line only, as it must read."), "{sent}");
+    // A copy with its path as the block's first line is a copy too; the
+    // line asked for is an import the file lacks, and it goes on top.
+    let stats = "def stddev(xs):\n    return math.sqrt(sum(x * x for x in xs))\n";
+    let run = Scenario::new()
+        .file("stats.py", stats)
+        .file("main.py", "from stats import stddev\n")
+        .tool_settings(whole_files())
+        .run(
+            &[&format!("```\nstats.py\n{stats}```\n"), "```python\nimport math\n```\n"],
+            "Calling stddev fails with NameError: name 'math' is not defined. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("stats.py"), format!("import math\n\n{stats}"));
+    assert_eq!(run.read("main.py"), "from stats import stddev\n");
+    assert!(told(&run, "the reply copied stats.py back unchanged"));
 
     // A question is answered, not retried: a copy of a file may be the answer.
     let run = Scenario::new()

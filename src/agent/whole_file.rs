@@ -213,7 +213,9 @@ impl Conversation {
             // Two lines as near: which one is meant is a guess.
             (near.iter().filter(|(n, _, _)| *n == best).count() == 1).then_some((at, line, fixed))
         });
-        let (at, old, fixed) = fixes.next()?;
+        let Some((at, old, fixed)) = fixes.next() else {
+            return added_import(&current, &reply_lines);
+        };
         let (file, text) = &current[at];
         if fixes.next().is_some() || text.matches(old).count() != 1 {
             return None;
@@ -411,16 +413,7 @@ impl Conversation {
     ) -> Vec<(&'static str, Value)> {
         let mut calls: Vec<(&'static str, Value)> = Vec::new();
         let mut done: Vec<String> = Vec::new();
-        for mut shown in shown_files(reply) {
-            // "shapes.py" as the block's own first line, bare: taken as its
-            // path only when it is a file handed over, for code can read so.
-            if shown.path.is_none() {
-                let first = shown.text.lines().next().unwrap_or_default();
-                if let Some(label) = path_in(first).filter(|label| handed_under(label, handed).is_some()) {
-                    shown.text = shown.text[first.len()..].trim_start_matches('\n').to_string();
-                    shown.path = Some(label);
-                }
-            }
+        for shown in blocks_for(reply, handed) {
             let target = match shown.path.as_deref() {
                 Some(label) => self.labelled(label, handed),
                 // A block without a path is the handed file it is a version of,
@@ -608,6 +601,93 @@ fn relevance<'a>(prompt: &str, texts: impl Iterator<Item = &'a str>) -> Vec<f32>
     holds.iter().map(|held| held.iter().zip(&weights).filter(|(held, _)| **held).map(|(_, w)| w).sum()).collect()
 }
 
+/// The Edit that adds an import line of `reply` to the one file of
+/// `current` that uses what it imports but does not import it (`import
+/// math` to a file calling `math.sqrt`): asked which line must change, a
+/// model answers with the line that is missing.
+fn added_import(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Option<(&'static str, Value)> {
+    let import = reply_lines.iter().map(|line| line.trim()).find(|line| is_import(line))?;
+    let mut needing = current.iter().filter(|(_, text)| {
+        let lacks = !text.lines().any(|line| line.trim() == import);
+        lacks && import_names(import).any(|name| text.split(|c: char| !is_word(c)).any(|word| word == name))
+    });
+    let (file, text) = needing.next()?;
+    if needing.next().is_some() {
+        return None;
+    }
+    let input = serde_json::json!({
+        "file_path": file.path.display(),
+        "old_string": text,
+        "new_string": with_import(text, import),
+    });
+    Some(("Edit", input))
+}
+
+/// Whether `line` imports something, in the common languages.
+fn is_import(line: &str) -> bool {
+    let line = line.trim();
+    let starts = |word: &str| line.strip_prefix(word).is_some_and(|rest| rest.starts_with(' '));
+    starts("import")
+        || (starts("from") && line.contains(" import "))
+        || (starts("use") && line.ends_with(';'))
+        || line.starts_with("#include")
+        || (["const", "let", "var"].iter().any(|word| starts(word)) && line.contains("require("))
+}
+
+/// The names an import line brings in, with the module's own words
+/// (`from x import y as z` gives x, y, z): the file must use one of them.
+fn import_names(line: &str) -> impl Iterator<Item = &str> {
+    const KEYWORDS: [&str; 11] =
+        ["import", "from", "as", "use", "const", "let", "var", "require", "include", "crate", "self"];
+    line.split(|c: char| !is_word(c)).filter(|word| !word.is_empty() && !KEYWORDS.contains(word))
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// `text` with `import` added after its last import, or else at the top,
+/// below a leading shebang, comments and docstring.
+fn with_import(text: &str, import: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let top_level_import = |line: &&str| !line.starts_with(char::is_whitespace) && is_import(line);
+    let (at, spaced) = match lines.iter().rposition(top_level_import) {
+        // A parenthesized import runs on to its closing line.
+        Some(last) if lines[last].contains('(') && !lines[last].contains(')') => {
+            (lines[last..].iter().position(|line| line.contains(')')).map_or(last, |end| last + end) + 1, false)
+        }
+        Some(last) => (last + 1, false),
+        None => {
+            let mut at = 0;
+            let mut in_docstring: Option<&str> = None;
+            while let Some(line) = lines.get(at) {
+                let trimmed = line.trim();
+                if let Some(quote) = in_docstring {
+                    in_docstring = (!trimmed.contains(quote)).then_some(quote);
+                } else if let Some(quote) = ["\"\"\"", "'''"].into_iter().find(|q| trimmed.starts_with(q)) {
+                    let closed = trimmed.len() > quote.len() && trimmed[quote.len()..].contains(quote);
+                    in_docstring = (!closed).then_some(quote);
+                } else if !(trimmed.is_empty() || is_comment(trimmed)) {
+                    break;
+                }
+                at += 1;
+            }
+            (at, true)
+        }
+    };
+    let mut out: Vec<&str> = lines[..at].to_vec();
+    out.push(import);
+    if spaced && lines.get(at).is_some_and(|line| !line.trim().is_empty()) {
+        out.push("");
+    }
+    out.extend(&lines[at..]);
+    let mut joined = out.join("\n");
+    if text.ends_with('\n') || text.is_empty() {
+        joined.push('\n');
+    }
+    joined
+}
+
 /// The line number that is all of `reply` ("line 3", "13.", "`7`").
 fn line_number(reply: &str) -> Option<usize> {
     let reply = reply.trim().trim_matches('`').trim().trim_end_matches('.');
@@ -631,7 +711,7 @@ fn is_prose(path: &str) -> bool {
 /// The handed files `reply` copies back, when that is all it shows and
 /// `prompt` asks for a change rather than an answer (it has no `?`).
 fn copied_back<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFile>> {
-    let shown = shown_files(reply);
+    let shown = blocks_for(reply, handed);
     if prompt.contains('?') || shown.is_empty() {
         return None;
     }
@@ -660,7 +740,6 @@ fn words_changed(line: &str, fixed: &str) -> Option<usize> {
 /// (`def subtract(`) that the prompt uses and `file` does not have yet: code
 /// the prompt asks for, not an example calling what exists.
 fn introduces_asked_name(prompt: &str, file: &str, block: &str) -> bool {
-    let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let asked: std::collections::HashSet<&str> = prompt.split(|c: char| !is_word(c)).collect();
     block.lines().filter(|line| !line.starts_with(char::is_whitespace)).any(|line| {
         line.match_indices('(').any(|(at, _)| {
@@ -770,6 +849,21 @@ fn shown_files(reply: &str) -> Vec<ShownFile> {
         }
     }
     out
+}
+
+/// The blocks of `reply`, a block whose own first line is bare
+/// `shapes.py` under that path: taken so only when it is a file handed
+/// over, for code can read so too.
+fn blocks_for(reply: &str, handed: &[HandedFile]) -> Vec<ShownFile> {
+    let mut blocks = shown_files(reply);
+    for shown in blocks.iter_mut().filter(|shown| shown.path.is_none()) {
+        let first = shown.text.lines().next().unwrap_or_default();
+        if let Some(label) = path_in(first).filter(|label| handed_under(label, handed).is_some()) {
+            shown.text = shown.text[first.len()..].trim_start_matches('\n').to_string();
+            shown.path = Some(label);
+        }
+    }
+    blocks
 }
 
 /// The path a line outside code names, when that is all it says
@@ -916,6 +1010,49 @@ mod tests {
         assert_eq!(declared_name("pub(crate) struct Cache {"), Some("Cache"));
         assert_eq!(declared_name("    \"\"\"The type checker runs here.\"\"\""), None);
         assert_eq!(declared_name("# a class of its own"), None);
+    }
+
+    #[test]
+    fn an_import_goes_after_the_last_import_or_below_the_head_of_the_file() {
+        assert_eq!(
+            with_import("import os\nimport sys\n\nX = 1\n", "import math"),
+            "import os\nimport sys\nimport math\n\nX = 1\n"
+        );
+        assert_eq!(
+            with_import("def f():\n    return math.pi\n", "import math"),
+            "import math\n\ndef f():\n    return math.pi\n"
+        );
+        assert_eq!(
+            with_import("#!/usr/bin/env python3\n\"\"\"Stats.\n\nMore.\n\"\"\"\n\ndef f():\n    pass\n", "import math"),
+            "#!/usr/bin/env python3\n\"\"\"Stats.\n\nMore.\n\"\"\"\n\nimport math\n\ndef f():\n    pass\n"
+        );
+        assert_eq!(
+            with_import("from a import (\n    b,\n)\nX = b\n", "import math"),
+            "from a import (\n    b,\n)\nimport math\nX = b\n"
+        );
+        // An import inside a function is not the file's.
+        assert_eq!(with_import("def f():\n    import os\n", "import math"), "import math\n\ndef f():\n    import os\n");
+    }
+
+    #[test]
+    fn an_import_line_is_added_only_to_the_one_file_that_uses_it() {
+        let file = |path: &str, text: &str| HandedFile {
+            path: WorkspacePath { abs: path.into(), rel: path.to_string(), real_rel: path.to_string() },
+            text: text.to_string(),
+        };
+        let stats = file("stats.py", "def sd(xs):\n    return math.sqrt(xs)\n");
+        let main = file("main.py", "from stats import sd\nprint(sd([1]))\n");
+        let current: Vec<(&HandedFile, String)> = vec![(&stats, stats.text.clone()), (&main, main.text.clone())];
+        let lines = |reply: &str| reply.lines().map(str::to_string).collect::<Vec<_>>();
+        let (name, input) = added_import(&current, &lines("import math")).expect("an Edit");
+        assert_eq!(name, "Edit");
+        assert_eq!(input["file_path"], "stats.py");
+        assert_eq!(input["new_string"], "import math\n\ndef sd(xs):\n    return math.sqrt(xs)\n");
+        // Nothing uses it, or it is there already: no edit.
+        assert!(added_import(&current, &lines("import json")).is_none());
+        assert!(added_import(&current[1..], &lines("from stats import sd")).is_none());
+        // Not an import at all.
+        assert!(added_import(&current, &lines("math.sqrt(xs)")).is_none());
     }
 
     #[test]
