@@ -1932,7 +1932,6 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     let stats = "def stddev(xs):\n    return math.sqrt(sum(x * x for x in xs))\n";
     let run = Scenario::new()
         .file("stats.py", stats)
-        .file("main.py", "from stats import stddev\n")
         .tool_settings(whole_files())
         .run(
             &[&format!("```\nstats.py\n{stats}```\n"), "```python\nimport math\n```\n"],
@@ -1940,8 +1939,44 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         )
         .await;
     assert_eq!(run.read("stats.py"), format!("import math\n\n{stats}"));
-    assert_eq!(run.read("main.py"), "from stats import stddev\n");
     assert!(told(&run, "the reply copied stats.py back unchanged"));
+
+    // A rename in one file: the file that still calls the old name is
+    // asked for, shown the change, and changed to match.
+    let cart = "def calc_total(prices):\n    return sum(prices)\n";
+    let main = "from cart import calc_total\n\nprint(calc_total([1, 2]))\n";
+    let renamed = "def compute_total(prices):\n    return sum(prices)\n";
+    let main_renamed = "from cart import compute_total\n\nprint(compute_total([1, 2]))\n";
+    let run = Scenario::new()
+        .file("cart.py", cart)
+        .file("main.py", main)
+        .tool_settings(whole_files())
+        .run(
+            &[&format!("cart.py\n```python\n{renamed}```\n"), &format!("main.py\n```python\n{main_renamed}```\n")],
+            "Rename the function calc_total to compute_total everywhere in the project.",
+        )
+        .await;
+    assert_eq!(run.read("cart.py"), renamed);
+    assert_eq!(run.read("main.py"), main_renamed);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.starts_with(&format!("cart.py\n```\n{renamed}```\n\nmain.py\n```\n{main}```")), "{sent}");
+    assert!(
+        sent.ends_with(
+            "main.py still uses calc_total, which cart.py no longer declares. Reply with the whole new content of \
+             main.py, changed to match, in a code block after its path."
+        ),
+        "{sent}"
+    );
+    assert!(told(&run, "main.py still uses calc_total"));
+    // A change that keeps every name asks nothing more.
+    let run = Scenario::new()
+        .file("cart.py", cart)
+        .file("main.py", main)
+        .tool_settings(whole_files())
+        .run(&["cart.py\n```python\ndef calc_total(prices):\n    return sum(prices) * 2\n```\n"], "Double the total.")
+        .await;
+    assert_eq!(run.backend.used(), 1);
+    assert_eq!(run.read("main.py"), main);
 
     // A question is answered, not retried: a copy of a file may be the answer.
     let run = Scenario::new()

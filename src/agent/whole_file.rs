@@ -38,8 +38,8 @@ If no file must change, answer in one sentence.";
 
 impl Conversation {
     /// One turn of the whole-file way, handing over `selection`: a reply,
-    /// its files applied; asked again, three times at most, when it only
-    /// copies files back.
+    /// its files applied; asked again (three times at most) when it only
+    /// copies files back, and once for the files its change breaks.
     pub(super) async fn whole_file_turn(&mut self, selection: Selection, cancel: &CancellationToken) -> TurnOutcome {
         let mut system = SYSTEM.to_string();
         let rules = load_rules(self.workspace.root());
@@ -61,89 +61,21 @@ impl Conversation {
                 Ok(generation) => generation,
                 Err(outcome) => return outcome,
             };
-        let mut text = reply_text(&generation);
         // "Add a function to calc.py": a block of new code alone goes there.
-        let mut only_named = match (named.as_slice(), new.as_slice()) {
+        let only_named = match (named.as_slice(), new.as_slice()) {
             ([only], []) | ([], [only]) => Some(only.clone()),
             _ => None,
         };
         // In plan mode the files a reply shows are the plan, not changes.
-        let plan = self.policy.mode == PermissionMode::Plan;
-        let mut changes =
-            if plan { Vec::new() } else { self.changes_shown(&text, &prompt, &handed, only_named.as_ref()) };
-        // A reply that only copies files back looked at the wrong ones: asked
-        // once more for the others by name, a small model writes the change.
-        if let Some((echoed, others)) = overlooked(&text, &prompt, &handed).filter(|_| changes.is_empty() && !plan) {
-            let names: Vec<String> = others.iter().map(|f| f.path.display().to_string()).collect();
-            let ask = match names.as_slice() {
-                [one] => format!(
-                    "Reply with the whole new content of {one}, changed as asked, in a code block after its path."
-                ),
-                _ => format!(
-                    "Reply with the whole new content of each of {} that must change, each in a code block after its path.",
-                    names.join(", ")
-                ),
-            };
-            let shown: String = others.iter().chain(&echoed).map(|f| f.shown()).collect();
-            let notice = format!("[the reply only copied files back — asking for {} by name…]", names.join(", "));
-            let messages = with_files(messages.clone(), &shown, &ask);
-            text = match self.ask_again(&system, messages, &notice, &mut generation, cancel).await {
-                Ok(text) => text,
+        let (text, changes) = if self.policy.mode == PermissionMode::Plan {
+            (reply_text(&generation), Vec::new())
+        } else {
+            let asking = Asking { system: &system, messages: &messages, prompt: &prompt, handed: &handed };
+            match self.changes_asked_for(&asking, only_named, &mut generation, cancel).await {
+                Ok(found) => found,
                 Err(outcome) => return outcome,
-            };
-            if let [one] = others.as_slice() {
-                only_named = Some(one.path.clone());
             }
-            changes = self.changes_shown(&text, &prompt, &handed, only_named.as_ref());
-        }
-        // Still copies: the model sees where the change goes but not what
-        // it is. Asked for just the line, it often writes it fixed.
-        if let Some(copied) = copied_back(&text, &prompt, &handed).filter(|_| changes.is_empty() && !plan) {
-            let names: Vec<String> = copied.iter().map(|f| f.path.display().to_string()).collect();
-            let ask = match names.as_slice() {
-                [one] => format!("Which line of {one} must change? Reply with that line only, as it must read."),
-                _ => "Which line must change? Reply with that line only, as it must read.".to_string(),
-            };
-            let shown: String = copied
-                .iter()
-                .copied()
-                .chain(handed.iter().filter(|f| !copied.iter().any(|c| c.path.rel == f.path.rel)))
-                .map(HandedFile::shown)
-                .collect();
-            let notice =
-                format!("[the reply copied {} back unchanged — asking for the line to change…]", names.join(", "));
-            text = match self
-                .ask_again(&system, with_files(messages.clone(), &shown, &ask), &notice, &mut generation, cancel)
-                .await
-            {
-                Ok(text) => text,
-                Err(outcome) => return outcome,
-            };
-            changes = self.line_fix(&copied, &text).into_iter().collect();
-            // "line 3": a small model answers where the line is. Shown that
-            // line, it writes it as it must read.
-            let numbered = line_number(&text).and_then(|n| {
-                let file = copied.first()?;
-                let line = file.text.lines().nth(n.checked_sub(1)?).filter(|line| !line.trim().is_empty())?;
-                Some((file, n, line))
-            });
-            if let Some((file, n, line)) = numbered.filter(|_| changes.is_empty()) {
-                let path = file.path.display();
-                let ask = format!(
-                    "Line {n} of {path} reads:\n```\n{}\n```\nReply with that line only, as it must read.",
-                    line.trim()
-                );
-                let notice = format!("[the reply named line {n} of {path} — asking for it as it must read…]");
-                text = match self
-                    .ask_again(&system, with_files(messages, &file.shown(), &ask), &notice, &mut generation, cancel)
-                    .await
-                {
-                    Ok(text) => text,
-                    Err(outcome) => return outcome,
-                };
-                changes = self.line_fix(&[*file], &text).into_iter().collect();
-            }
-        }
+        };
         for (name, input) in changes {
             let id = self.next_call_id();
             self.add_call(&mut generation, id, name.to_string(), input, None);
@@ -159,20 +91,128 @@ impl Conversation {
         TurnOutcome { stop_reason: stop, text, usage }
     }
 
-    /// Another reply, to `messages`, in place of `generation` (whose usage
-    /// it adds to), the user told why by `notice`: its text, or the outcome
-    /// that ends the turn.
+    /// The changes the reply in `generation` shows, and the text of the
+    /// last reply: asked again when it only copies files back, and for the
+    /// files its change breaks. `Err` ends the turn.
+    async fn changes_asked_for(
+        &mut self,
+        asking: &Asking<'_>,
+        mut only_named: Option<WorkspacePath>,
+        generation: &mut Generation,
+        cancel: &CancellationToken,
+    ) -> Result<(String, Vec<Change>), TurnOutcome> {
+        let Asking { prompt, handed, .. } = *asking;
+        let mut text = reply_text(generation);
+        let mut changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
+        // A reply that only copies files back looked at the wrong ones: asked
+        // once more for the others by name, a small model writes the change.
+        if let Some((echoed, others)) = overlooked(&text, prompt, handed).filter(|_| changes.is_empty()) {
+            let names: Vec<String> = others.iter().map(|f| f.path.display().to_string()).collect();
+            let ask = match names.as_slice() {
+                [one] => format!(
+                    "Reply with the whole new content of {one}, changed as asked, in a code block after its path."
+                ),
+                _ => format!(
+                    "Reply with the whole new content of each of {} that must change, each in a code block after its path.",
+                    names.join(", ")
+                ),
+            };
+            let shown: String = others.iter().chain(&echoed).map(|f| f.shown()).collect();
+            let notice = format!("[the reply only copied files back — asking for {} by name…]", names.join(", "));
+            text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
+            if let [one] = others.as_slice() {
+                only_named = Some(one.path.clone());
+            }
+            changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
+        }
+        // Still copies: the model sees where the change goes but not what
+        // it is. Asked for just the line, it often writes it fixed.
+        if let Some(copied) = copied_back(&text, prompt, handed).filter(|_| changes.is_empty()) {
+            let names: Vec<String> = copied.iter().map(|f| f.path.display().to_string()).collect();
+            let ask = match names.as_slice() {
+                [one] => format!("Which line of {one} must change? Reply with that line only, as it must read."),
+                _ => "Which line must change? Reply with that line only, as it must read.".to_string(),
+            };
+            let shown: String = copied
+                .iter()
+                .copied()
+                .chain(handed.iter().filter(|f| !copied.iter().any(|c| c.path.rel == f.path.rel)))
+                .map(HandedFile::shown)
+                .collect();
+            let notice =
+                format!("[the reply copied {} back unchanged — asking for the line to change…]", names.join(", "));
+            text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
+            changes = self.line_fix(&copied, &text).into_iter().collect();
+            // "line 3": a small model answers where the line is. Shown that
+            // line, it writes it as it must read.
+            let numbered = line_number(&text).and_then(|n| {
+                let file = copied.first()?;
+                let line = file.text.lines().nth(n.checked_sub(1)?).filter(|line| !line.trim().is_empty())?;
+                Some((file, n, line))
+            });
+            if let Some((file, n, line)) = numbered.filter(|_| changes.is_empty()) {
+                let path = file.path.display();
+                let ask = format!(
+                    "Line {n} of {path} reads:\n```\n{}\n```\nReply with that line only, as it must read.",
+                    line.trim()
+                );
+                let notice = format!("[the reply named line {n} of {path} — asking for it as it must read…]");
+                text = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await?;
+                changes = self.line_fix(&[*file], &text).into_iter().collect();
+            }
+        }
+        // A change that renames or removes what other files use (`def
+        // calc_total` now `def compute_total`, main.py still calling
+        // calc_total) breaks them: shown the change and asked for them by
+        // name, a small model changes them to match.
+        if let Some((stale, users)) = dangling(&changes, handed) {
+            let names = users.iter().map(|f| f.path.display()).collect::<Vec<_>>().join(", ");
+            let changed: Vec<HandedFile> = changes.iter().filter_map(|change| changed_file(change, handed)).collect();
+            let (use_, declare) = match (users.len(), changed.len()) {
+                (1, 1) => ("uses", "declares"),
+                (1, _) => ("uses", "declare"),
+                (_, 1) => ("use", "declares"),
+                _ => ("use", "declare"),
+            };
+            let stale = stale.join(", ");
+            let ask = format!(
+                "{names} still {use_} {stale}, which {} no longer {declare}. Reply with the whole new content of \
+                 {names}, changed to match, in a code block after its path.",
+                changed.iter().map(|f| f.path.display()).collect::<Vec<_>>().join(", "),
+            );
+            let shown: String = changed.iter().chain(users.iter().copied()).map(HandedFile::shown).collect();
+            let notice = format!("[{names} still {use_} {stale} — asking for it to match…]");
+            text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
+            let only = match users.as_slice() {
+                [one] => Some(&one.path),
+                _ => None,
+            };
+            let users: Vec<HandedFile> = users.into_iter().cloned().collect();
+            let matching = self.changes_shown(&text, prompt, &users, only);
+            // Only the broken files: the changed ones are shown as they will be.
+            changes.extend(
+                matching.into_iter().filter(|(_, input)| users.iter().any(|f| input["file_path"] == f.path.display())),
+            );
+        }
+        Ok((text, changes))
+    }
+
+    /// Another reply, to the conversation with `shown` files and `ask`, in
+    /// place of `generation` (whose usage it adds to), the user told why by
+    /// `notice`: its text, or the outcome that ends the turn.
     async fn ask_again(
         &mut self,
-        system: &str,
-        messages: Vec<Message>,
+        asking: &Asking<'_>,
+        shown: &str,
+        ask: &str,
         notice: &str,
         generation: &mut Generation,
         cancel: &CancellationToken,
     ) -> Result<String, TurnOutcome> {
         self.events.emit(Event::Text { text: format!("\n{notice}\n") });
         let usage = generation.usage;
-        match self.whole_file_reply(system, messages, cancel).await {
+        let messages = with_files(asking.messages.to_vec(), shown, ask);
+        match self.whole_file_reply(asking.system, messages, cancel).await {
             Ok(next) => {
                 *generation = next;
                 generation.usage += usage;
@@ -189,7 +229,7 @@ impl Conversation {
     /// a line of the reply in none of them that differs from exactly one of
     /// their lines by a few words (`return "Hello, " + name` for
     /// `return "Helo, " + name`).
-    fn line_fix(&self, files: &[&HandedFile], reply: &str) -> Option<(&'static str, Value)> {
+    fn line_fix(&self, files: &[&HandedFile], reply: &str) -> Option<Change> {
         let current: Vec<(&HandedFile, String)> =
             files.iter().filter_map(|f| Some((*f, self.workspace.read_text(&f.path).ok()?))).collect();
         // "The line that must change is: (block) It should read: (block)":
@@ -410,8 +450,8 @@ impl Conversation {
         prompt: &str,
         handed: &[HandedFile],
         only_named: Option<&WorkspacePath>,
-    ) -> Vec<(&'static str, Value)> {
-        let mut calls: Vec<(&'static str, Value)> = Vec::new();
+    ) -> Vec<Change> {
+        let mut calls: Vec<Change> = Vec::new();
         let mut done: Vec<String> = Vec::new();
         for shown in blocks_for(reply, handed) {
             let target = match shown.path.as_deref() {
@@ -605,7 +645,7 @@ fn relevance<'a>(prompt: &str, texts: impl Iterator<Item = &'a str>) -> Vec<f32>
 /// `current` that uses what it imports but does not import it (`import
 /// math` to a file calling `math.sqrt`): asked which line must change, a
 /// model answers with the line that is missing.
-fn added_import(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Option<(&'static str, Value)> {
+fn added_import(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Option<Change> {
     let import = reply_lines.iter().map(|line| line.trim()).find(|line| is_import(line))?;
     let mut needing = current.iter().filter(|(_, text)| {
         let lacks = !text.lines().any(|line| line.trim() == import);
@@ -621,6 +661,49 @@ fn added_import(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Op
         "new_string": with_import(text, import),
     });
     Some(("Edit", input))
+}
+
+/// The handed file that `change` (an Edit or Write of `changes_shown`)
+/// makes, as it will read.
+fn changed_file(change: &Change, handed: &[HandedFile]) -> Option<HandedFile> {
+    let (name, input) = change;
+    let path = input["file_path"].as_str()?;
+    let file = handed.iter().find(|f| f.path.display() == path)?;
+    let text = match *name {
+        "Write" => input["content"].as_str()?.to_string(),
+        _ => {
+            let old = input["old_string"].as_str()?;
+            file.text.contains(old).then(|| file.text.replacen(old, input["new_string"].as_str().unwrap_or(old), 1))?
+        }
+    };
+    Some(HandedFile { path: file.path.clone(), text })
+}
+
+/// The names that `changes` stop declaring and that no handed file
+/// declares instead, with the unchanged handed files that still use them
+/// (three at most): the files the change breaks.
+fn dangling<'a>(changes: &[Change], handed: &'a [HandedFile]) -> Option<(Vec<String>, Vec<&'a HandedFile>)> {
+    const MAX_USERS: usize = 3;
+    let changed: Vec<HandedFile> = changes.iter().filter_map(|change| changed_file(change, handed)).collect();
+    let is_changed = |f: &HandedFile| changed.iter().any(|c| c.path == f.path);
+    let still_declared: std::collections::HashSet<&str> = changed
+        .iter()
+        .map(|f| f.text.as_str())
+        .chain(handed.iter().filter(|f| !is_changed(f)).map(|f| f.text.as_str()))
+        .flat_map(declared_names)
+        .collect();
+    let stale: Vec<&str> = changed
+        .iter()
+        .filter_map(|c| handed.iter().find(|f| f.path == c.path))
+        .flat_map(|f| declared_names(&f.text))
+        .filter(|name| !still_declared.contains(name))
+        .collect();
+    let uses = |f: &HandedFile, name: &str| f.text.split(|c: char| !is_word(c)).any(|word| word == name);
+    let users: Vec<&HandedFile> =
+        handed.iter().filter(|f| !is_changed(f) && stale.iter().any(|name| uses(f, name))).collect();
+    let stale: Vec<String> =
+        stale.iter().filter(|name| users.iter().any(|f| uses(f, name))).map(|name| name.to_string()).collect();
+    (!users.is_empty() && users.len() <= MAX_USERS).then_some((stale, users))
 }
 
 /// Whether `line` imports something, in the common languages.
@@ -783,7 +866,20 @@ pub(super) struct Selection {
     complete: bool,
 }
 
+/// An Edit or Write call that a reply's files make, as (tool, input).
+type Change = (&'static str, Value);
+
+/// What every ask of one whole-file turn shares.
+struct Asking<'a> {
+    system: &'a str,
+    /// The conversation; its last user message is the prompt.
+    messages: &'a [Message],
+    prompt: &'a str,
+    handed: &'a [HandedFile],
+}
+
 /// A file shown to the model, as it was then.
+#[derive(Clone)]
 struct HandedFile {
     path: WorkspacePath,
     text: String,
