@@ -1927,6 +1927,24 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert_eq!(run.read("test_greet.py"), test);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.ends_with("Which line must change? Reply with that line only, as it must read."), "{sent}");
+    // The file the prompt names, copied back: asked for the line, not for
+    // the other files.
+    let utils = "function capitalize(word) {\n  return word.charAt(0).toUpperCase() + word.slice(0);\n}\n";
+    let run = Scenario::new()
+        .file("utils.js", utils)
+        .file("index.js", "const { capitalize } = require(\"./utils.js\");\n")
+        .tool_settings(whole_files())
+        .run(
+            &[
+                &format!("```\nutils.js\n{utils}```\n"),
+                "```js\nreturn word.charAt(0).toUpperCase() + word.slice(1);\n```\n",
+            ],
+            "capitalize in utils.js repeats the first letter. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("utils.js"), utils.replace("slice(0)", "slice(1)"));
+    assert!(told(&run, "the reply copied utils.js back unchanged"));
+    assert!(!told(&run, "by name"));
     // A copy with its path as the block's first line is a copy too; the
     // line asked for is an import the file lacks, and it goes on top.
     let stats = "def stddev(xs):\n    return math.sqrt(sum(x * x for x in xs))\n";
@@ -1942,24 +1960,40 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert!(told(&run, "the reply copied stats.py back unchanged"));
 
     // A rename in one file: the file that still calls the old name is
-    // asked for, shown the change, and changed to match.
+    // renamed to match, as an editor's rename does.
     let cart = "def calc_total(prices):\n    return sum(prices)\n";
-    let main = "from cart import calc_total\n\nprint(calc_total([1, 2]))\n";
+    let main = "from cart import calc_total\n\nprint(calc_total([1, 2]))  # calc_totals\n";
     let renamed = "def compute_total(prices):\n    return sum(prices)\n";
-    let main_renamed = "from cart import compute_total\n\nprint(compute_total([1, 2]))\n";
     let run = Scenario::new()
         .file("cart.py", cart)
         .file("main.py", main)
         .tool_settings(whole_files())
         .run(
-            &[&format!("cart.py\n```python\n{renamed}```\n"), &format!("main.py\n```python\n{main_renamed}```\n")],
+            &[&format!("```python\n{renamed}```\n")],
             "Rename the function calc_total to compute_total everywhere in the project.",
         )
         .await;
     assert_eq!(run.read("cart.py"), renamed);
-    assert_eq!(run.read("main.py"), main_renamed);
+    assert_eq!(run.read("main.py"), "from cart import compute_total\n\nprint(compute_total([1, 2]))  # calc_totals\n");
+    assert_eq!(run.backend.used(), 1);
+    assert!(told(&run, "renaming calc_total to compute_total there too"));
+    // Renamed with its parameters changed: the file that uses it is asked
+    // for, shown the change, and changed to match.
+    let reworked = "def compute_total(prices, discount=0):\n    return sum(prices)\n";
+    let fixed = "from cart import compute_total\n\nprint(compute_total([1, 2], 1))\n";
+    let run = Scenario::new()
+        .file("cart.py", cart)
+        .file("main.py", main)
+        .tool_settings(whole_files())
+        .run(
+            &[&format!("cart.py\n```python\n{reworked}```\n"), &format!("main.py\n```python\n{fixed}```\n")],
+            "calc_total should be compute_total, and take a discount.",
+        )
+        .await;
+    assert_eq!(run.read("cart.py"), reworked);
+    assert_eq!(run.read("main.py"), fixed);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(sent.starts_with(&format!("cart.py\n```\n{renamed}```\n\nmain.py\n```\n{main}```")), "{sent}");
+    assert!(sent.starts_with(&format!("cart.py\n```\n{reworked}```\n\nmain.py\n```\n{main}```")), "{sent}");
     assert!(
         sent.ends_with(
             "main.py still uses calc_total, which cart.py no longer declares. Reply with the whole new content of \

@@ -166,6 +166,22 @@ impl Conversation {
         // calc_total) breaks them: shown the change and asked for them by
         // name, a small model changes them to match.
         if let Some((stale, users)) = dangling(&changes, handed) {
+            let renames = renames(&changes, handed);
+            // A declaration renamed: the files that use it are renamed to
+            // match, as an editor's rename does, not left to the model.
+            if stale.iter().all(|name| renames.iter().any(|(old, _)| old == name)) {
+                for user in users {
+                    let text = renames.iter().fold(user.text.clone(), |text, (old, new)| replace_word(&text, old, new));
+                    let path = user.path.display();
+                    let what = renames.iter().map(|(old, new)| format!("{old} to {new}")).collect::<Vec<_>>();
+                    let notice =
+                        format!("\n[{path} uses what the change renames — renaming {} there too]\n", what.join(", "));
+                    self.events.emit(Event::Text { text: notice });
+                    let input = serde_json::json!({ "file_path": path, "old_string": user.text, "new_string": text });
+                    changes.push(("Edit", input));
+                }
+                return Ok((text, changes));
+            }
             let names = users.iter().map(|f| f.path.display()).collect::<Vec<_>>().join(", ");
             let changed: Vec<HandedFile> = changes.iter().filter_map(|change| changed_file(change, handed)).collect();
             let (use_, declare) = match (users.len(), changed.len()) {
@@ -183,12 +199,9 @@ impl Conversation {
             let shown: String = changed.iter().chain(users.iter().copied()).map(HandedFile::shown).collect();
             let notice = format!("[{names} still {use_} {stale} — asking for it to match…]");
             text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
-            let only = match users.as_slice() {
-                [one] => Some(&one.path),
-                _ => None,
-            };
             let users: Vec<HandedFile> = users.into_iter().cloned().collect();
-            let matching = self.changes_shown(&text, prompt, &users, only);
+            // Versions of the files only: new code alone is no match.
+            let matching = self.changes_shown(&text, prompt, &users, None);
             // Only the broken files: the changed ones are shown as they will be.
             changes.extend(
                 matching.into_iter().filter(|(_, input)| users.iter().any(|f| input["file_path"] == f.path.display())),
@@ -592,12 +605,15 @@ fn overlooked<'a>(
 ) -> Option<(Vec<&'a HandedFile>, Vec<&'a HandedFile>)> {
     const MAX_OTHERS: usize = 3;
     let echoed = copied_back(reply, prompt, handed)?;
+    let named = |f: &HandedFile| prompt.contains(f.path.rel.rsplit('/').next().unwrap_or(&f.path.rel));
+    // The file the prompt names, copied back, was the right one to look
+    // at: the model saw where the change goes but not what it is.
+    if echoed.iter().all(|f| named(f)) {
+        return None;
+    }
     // Prose that mentions what the prompt asks about (a README) is no place
     // for the change unless the prompt names it.
-    let may_hold_change = |f: &HandedFile| {
-        let name = f.path.rel.rsplit('/').next().unwrap_or(&f.path.rel);
-        !is_prose(&f.path.rel) || prompt.contains(name)
-    };
+    let may_hold_change = |f: &HandedFile| !is_prose(&f.path.rel) || named(f);
     let others: Vec<&HandedFile> =
         handed.iter().filter(|f| !echoed.iter().any(|e| e.path.rel == f.path.rel) && may_hold_change(f)).collect();
     (!others.is_empty() && others.len() <= MAX_OTHERS).then_some((echoed, others))
@@ -704,6 +720,50 @@ fn dangling<'a>(changes: &[Change], handed: &'a [HandedFile]) -> Option<(Vec<Str
     let stale: Vec<String> =
         stale.iter().filter(|name| users.iter().any(|f| uses(f, name))).map(|name| name.to_string()).collect();
     (!users.is_empty() && users.len() <= MAX_USERS).then_some((stale, users))
+}
+
+/// The declarations that `changes` rename, as (old name, new name): a file
+/// that stops declaring one name and starts declaring one other on the
+/// same line otherwise unchanged (`def calc_total(prices):` to `def
+/// compute_total(prices):`).
+fn renames(changes: &[Change], handed: &[HandedFile]) -> Vec<(String, String)> {
+    changes
+        .iter()
+        .filter_map(|change| {
+            let new = changed_file(change, handed)?;
+            let old = handed.iter().find(|f| f.path == new.path)?;
+            let (before, after) = (declared_names(&old.text), declared_names(&new.text));
+            let (&[gone], &[came]) = (
+                before.difference(&after).collect::<Vec<_>>().as_slice(),
+                after.difference(&before).collect::<Vec<_>>().as_slice(),
+            ) else {
+                return None;
+            };
+            let declaration = old
+                .text
+                .lines()
+                .find(|line| !line.starts_with(char::is_whitespace) && declared_name(line) == Some(gone))?;
+            let renamed = replace_word(declaration, gone, came);
+            new.text.lines().any(|line| line == renamed).then(|| (gone.to_string(), came.to_string()))
+        })
+        .collect()
+}
+
+/// `text` with every whole-word `old` made `new`.
+fn replace_word(text: &str, old: &str, new: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut after_word = false;
+    while let Some(at) = rest.find(old) {
+        let before_ok = !(if at == 0 { after_word } else { rest[..at].chars().next_back().is_some_and(is_word) });
+        let after_ok = !rest[at + old.len()..].chars().next().is_some_and(is_word);
+        out.push_str(&rest[..at]);
+        out.push_str(if before_ok && after_ok { new } else { old });
+        after_word = old.chars().next_back().is_some_and(is_word);
+        rest = &rest[at + old.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Whether `line` imports something, in the common languages.
@@ -1149,6 +1209,23 @@ mod tests {
         assert!(added_import(&current[1..], &lines("from stats import sd")).is_none());
         // Not an import at all.
         assert!(added_import(&current, &lines("math.sqrt(xs)")).is_none());
+    }
+
+    #[test]
+    fn a_word_is_replaced_whole_and_a_rename_is_one_declaration_renamed() {
+        assert_eq!(replace_word("f(f_x, xf, f) # f", "f", "g"), "g(f_x, xf, g) # g");
+        assert_eq!(replace_word("ff", "f", "g"), "ff");
+        let file = |text: &str| HandedFile {
+            path: WorkspacePath { abs: "cart.py".into(), rel: "cart.py".into(), real_rel: "cart.py".into() },
+            text: text.to_string(),
+        };
+        let handed = [file("def calc(a):\n    return a\n")];
+        let edit = |new: &str| {
+            ("Edit", serde_json::json!({"file_path": "cart.py", "old_string": "def calc(a):", "new_string": new}))
+        };
+        assert_eq!(renames(&[edit("def total(a):")], &handed), vec![("calc".to_string(), "total".to_string())]);
+        // Its parameters changed too: no mere rename.
+        assert!(renames(&[edit("def total(a, b):")], &handed).is_empty());
     }
 
     #[test]
