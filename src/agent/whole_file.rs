@@ -867,8 +867,14 @@ fn copied_back<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Optio
 
 /// How many of `line`'s words `fixed` changes, when it keeps the line:
 /// changes at least one and at most a third of them, and at most doubles
-/// its length (`== 1` to `== 0`; not `import os` to `import math`).
+/// its length (`== 1` to `== 0`; not `import os` to `import math`). A line
+/// written again without its closing `:` or `;` is the line restated, not
+/// changed: taken as a fix, it would break the code.
 fn words_changed(line: &str, fixed: &str) -> Option<usize> {
+    let closing = |line: &str| line.trim().trim_end_matches([':', ';', '{', ',']).trim_end().to_string();
+    if closing(line) == closing(fixed) {
+        return None;
+    }
     let old: Vec<&str> = line.split_whitespace().collect();
     let new: Vec<&str> = fixed.split_whitespace().collect();
     let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new);
@@ -1144,6 +1150,13 @@ mod tests {
         assert_eq!(whole_version_likeness(&two, version), None);
         // Nor is other code of about the same size.
         assert_eq!(whole_version_likeness("import os\nprint(os.getcwd())\n", "x = [1, 2]\ny = sum(x)\n"), None);
+    }
+
+    #[test]
+    fn a_line_without_its_closing_colon_is_no_fix() {
+        assert_eq!(words_changed("    if total <= LIMIT:", "if total <= LIMIT"), None);
+        assert_eq!(words_changed("let x = 1;", "let x = 1"), None);
+        assert_eq!(words_changed("    if total <= LIMIT:", "if total >= LIMIT:"), Some(1));
     }
 
     #[test]
