@@ -34,7 +34,10 @@ impl RepetitionGuard {
             }
             self.tail.drain(..cut);
         }
-        ends_in_cycle(&self.tail) || ends_in_run(&self.tail) || ends_in_repeated_block(&self.tail)
+        ends_in_cycle(&self.tail)
+            || ends_in_copies(&self.tail)
+            || ends_in_run(&self.tail)
+            || ends_in_repeated_block(&self.tail)
     }
 }
 
@@ -108,6 +111,23 @@ fn shape(line: &str) -> String {
     out
 }
 
+/// Copies in a row of one line, exactly, that make a loop sooner than a
+/// cycle: a file holds a run of lines that differ only in their numbers,
+/// hardly sixteen of one statement.
+const MIN_COPIES: usize = 16;
+/// A line that short (`}`, `pass`, `0, 0, 0,`) may well repeat.
+const MIN_COPIED_LINE: usize = 12;
+
+/// The reply ends in the same line, letter for letter, sixteen times: the
+/// 0.5B coder wrote `console.log(capitalize("hello"), shout("hi"));` until
+/// the cycle caught it 64 lines and half a minute later.
+fn ends_in_copies(text: &str) -> bool {
+    let Some((done, _)) = text.rsplit_once('\n') else { return false };
+    let mut lines = done.rsplit('\n').map(str::trim_end);
+    let Some(last) = lines.next().filter(|line| line.trim().len() >= MIN_COPIED_LINE) else { return false };
+    lines.take(MIN_COPIES - 1).filter(|line| *line == last).count() == MIN_COPIES - 1
+}
+
 fn ends_in_cycle(text: &str) -> bool {
     // Inside a JSON string (a call's content) lines end with the escape `\n`.
     let text = text.replace("\\n", "\n");
@@ -178,6 +198,15 @@ mod tests {
         // Before and after, each once, and two blocks that differ pass.
         let before_after = "```\nx = 1\n```\n\n```\nx = 2\n```\n\n```\nx = 1\n```\n";
         assert!(!fed_in_pieces(before_after));
+    }
+
+    #[test]
+    fn one_line_copied_sixteen_times_is_caught() {
+        let line = "console.log(capitalize(\"hello\"), shout(\"hi\"));\n";
+        assert!(!fed_in_pieces(&line.repeat(15)));
+        assert!(fed_in_pieces(&line.repeat(16)));
+        assert!(!fed_in_pieces(&"  }\n".repeat(30)), "short lines repeat");
+        assert!(!fed_in_pieces(&"0, 0, 0, 0,\n".repeat(30)), "a row of zeros is too short to judge");
     }
 
     #[test]
