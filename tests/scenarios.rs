@@ -1945,6 +1945,19 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert_eq!(run.read("utils.js"), utils.replace("slice(0)", "slice(1)"));
     assert!(told(&run, "the reply copied utils.js back unchanged"));
     assert!(!told(&run, "by name"));
+    // So is the file that declares what the prompt asks about.
+    let stock = "def in_stock(item, stock):\n    return stock.get(item, 0) > 1\n";
+    let run = Scenario::new()
+        .file("stock.py", stock)
+        .file("main.py", "from stock import in_stock\n")
+        .tool_settings(whole_files())
+        .run(
+            &[&format!("```python\n{stock}```\n"), "```python\nreturn stock.get(item, 0) > 0\n```\n"],
+            "in_stock says an item with exactly one left is out of stock. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("stock.py"), stock.replace("> 1", "> 0"));
+    assert!(!told(&run, "by name"));
     // A copy with its path as the block's first line is a copy too; the
     // line asked for is an import the file lacks, and it goes on top.
     let stats = "def stddev(xs):\n    return math.sqrt(sum(x * x for x in xs))\n";

@@ -606,9 +606,12 @@ fn overlooked<'a>(
     const MAX_OTHERS: usize = 3;
     let echoed = copied_back(reply, prompt, handed)?;
     let named = |f: &HandedFile| prompt.contains(f.path.rel.rsplit('/').next().unwrap_or(&f.path.rel));
-    // The file the prompt names, copied back, was the right one to look
-    // at: the model saw where the change goes but not what it is.
-    if echoed.iter().all(|f| named(f)) {
+    let words: std::collections::HashSet<&str> = prompt.split(|c: char| !is_word(c)).collect();
+    let declares_asked = |f: &HandedFile| declared_names(&f.text).iter().any(|name| words.contains(name));
+    // The file the prompt names, or that declares what it asks about,
+    // copied back, was the right one to look at: the model saw where the
+    // change goes but not what it is.
+    if echoed.iter().all(|f| named(f) || declares_asked(f)) {
         return None;
     }
     // Prose that mentions what the prompt asks about (a README) is no place
