@@ -1894,6 +1894,17 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         .run(&[&format!("```\n{greet}```\n```\n{test}```\n"), explained], "The greeting test fails. Fix it.")
         .await;
     assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
+    // A sentence quoting the line: the quoted code is the line, not the sentence.
+    let run = Scenario::new()
+        .file("greet.py", greet)
+        .file("test_greet.py", test)
+        .tool_settings(whole_files())
+        .run(
+            &[&format!("```\n{greet}```\n```\n{test}```\n"), "Line 2 should be `return \"Hello, \" + name + \"!\"`\n"],
+            "The greeting test fails. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
     // A line number for an answer: shown that line, the model writes it fixed.
     let run = Scenario::new()
         .file("greet.py", greet)

@@ -249,7 +249,7 @@ impl Conversation {
         // the lines of every block, those of the file as it is dropped below.
         let blocks = shown_files(reply);
         let reply_lines: Vec<String> = if blocks.is_empty() {
-            code_lines(reply).map(|line| line.trim_matches('`').to_string()).collect()
+            code_lines(reply).map(|line| inline_code(line).to_string()).collect()
         } else {
             blocks.iter().flat_map(|block| code_lines(&block.text)).map(str::to_string).collect()
         };
@@ -834,6 +834,18 @@ fn with_import(text: &str, import: &str) -> String {
     joined
 }
 
+/// The code a line of prose quotes (`Line 7 should be \`x = 1\``: the
+/// longest span between backticks), or the line itself when it quotes none.
+/// The words around the code are no part of the line.
+fn inline_code(line: &str) -> &str {
+    let spans = line.split('`').skip(1).step_by(2);
+    let closed = line.matches('`').count() >= 2;
+    match spans.filter(|_| closed).max_by_key(|span| span.len()) {
+        Some(span) if !span.trim().is_empty() => span,
+        _ => line.trim_matches('`'),
+    }
+}
+
 /// The line number that is all of `reply` ("line 3", "13.", "`7`").
 fn line_number(reply: &str) -> Option<usize> {
     let reply = reply.trim().trim_matches('`').trim().trim_end_matches('.');
@@ -1153,6 +1165,15 @@ mod tests {
         assert_eq!(whole_version_likeness(&two, version), None);
         // Nor is other code of about the same size.
         assert_eq!(whole_version_likeness("import os\nprint(os.getcwd())\n", "x = [1, 2]\ny = sum(x)\n"), None);
+    }
+
+    #[test]
+    fn the_code_a_sentence_quotes_is_the_line() {
+        assert_eq!(inline_code("Line 7 should be `return math.sqrt(x)`"), "return math.sqrt(x)");
+        assert_eq!(inline_code("`x = 1`"), "x = 1");
+        assert_eq!(inline_code("    return a + b"), "    return a + b");
+        // An unclosed backtick quotes nothing.
+        assert_eq!(inline_code("Line 7 should be `return x"), "Line 7 should be `return x");
     }
 
     #[test]
