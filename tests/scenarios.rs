@@ -1866,17 +1866,22 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
 
     // A copy of the one file left: asked for the line, the model writes it fixed.
-    let greet = "def greet(name):\n    return \"Helo, \" + name + \"!\"\n";
-    let test = "from greet import greet\n\n\ndef test_greet():\n    assert greet(\"Ada\") == \"Hello, Ada!\"\n";
+    const GREET: &str = "def greet(name):\n    return \"Helo, \" + name + \"!\"\n";
+    const TEST: &str = "from greet import greet\n\n\ndef test_greet():\n    assert greet(\"Ada\") == \"Hello, Ada!\"\n";
+    /// The demo's task, the model's replies in `script`.
+    async fn fix_greeting(script: &[&str]) -> common::Run {
+        Scenario::new()
+            .file("greet.py", GREET)
+            .file("test_greet.py", TEST)
+            .tool_settings(whole_files())
+            .run(script, "The greeting test fails. Fix it.")
+            .await
+    }
+    let fixed = "def greet(name):\n    return \"Hello, \" + name + \"!\"\n";
     let line = "```python\nreturn \"Hello, \" + name + \"!\"\n```\n";
-    let run = Scenario::new()
-        .file("greet.py", greet)
-        .file("test_greet.py", test)
-        .tool_settings(whole_files())
-        .run(&[&format!("```\n{test}```\n"), &format!("```\n{greet}```\n"), line], "The greeting test fails. Fix it.")
-        .await;
-    assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
-    assert_eq!(run.read("test_greet.py"), test);
+    let run = fix_greeting(&[&format!("```\n{TEST}```\n"), &format!("```\n{GREET}```\n"), line]).await;
+    assert_eq!(run.read("greet.py"), fixed);
+    assert_eq!(run.read("test_greet.py"), TEST);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.starts_with("greet.py\n```"), "{sent}");
     assert!(
@@ -1887,55 +1892,28 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     // The line shown as it is, then as it must read.
     let explained = "The line that must change is:\n```python\nreturn \"Helo, \" + name + \"!\"\n```\n\
                      It should read:\n```python\nreturn \"Hello, \" + name + \"!\"\n```\n";
-    let run = Scenario::new()
-        .file("greet.py", greet)
-        .file("test_greet.py", test)
-        .tool_settings(whole_files())
-        .run(&[&format!("```\n{greet}```\n```\n{test}```\n"), explained], "The greeting test fails. Fix it.")
-        .await;
-    assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
+    let run = fix_greeting(&[&format!("```\n{GREET}```\n```\n{TEST}```\n"), explained]).await;
+    assert_eq!(run.read("greet.py"), fixed);
     // A sentence quoting the line: the quoted code is the line, not the sentence.
-    let run = Scenario::new()
-        .file("greet.py", greet)
-        .file("test_greet.py", test)
-        .tool_settings(whole_files())
-        .run(
-            &[&format!("```\n{greet}```\n```\n{test}```\n"), "Line 2 should be `return \"Hello, \" + name + \"!\"`\n"],
-            "The greeting test fails. Fix it.",
-        )
-        .await;
-    assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
+    let run = fix_greeting(&[
+        &format!("```\n{GREET}```\n```\n{TEST}```\n"),
+        "Line 2 should be `return \"Hello, \" + name + \"!\"`\n",
+    ])
+    .await;
+    assert_eq!(run.read("greet.py"), fixed);
     // A line number for an answer: shown that line, the model writes it fixed.
-    let run = Scenario::new()
-        .file("greet.py", greet)
-        .file("test_greet.py", test)
-        .tool_settings(whole_files())
-        .run(&[&format!("```\n{greet}```\n```\n{test}```\n"), "line 2", line], "The greeting test fails. Fix it.")
-        .await;
-    assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
+    let run = fix_greeting(&[&format!("```\n{GREET}```\n```\n{TEST}```\n"), "line 2", line]).await;
+    assert_eq!(run.read("greet.py"), fixed);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("Line 2 of greet.py reads:\n```\nreturn \"Helo, \" + name + \"!\"\n```"), "{sent}");
     // A line that is not a small change of one of the file's changes nothing.
-    let run = Scenario::new()
-        .file("greet.py", greet)
-        .file("test_greet.py", test)
-        .tool_settings(whole_files())
-        .run(
-            &[&format!("```\n{test}```\n"), &format!("```\n{greet}```\n"), "import os\n"],
-            "The greeting test fails. Fix it.",
-        )
-        .await;
-    assert_eq!(run.read("greet.py"), greet);
+    let run = fix_greeting(&[&format!("```\n{TEST}```\n"), &format!("```\n{GREET}```\n"), "import os\n"]).await;
+    assert_eq!(run.read("greet.py"), GREET);
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
     // Every file copied back at once: the line names the file it is in.
-    let run = Scenario::new()
-        .file("greet.py", greet)
-        .file("test_greet.py", test)
-        .tool_settings(whole_files())
-        .run(&[&format!("```\n{greet}```\n```\n{test}```\n"), line], "The greeting test fails. Fix it.")
-        .await;
-    assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name + \"!\"\n");
-    assert_eq!(run.read("test_greet.py"), test);
+    let run = fix_greeting(&[&format!("```\n{GREET}```\n```\n{TEST}```\n"), line]).await;
+    assert_eq!(run.read("greet.py"), fixed);
+    assert_eq!(run.read("test_greet.py"), TEST);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.ends_with("Which line must change? Reply with that line only, as it must read."), "{sent}");
     // The file the prompt names, copied back: asked for the line, not for
