@@ -47,9 +47,9 @@ impl Conversation {
             system.push_str(&format!("\n\nThe project's rules (from {name}):\n{}", rules.trim_end()));
         }
         let prompt = self.history.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
-        let named = named_files(&self.workspace, &prompt, MAX_FILES);
+        let Selection { files, named, .. } = selection;
         let new = new_files(&self.workspace, &prompt, MAX_FILES);
-        let handed = self.hand_over_files(selection, &new);
+        let handed = self.hand_over_files(files, &new);
         let shown: String = handed.iter().map(HandedFile::shown).collect();
         // The files count against the window like the system prompt.
         let fixed_tokens = self.backend.count_tokens(&system) + self.backend.count_tokens(&shown);
@@ -165,25 +165,23 @@ impl Conversation {
         // calc_total` now `def compute_total`, main.py still calling
         // calc_total) breaks them: shown the change and asked for them by
         // name, a small model changes them to match.
-        if let Some((stale, users)) = dangling(&changes, handed) {
-            let renames = renames(&changes, handed);
+        let changed: Vec<HandedFile> = changes.iter().filter_map(|change| changed_file(change, handed)).collect();
+        if let Some((stale, users)) = dangling(&changed, handed) {
+            let renames = renames(&changed, handed);
             // A declaration renamed: the files that use it are renamed to
             // match, as an editor's rename does, not left to the model.
             if stale.iter().all(|name| renames.iter().any(|(old, _)| old == name)) {
+                let what = renames.iter().map(|(old, new)| format!("{old} to {new}")).collect::<Vec<_>>().join(", ");
                 for user in users {
                     let text = renames.iter().fold(user.text.clone(), |text, (old, new)| replace_word(&text, old, new));
                     let path = user.path.display();
-                    let what = renames.iter().map(|(old, new)| format!("{old} to {new}")).collect::<Vec<_>>();
-                    let notice =
-                        format!("\n[{path} uses what the change renames — renaming {} there too]\n", what.join(", "));
-                    self.events.emit(Event::Text { text: notice });
+                    self.notify(&format!("[{path} uses what the change renames — renaming {what} there too]"));
                     let input = serde_json::json!({ "file_path": path, "old_string": user.text, "new_string": text });
                     changes.push(("Edit", input));
                 }
                 return Ok((text, changes));
             }
             let names = users.iter().map(|f| f.path.display()).collect::<Vec<_>>().join(", ");
-            let changed: Vec<HandedFile> = changes.iter().filter_map(|change| changed_file(change, handed)).collect();
             let (use_, declare) = match (users.len(), changed.len()) {
                 (1, 1) => ("uses", "declares"),
                 (1, _) => ("uses", "declare"),
@@ -222,7 +220,7 @@ impl Conversation {
         generation: &mut Generation,
         cancel: &CancellationToken,
     ) -> Result<String, TurnOutcome> {
-        self.events.emit(Event::Text { text: format!("\n{notice}\n") });
+        self.notify(notice);
         let usage = generation.usage;
         let messages = with_files(asking.messages.to_vec(), shown, ask);
         match self.whole_file_reply(asking.system, messages, cancel).await {
@@ -236,6 +234,11 @@ impl Conversation {
                 Err(outcome)
             }
         }
+    }
+
+    /// Tells the user, between the model's replies, what the turn does next.
+    fn notify(&self, notice: &str) {
+        self.events.emit(Event::Text { text: format!("\n{notice}\n") });
     }
 
     /// The Edit that makes the one line of `files` that `reply` shows fixed:
@@ -326,17 +329,17 @@ impl Conversation {
         let named = named_files(&self.workspace, prompt, MAX_FILES);
         // The rules file goes in the system prompt instead.
         let rules = load_rules(self.workspace.root()).map(|(name, _)| name);
-        let selection = self.select_files(prompt, &named, rules.as_deref());
+        let selection = self.select_files(prompt, named, rules.as_deref());
         let whole_files = profile == ToolProfile::WholeFiles || selection.complete;
         tracing::debug!(whole_files, "chose the way of this turn");
         self.whole_file_selection = whole_files.then_some(selection);
     }
 
-    /// The files of `selection` and the `new` ones the prompt asks for,
-    /// shown empty, as handed to the model. Each counts as read for the
-    /// edit guards.
-    fn hand_over_files(&mut self, selection: Selection, new: &[WorkspacePath]) -> Vec<HandedFile> {
-        let mut handed = selection.files;
+    /// The `chosen` files and the `new` ones the prompt asks for, shown
+    /// empty, as handed to the model. Each counts as read for the edit
+    /// guards.
+    fn hand_over_files(&mut self, chosen: Vec<HandedFile>, new: &[WorkspacePath]) -> Vec<HandedFile> {
+        let mut handed = chosen;
         for file in &handed {
             self.state.note_read(&file.path, &file.text);
         }
@@ -352,9 +355,8 @@ impl Conversation {
     /// they hold a code name it uses), or when it points to none every file,
     /// or when those do not fit the few that share its rarest words, as
     /// many as fit in one message, in path order. `skip` is a file not to show.
-    fn select_files(&self, prompt: &str, named: &[WorkspacePath], skip: Option<&str>) -> Selection {
-        let words: Vec<&str> =
-            prompt.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|word| word.len() > 2).collect();
+    fn select_files(&self, prompt: &str, named: Vec<WorkspacePath>, skip: Option<&str>) -> Selection {
+        let words: Vec<&str> = words(prompt).filter(|word| word.len() > 2).collect();
         let mut readable: Vec<(bool, String, WorkspacePath, String)> = Vec::new();
         // Text files too long to show: the project holds more than one
         // message can, unless the prompt points elsewhere.
@@ -450,7 +452,7 @@ impl Conversation {
         }
         // In the project's order, as a listing reads.
         files.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
-        Selection { files, complete }
+        Selection { files, complete, named }
     }
 
     /// The Edit and Write calls that make the files as `reply` shows them.
@@ -578,9 +580,9 @@ fn declared_name(line: &str) -> Option<&str> {
     const KEYWORDS: [&str; 9] = ["def", "class", "function", "fn", "func", "struct", "enum", "interface", "type"];
     const MODIFIERS: [&str; 10] =
         ["pub", "crate", "export", "default", "async", "static", "public", "private", "abstract", "unsafe"];
-    let mut words = line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty());
-    let keyword = words.find(|word| !MODIFIERS.contains(word))?;
-    KEYWORDS.contains(&keyword).then(|| words.next()).flatten()
+    let mut tokens = words(line);
+    let keyword = tokens.find(|word| !MODIFIERS.contains(word))?;
+    KEYWORDS.contains(&keyword).then(|| tokens.next()).flatten()
 }
 
 /// `messages` with the last user message led by the files `shown` and
@@ -606,8 +608,8 @@ fn overlooked<'a>(
     const MAX_OTHERS: usize = 3;
     let echoed = copied_back(reply, prompt, handed)?;
     let named = |f: &HandedFile| prompt.contains(f.path.rel.rsplit('/').next().unwrap_or(&f.path.rel));
-    let words: std::collections::HashSet<&str> = prompt.split(|c: char| !is_word(c)).collect();
-    let declares_asked = |f: &HandedFile| declared_names(&f.text).iter().any(|name| words.contains(name));
+    let asked: std::collections::HashSet<&str> = words(prompt).collect();
+    let declares_asked = |f: &HandedFile| declared_names(&f.text).iter().any(|name| asked.contains(name));
     // The file the prompt names, or that declares what it asks about,
     // copied back, was the right one to look at: the model saw where the
     // change goes but not what it is.
@@ -668,7 +670,7 @@ fn added_import(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Op
     let import = reply_lines.iter().map(|line| line.trim()).find(|line| is_import(line))?;
     let mut needing = current.iter().filter(|(_, text)| {
         let lacks = !text.lines().any(|line| line.trim() == import);
-        lacks && import_names(import).any(|name| text.split(|c: char| !is_word(c)).any(|word| word == name))
+        lacks && import_names(import).any(|name| uses_word(text, name))
     });
     let (file, text) = needing.next()?;
     if needing.next().is_some() {
@@ -698,12 +700,12 @@ fn changed_file(change: &Change, handed: &[HandedFile]) -> Option<HandedFile> {
     Some(HandedFile { path: file.path.clone(), text })
 }
 
-/// The names that `changes` stop declaring and that no handed file
-/// declares instead, with the unchanged handed files that still use them
-/// (three at most): the files the change breaks.
-fn dangling<'a>(changes: &[Change], handed: &'a [HandedFile]) -> Option<(Vec<String>, Vec<&'a HandedFile>)> {
+/// The names that the `changed` files (as `changed_file` makes them) stop
+/// declaring and that no handed file declares instead, with the unchanged
+/// handed files that still use them (three at most): the files the change
+/// breaks.
+fn dangling<'a>(changed: &[HandedFile], handed: &'a [HandedFile]) -> Option<(Vec<String>, Vec<&'a HandedFile>)> {
     const MAX_USERS: usize = 3;
-    let changed: Vec<HandedFile> = changes.iter().filter_map(|change| changed_file(change, handed)).collect();
     let is_changed = |f: &HandedFile| changed.iter().any(|c| c.path == f.path);
     let still_declared: std::collections::HashSet<&str> = changed
         .iter()
@@ -717,23 +719,24 @@ fn dangling<'a>(changes: &[Change], handed: &'a [HandedFile]) -> Option<(Vec<Str
         .flat_map(|f| declared_names(&f.text))
         .filter(|name| !still_declared.contains(name))
         .collect();
-    let uses = |f: &HandedFile, name: &str| f.text.split(|c: char| !is_word(c)).any(|word| word == name);
     let users: Vec<&HandedFile> =
-        handed.iter().filter(|f| !is_changed(f) && stale.iter().any(|name| uses(f, name))).collect();
-    let stale: Vec<String> =
-        stale.iter().filter(|name| users.iter().any(|f| uses(f, name))).map(|name| name.to_string()).collect();
+        handed.iter().filter(|f| !is_changed(f) && stale.iter().any(|name| uses_word(&f.text, name))).collect();
+    let stale: Vec<String> = stale
+        .iter()
+        .filter(|name| users.iter().any(|f| uses_word(&f.text, name)))
+        .map(|name| name.to_string())
+        .collect();
     (!users.is_empty() && users.len() <= MAX_USERS).then_some((stale, users))
 }
 
-/// The declarations that `changes` rename, as (old name, new name): a file
-/// that stops declaring one name and starts declaring one other on the
-/// same line otherwise unchanged (`def calc_total(prices):` to `def
-/// compute_total(prices):`).
-fn renames(changes: &[Change], handed: &[HandedFile]) -> Vec<(String, String)> {
-    changes
+/// The declarations that the `changed` files rename, as (old name, new
+/// name): a file that stops declaring one name and starts declaring one
+/// other on the same line otherwise unchanged (`def calc_total(prices):`
+/// to `def compute_total(prices):`).
+fn renames(changed: &[HandedFile], handed: &[HandedFile]) -> Vec<(String, String)> {
+    changed
         .iter()
-        .filter_map(|change| {
-            let new = changed_file(change, handed)?;
+        .filter_map(|new| {
             let old = handed.iter().find(|f| f.path == new.path)?;
             let (before, after) = (declared_names(&old.text), declared_names(&new.text));
             let (&[gone], &[came]) = (
@@ -785,11 +788,21 @@ fn is_import(line: &str) -> bool {
 fn import_names(line: &str) -> impl Iterator<Item = &str> {
     const KEYWORDS: [&str; 11] =
         ["import", "from", "as", "use", "const", "let", "var", "require", "include", "crate", "self"];
-    line.split(|c: char| !is_word(c)).filter(|word| !word.is_empty() && !KEYWORDS.contains(word))
+    words(line).filter(|word| !KEYWORDS.contains(word))
 }
 
 fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
+}
+
+/// The words of `text`, as code names them (`in_stock`, `parseDate`).
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !is_word(c)).filter(|word| !word.is_empty())
+}
+
+/// Whether `text` holds `name` as a whole word.
+fn uses_word(text: &str, name: &str) -> bool {
+    words(text).any(|word| word == name)
 }
 
 /// `text` with `import` added after its last import, or else at the top,
@@ -904,7 +917,7 @@ fn words_changed(line: &str, fixed: &str) -> Option<usize> {
 /// (`def subtract(`) that the prompt uses and `file` does not have yet: code
 /// the prompt asks for, not an example calling what exists.
 fn introduces_asked_name(prompt: &str, file: &str, block: &str) -> bool {
-    let asked: std::collections::HashSet<&str> = prompt.split(|c: char| !is_word(c)).collect();
+    let asked: std::collections::HashSet<&str> = words(prompt).collect();
     block.lines().filter(|line| !line.starts_with(char::is_whitespace)).any(|line| {
         line.match_indices('(').any(|(at, _)| {
             let before = &line[..at];
@@ -945,6 +958,8 @@ pub(super) struct Selection {
     /// Nothing was left out: every file the prompt points to, or when it
     /// points to none every file of the workspace, is in `files`.
     complete: bool,
+    /// The existing files the prompt names.
+    named: Vec<WorkspacePath>,
 }
 
 /// An Edit or Write call that a reply's files make, as (tool, input).
@@ -1260,9 +1275,10 @@ mod tests {
         let edit = |new: &str| {
             ("Edit", serde_json::json!({"file_path": "cart.py", "old_string": "def calc(a):", "new_string": new}))
         };
-        assert_eq!(renames(&[edit("def total(a):")], &handed), vec![("calc".to_string(), "total".to_string())]);
+        let renamed = |new: &str| renames(&[changed_file(&edit(new), &handed).expect("a change")], &handed);
+        assert_eq!(renamed("def total(a):"), vec![("calc".to_string(), "total".to_string())]);
         // Its parameters changed too: no mere rename.
-        assert!(renames(&[edit("def total(a, b):")], &handed).is_empty());
+        assert!(renamed("def total(a, b):").is_empty());
     }
 
     #[test]
