@@ -228,6 +228,49 @@ async fn a_turn_ended_on_changes_already_made_asks_the_stop_hook_too() {
 }
 
 #[tokio::test]
+async fn a_stop_hook_hands_a_whole_file_model_its_files_again_with_the_reason() {
+    // A project whose check runs after every answer, as its tests would.
+    let check = r#"
+        [[hooks.Stop]]
+        command = 'grep -q "Hello, " greet.py || { echo "expected.txt: greet(\"Ann\") returned \"Hi Ann\", not \"Hello, Ann\"" >&2; exit 2; }'
+        "#;
+    let wrong = "greet.py\n```python\ndef greet(name):\n    return \"Hi \" + name\n```\n";
+    let right = "greet.py\n```python\ndef greet(name):\n    return \"Hello, \" + name\n```\n";
+    let run = Scenario::new()
+        .file("greet.py", "def greet(name):\n    return \"Helo \" + name\n")
+        .file("expected.txt", "Hello, Ann\n")
+        .tool_settings(tack::config::ToolSettings {
+            profile: tack::config::ToolProfile::WholeFiles,
+            ..Default::default()
+        })
+        .command_hooks(check)
+        .run(&[wrong, right], "Fix the greeting in greet.py.")
+        .await;
+    assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name\n");
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    let stops: Vec<_> = hook_runs(&run.events).into_iter().filter(|(event, ..)| event == "Stop").collect();
+    assert_eq!(stops.len(), 2, "{stops:?}");
+    assert_eq!(stops[0].1, HookOutcome::Blocked);
+    // The file the check names is handed over too, after the first round.
+    let attached: Vec<Vec<String>> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::FilesAttached { paths } => Some(paths.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(attached, [vec!["greet.py"], vec!["greet.py", "expected.txt"]]);
+    // Asked again with the file as the first change left it, the file the
+    // check names, the prompt, and what the check said.
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.starts_with("greet.py\n```\ndef greet(name):\n    return \"Hi \" + name\n```"), "{sent}");
+    assert!(sent.contains("expected.txt\n```\nHello, Ann\n```"), "{sent}");
+    let reason = "The change is not done: expected.txt: greet(\"Ann\") returned \"Hi Ann\", not \"Hello, Ann\"";
+    assert!(sent.contains("Fix the greeting in greet.py.") && sent.contains(reason), "{sent}");
+}
+
+#[tokio::test]
 async fn cancelling_the_turn_kills_a_running_hook_and_its_children() {
     let scenario = Scenario::new().command_hooks(
         r#"

@@ -446,9 +446,9 @@ impl Conversation {
                 continue;
             }
             if calls.is_empty() {
-                if let Some(sent_back) = self.stop_hook_sends_back(stop_hook_active, &text, cancel).await {
+                if let Some(reason) = self.stop_hook_blocks(stop_hook_active, &text, cancel).await {
                     stop_hook_active = true;
-                    self.record(Message::user_text(sent_back));
+                    self.record(Message::user_text(sent_back(&reason)));
                     continue;
                 }
                 return finish(StopReason::EndTurn, &text, usage);
@@ -498,9 +498,9 @@ impl Conversation {
             if redone >= MAX_REDONE {
                 redone = 0;
                 self.events.emit(Event::Text { text: format!("\n{REDONE_NOTICE}\n") });
-                let sent_back = self.stop_hook_sends_back(stop_hook_active, &text, cancel).await;
-                let ends = sent_back.is_none();
-                results.extend(sent_back.map(|text| Block::Text { text }));
+                let reason = self.stop_hook_blocks(stop_hook_active, &text, cancel).await;
+                let ends = reason.is_none();
+                results.extend(reason.map(|reason| Block::Text { text: sent_back(&reason) }));
                 self.record(Message { role: Role::User, blocks: results });
                 if ends {
                     return finish(StopReason::EndTurn, &text, usage);
@@ -815,17 +815,16 @@ impl Conversation {
         generation.calls.push(PendingCall { id, name, input, tool, problem, repeated_lookup, already_done: false });
     }
 
-    /// What the model is told when a Stop hook sends it back to work
-    /// instead of letting the turn end.
-    async fn stop_hook_sends_back(
+    /// Why a Stop hook sends the model back to work instead of letting the
+    /// turn end, if one does.
+    pub(super) async fn stop_hook_blocks(
         &self,
         stop_hook_active: bool,
         last_text: &str,
         cancel: &CancellationToken,
     ) -> Option<String> {
         let payload = json!({ "stop_hook_active": stop_hook_active, "last_assistant_message": last_text });
-        let reason = self.run_hooks(HookEvent::Stop, None, payload, cancel).await.block?;
-        Some(format!("[tack] A Stop hook sent you back to work: {reason}"))
+        self.run_hooks(HookEvent::Stop, None, payload, cancel).await.block
     }
 
     /// Refuses a lookup (Read, Grep, ...) the model already made since the
@@ -1260,6 +1259,11 @@ impl UserQuestions for HostEdits<'_> {
         };
         self.events.host().ask_user(question).await
     }
+}
+
+/// What the model is told when a Stop hook sends it back to work.
+pub(super) fn sent_back(reason: &str) -> String {
+    format!("[tack] A Stop hook sent you back to work: {reason}")
 }
 
 #[cfg(test)]

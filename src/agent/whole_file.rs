@@ -17,10 +17,10 @@ use tokio_util::sync::CancellationToken;
 use super::attach::{MAX_BYTES, MAX_LINES};
 use super::prompt::load_rules;
 use super::rewrite::{Rewrite, rewrite_of};
-use super::turn::{Generation, StreamEnd};
+use super::turn::{Generation, StreamEnd, sent_back};
 use super::{Conversation, TurnOutcome};
 use crate::config::ToolProfile;
-use crate::protocol::{AgentStatus, Block, Event, Message, PermissionMode, Role, StopReason};
+use crate::protocol::{AgentStatus, Block, Event, Message, PermissionMode, Role, StopReason, Usage};
 use crate::workspace::WorkspacePath;
 use crate::workspace::mentions::{named_files, new_files};
 use crate::workspace::snapshot;
@@ -39,7 +39,9 @@ If no file must change, answer in one sentence.";
 impl Conversation {
     /// One turn of the whole-file way, handing over `selection`: a reply,
     /// its files applied; asked again (three times at most) when it only
-    /// copies files back, and once for the files its change breaks.
+    /// copies files back, and once for the files its change breaks. A Stop
+    /// hook that blocks hands the files over again, as they are now, with
+    /// its reason: the way a project's tests tell a model its change fails.
     pub(super) async fn whole_file_turn(&mut self, selection: Selection, cancel: &CancellationToken) -> TurnOutcome {
         let mut system = SYSTEM.to_string();
         let rules = load_rules(self.workspace.root());
@@ -49,32 +51,86 @@ impl Conversation {
         let prompt = self.history.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
         let Selection { files, named, .. } = selection;
         let new = new_files(&self.workspace, &prompt, MAX_FILES);
-        let handed = self.hand_over_files(files, &new);
-        let shown: String = handed.iter().map(HandedFile::shown).collect();
-        // The files count against the window like the system prompt.
-        let fixed_tokens = self.backend.count_tokens(&system) + self.backend.count_tokens(&shown);
-        let (messages, compaction) = self.prompt_messages(fixed_tokens);
-        self.report_compaction(compaction, cancel).await;
-        self.events.emit(Event::Status { status: AgentStatus::Thinking });
-        let mut generation =
-            match self.whole_file_reply(&system, with_files(messages.clone(), &shown, ASK), cancel).await {
-                Ok(generation) => generation,
-                Err(outcome) => return outcome,
-            };
         // "Add a function to calc.py": a block of new code alone goes there.
         let only_named = match (named.as_slice(), new.as_slice()) {
             ([only], []) | ([], [only]) => Some(only.clone()),
             _ => None,
         };
+        let mut handed = self.hand_over_files(files, &new);
+        // The files count against the window like the system prompt.
+        let shown: String = handed.iter().map(HandedFile::shown).collect();
+        let fixed_tokens = self.backend.count_tokens(&system) + self.backend.count_tokens(&shown);
+        let (mut messages, compaction) = self.prompt_messages(fixed_tokens);
+        self.report_compaction(compaction, cancel).await;
+        let mut usage = Usage::default();
+        let mut text = String::new();
+        let mut stop_hook_active = false;
+        for _ in 0..self.settings.max_iterations.max(1) {
+            self.events.emit(Event::Status { status: AgentStatus::Thinking });
+            let round = self.whole_file_round(&system, &messages, &prompt, &handed, only_named.clone(), cancel).await;
+            let cancelled = match round {
+                Ok((round_text, round_usage, cancelled)) => {
+                    text = round_text;
+                    usage += round_usage;
+                    cancelled
+                }
+                Err(mut outcome) => {
+                    outcome.usage += usage;
+                    return outcome;
+                }
+            };
+            if cancelled {
+                return TurnOutcome { stop_reason: StopReason::Cancelled, text, usage };
+            }
+            let Some(reason) = self.stop_hook_blocks(stop_hook_active, &text, cancel).await else {
+                return TurnOutcome { stop_reason: StopReason::EndTurn, text, usage };
+            };
+            stop_hook_active = true;
+            self.record(Message::user_text(sent_back(&reason)));
+            self.notify("[a Stop hook sent the model back to work — handing the files over again, as they are now…]");
+            // Every ask of the next round carries the reason, after the prompt.
+            if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
+                last.blocks.push(Block::Text { text: format!("\nThe change is not done: {}", reason.trim_end()) });
+            }
+            // The files as they are now, those the last round made included,
+            // and those the reason names (the test that fails).
+            let (mut files, mut new) = (Vec::new(), Vec::new());
+            for path in handed.into_iter().map(|f| f.path) {
+                match self.workspace.read_text(&path) {
+                    Ok(text) if !text.trim().is_empty() => files.push(HandedFile { path, text }),
+                    _ => new.push(path),
+                }
+            }
+            for path in named_files(&self.workspace, &reason, MAX_FILES) {
+                if files.len() < MAX_FILES && !files.iter().map(|f| &f.path).chain(&new).any(|p| p.rel == path.rel) {
+                    files.extend(self.showable(path));
+                }
+            }
+            handed = self.hand_over_files(files, &new);
+        }
+        TurnOutcome { stop_reason: StopReason::MaxIterations, text, usage }
+    }
+
+    /// One reply to the handed files, asked again as needed, and its
+    /// changes made: its text, its usage, and whether it was cancelled
+    /// while they ran. `Err` ends the turn.
+    async fn whole_file_round(
+        &mut self,
+        system: &str,
+        messages: &[Message],
+        prompt: &str,
+        handed: &[HandedFile],
+        only_named: Option<WorkspacePath>,
+        cancel: &CancellationToken,
+    ) -> Result<(String, Usage, bool), TurnOutcome> {
+        let shown: String = handed.iter().map(HandedFile::shown).collect();
+        let mut generation = self.whole_file_reply(system, with_files(messages.to_vec(), &shown, ASK), cancel).await?;
         // In plan mode the files a reply shows are the plan, not changes.
         let (text, changes) = if self.policy.mode == PermissionMode::Plan {
             (reply_text(&generation), Vec::new())
         } else {
-            let asking = Asking { system: &system, messages: &messages, prompt: &prompt, handed: &handed };
-            match self.changes_asked_for(&asking, only_named, &mut generation, cancel).await {
-                Ok(found) => found,
-                Err(outcome) => return outcome,
-            }
+            let asking = Asking { system, messages, prompt, handed };
+            self.changes_asked_for(&asking, only_named, &mut generation, cancel).await?
         };
         for (name, input) in changes {
             let id = self.next_call_id();
@@ -83,12 +139,11 @@ impl Conversation {
         let Generation { blocks, mut calls, usage, .. } = generation;
         self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(usage));
         if calls.is_empty() {
-            return TurnOutcome { stop_reason: StopReason::EndTurn, text, usage };
+            return Ok((text, usage, false));
         }
         let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
         self.record(Message { role: Role::User, blocks: results });
-        let stop = if cancelled { StopReason::Cancelled } else { StopReason::EndTurn };
-        TurnOutcome { stop_reason: stop, text, usage }
+        Ok((text, usage, cancelled))
     }
 
     /// The changes the reply in `generation` shows, and the text of the
@@ -349,6 +404,18 @@ impl Conversation {
         }
         handed.extend(new.iter().map(|path| HandedFile { path: path.clone(), text: String::new() }));
         handed
+    }
+
+    /// The file at `path` as handed over, unless it may not be shown or is
+    /// too long for the whole-file way.
+    fn showable(&self, path: WorkspacePath) -> Option<HandedFile> {
+        let fits = std::fs::metadata(&path.abs).is_ok_and(|m| m.len() <= MAX_BYTES as u64);
+        if !fits || !self.may_show(&path) {
+            return None;
+        }
+        let text = self.workspace.read_text(&path).ok()?;
+        let readable = !text.trim().is_empty() && !text.contains('\0') && text.lines().count() <= MAX_LINES;
+        readable.then_some(HandedFile { path, text })
     }
 
     /// The files of the workspace that `prompt` points to (it names them, or
