@@ -626,6 +626,15 @@ fn whole_version_likeness(file: &str, block: &str) -> Option<f32> {
     if file_lines == 0 || code_lines(block).count() * 3 < file_lines * 2 || same_code(file, block) {
         return None;
     }
+    // The file with its head left out (docstring and imports), and nothing
+    // else changed, is a part shown, not a version: as one, it would
+    // delete the imports the code it keeps still uses. A version without
+    // the file's last lines (a trailing print taken out) is one.
+    let file_code: Vec<&str> = code_lines(file).collect();
+    let block_code: Vec<&str> = code_lines(block).collect();
+    if file_code.windows(block_code.len()).skip(1).any(|part| part == block_code.as_slice()) {
+        return None;
+    }
     let in_block = declared_names(block);
     if !declared_names(file).is_subset(&in_block) {
         return None;
@@ -1247,6 +1256,15 @@ mod tests {
         assert_eq!(whole_version_likeness(&two, version), None);
         // Nor is other code of about the same size.
         assert_eq!(whole_version_likeness("import os\nprint(os.getcwd())\n", "x = [1, 2]\ny = sum(x)\n"), None);
+        // The file shown without its head deletes nothing; without its
+        // last line it does.
+        let orders = "\"\"\"Orders.\"\"\"\n\nfrom shop.tax import tax\n\n\nclass Order:\n    def __init__(self, subtotal):\n        \
+                      self.subtotal = subtotal\n\n    def total(self):\n        return tax(self.subtotal)\n\n    \
+                      def paid(self):\n        return True\n";
+        let headless = orders.split_once("\n\n\n").unwrap().1;
+        assert_eq!(whole_version_likeness(orders, headless), None);
+        let without_last = orders.trim_end().rsplit_once('\n').unwrap().0;
+        assert!(whole_version_likeness(orders, without_last).is_some());
     }
 
     #[test]
