@@ -1787,6 +1787,45 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     assert_eq!(run.read("lib/numbers.py"), "def is_even(n):\n    return n % 2 == 0\n");
     assert!(!run.dir.path().join("numbers.py").exists());
 
+    // A path the model made up, over a version of the file shown, is that
+    // file; over other code, a file it creates.
+    let factorial = "def factorial(n):\n    result = 1\n    for i in range(2, n + 1):\n        result *= i\n    return result\n";
+    let checked = factorial.replace("    result = 1\n", "    if n < 0:\n        raise ValueError(n)\n    result = 1\n");
+    let run = Scenario::new()
+        .file("mathx.py", factorial)
+        .tool_settings(whole_files())
+        .run(&[&format!("```\nfactorial.py\n```\n```\n{checked}```\n")], "factorial should reject negative numbers.")
+        .await;
+    assert_eq!(run.read("mathx.py"), checked);
+    assert!(!run.exists("factorial.py"));
+    let run = Scenario::new()
+        .file("mathx.py", factorial)
+        .tool_settings(whole_files())
+        .run(&["test_mathx.py\n```\nfrom mathx import factorial\n\nassert factorial(3) == 6\n```\n"], "Test factorial.")
+        .await;
+    assert_eq!(run.read("test_mathx.py"), "from mathx import factorial\n\nassert factorial(3) == 6\n");
+    assert_eq!(run.read("mathx.py"), factorial);
+
+    // The path fenced instead of the code: the code after it, up to the
+    // next fence, is the file's; the copy after it changes nothing.
+    let stats = "function maxOf(values) {\n  let best = values[0];\n  for (const v of values) {\n    if (v < best) best = v;\n  }\n  return best;\n}\n";
+    let fixed = stats.replace("v < best", "v > best");
+    let reply = format!("```\nlib/stats.js\n```\n{fixed}```\n\nlib/stats.js\n```\n{stats}```\n");
+    let run = Scenario::new()
+        .file("lib/stats.js", stats)
+        .tool_settings(whole_files())
+        .run(&[&reply], "maxOf returns the smallest number. Fix it.")
+        .await;
+    assert_eq!(run.read("lib/stats.js"), fixed);
+    // Prose after a fenced path is no code of the file: the block after it is.
+    let reply = format!("```\nlib/stats.js\n```\nThe comparison is the wrong way round.\n```js\n{fixed}```\n");
+    let run = Scenario::new()
+        .file("lib/stats.js", stats)
+        .tool_settings(whole_files())
+        .run(&[&reply], "maxOf returns the smallest number. Fix it.")
+        .await;
+    assert_eq!(run.read("lib/stats.js"), fixed);
+
     // A version with every line changed is still the file's; a bare path as
     // a block's first line names it when it is a file shown.
     let hello = "def greet(name):\n    return \"Hello, \" + name + \"!\"\n";

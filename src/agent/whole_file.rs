@@ -536,11 +536,9 @@ impl Conversation {
         let mut calls: Vec<Change> = Vec::new();
         let mut done: Vec<String> = Vec::new();
         for shown in blocks_for(reply, handed) {
-            let target = match shown.path.as_deref() {
-                Some(label) => self.labelled(label, handed),
-                // A block without a path is the handed file it is a version of,
-                // or new code the prompt asks for in the one file it names.
-                None => handed
+            // The handed file the block is a version of.
+            let version_of = || {
+                handed
                     .iter()
                     .filter_map(|f| rewrite_of(&f.text, &shown.text).map(|r| (r.shared_lines, f.path.clone())))
                     .max_by_key(|(shared, _)| *shared)
@@ -552,13 +550,26 @@ impl Conversation {
                             .max_by(|a, b| a.0.total_cmp(&b.0));
                         best.map(|(_, path)| path.clone())
                     })
-                    .or_else(|| {
-                        let named = only_named?;
-                        let text = self.workspace.read_text(named).unwrap_or_default();
-                        let new = introduces_asked_name(prompt, &text, &shown.text)
-                            && handed.iter().all(|f| is_new_code(&f.text, &shown.text));
-                        new.then(|| named.clone())
-                    }),
+            };
+            let target = match shown.path.as_deref() {
+                // A path the model made up (`factorial.py` for the function
+                // of mathx.py) over a version of a handed file is that file;
+                // over other code, a file the model creates.
+                Some(label) => match self.labelled(label, handed) {
+                    Some(path) if !path.abs.exists() && handed_under(label, handed).is_none() => {
+                        version_of().or(Some(path))
+                    }
+                    known => known,
+                },
+                // A block without a path is the handed file it is a version of,
+                // or new code the prompt asks for in the one file it names.
+                None => version_of().or_else(|| {
+                    let named = only_named?;
+                    let text = self.workspace.read_text(named).unwrap_or_default();
+                    let new = introduces_asked_name(prompt, &text, &shown.text)
+                        && handed.iter().all(|f| is_new_code(&f.text, &shown.text));
+                    new.then(|| named.clone())
+                }),
             };
             let Some(path) = target else { continue };
             // A small model repeats its answer: the first version counts.
@@ -1123,7 +1134,7 @@ fn shown_files(reply: &str) -> Vec<ShownFile> {
 /// `shapes.py` under that path: taken so only when it is a file handed
 /// over, for code can read so too.
 fn blocks_for(reply: &str, handed: &[HandedFile]) -> Vec<ShownFile> {
-    let mut blocks = shown_files(reply);
+    let mut blocks = shown_files(&realign_fences(reply, handed));
     for shown in blocks.iter_mut().filter(|shown| shown.path.is_none()) {
         let first = shown.text.lines().next().unwrap_or_default();
         if let Some(label) = path_in(first).filter(|label| handed_under(label, handed).is_some()) {
@@ -1132,6 +1143,54 @@ fn blocks_for(reply: &str, handed: &[HandedFile]) -> Vec<ShownFile> {
         }
     }
     blocks
+}
+
+/// `reply` with its fences paired again where a model fenced a handed
+/// file's path instead of its code ("```\nstats.js\n```\n<code>\n```"),
+/// which leaves the code outside and pairs every later fence wrongly: the
+/// lines after such a path block, up to the next fence, are the file's
+/// block when they share a line with it (prose after a path does not).
+fn realign_fences(reply: &str, handed: &[HandedFile]) -> String {
+    let lines: Vec<&str> = reply.lines().collect();
+    let is_fence = |line: &str| line.trim_start().starts_with("```");
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
+    let mut in_block = false;
+    let mut at = 0;
+    while let Some(&line) = lines.get(at) {
+        at += 1;
+        if !is_fence(line) {
+            out.push(line);
+            continue;
+        }
+        if in_block {
+            in_block = false;
+            out.push(line);
+            continue;
+        }
+        let path_block = match (lines.get(at), lines.get(at + 1)) {
+            (Some(&path), Some(&close)) if is_fence(close) => {
+                path_in(path).and_then(|label| handed_under(&label, handed)).map(|file| (path, file))
+            }
+            _ => None,
+        };
+        if let Some((path, file)) = path_block {
+            let rest = &lines[at + 2..];
+            let code = &rest[..rest.iter().position(|line| is_fence(line)).unwrap_or(rest.len())];
+            let known: std::collections::HashSet<&str> =
+                file.text.lines().map(str::trim).filter(|line| line.len() > 3).collect();
+            if code.iter().any(|line| known.contains(line.trim())) {
+                out.extend([path, "```"]);
+                out.extend(code);
+                out.push("```");
+                // Past the path block, the code and the fence that closes it.
+                at += 2 + code.len() + 1;
+                continue;
+            }
+        }
+        in_block = true;
+        out.push(line);
+    }
+    out.join("\n")
 }
 
 /// The path a line outside code names, when that is all it says
