@@ -2053,6 +2053,58 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert_eq!(run.backend.used(), 1);
     assert_eq!(run.read("main.py"), main);
 
+    // A reshaped declaration: the file the prompt asks to change with it,
+    // left as it was, is asked for, shown the change.
+    let money = "def format_price(amount):\n    return \"$\" + format(amount, \".2f\")\n";
+    let shop = "from money import format_price\n\n\ndef label(amount):\n    return \"Price: \" + format_price(amount)\n";
+    let symbol = "def format_price(amount, symbol=\"$\"):\n    return symbol + format(amount, \".2f\")\n";
+    let euro = shop.replace("format_price(amount)\n", "format_price(amount, \"€\")\n");
+    let prompt = "format_price in money.py should take a currency symbol, and shop.py should call it with \"€\".";
+    let run = Scenario::new()
+        .file("money.py", money)
+        .file("shop.py", shop)
+        .tool_settings(whole_files())
+        .run(&[&format!("money.py\n```python\n{symbol}```\n"), &format!("shop.py\n```python\n{euro}```\n")], prompt)
+        .await;
+    assert_eq!(run.read("money.py"), symbol);
+    assert_eq!(run.read("shop.py"), euro);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.starts_with(&format!("money.py\n```\n{symbol}```\n\nshop.py\n```\n{shop}```")), "{sent}");
+    assert!(
+        sent.ends_with(
+            "money.py now has `def format_price(amount, symbol=\"$\"):`. Reply with the whole new content of \
+             shop.py, changed as asked, in a code block after its path."
+        ),
+        "{sent}"
+    );
+    assert!(told(&run, "the prompt asks for shop.py too"));
+    // Copied back unchanged, it is asked for the line.
+    let run = Scenario::new()
+        .file("money.py", money)
+        .file("shop.py", shop)
+        .tool_settings(whole_files())
+        .run(
+            &[
+                &format!("money.py\n```python\n{symbol}```\n"),
+                &format!("```python\n{shop}```\n"),
+                "```python\n    return \"Price: \" + format_price(amount, \"€\")\n```\n",
+            ],
+            prompt,
+        )
+        .await;
+    assert_eq!(run.read("money.py"), symbol);
+    assert_eq!(run.read("shop.py"), euro);
+    assert!(told(&run, "the reply copied shop.py back unchanged"));
+    // A file the prompt does not name is not asked for: callers keep working.
+    let run = Scenario::new()
+        .file("money.py", money)
+        .file("shop.py", shop)
+        .tool_settings(whole_files())
+        .run(&[&format!("money.py\n```python\n{symbol}```\n")], "format_price in money.py should take a currency symbol.")
+        .await;
+    assert_eq!(run.backend.used(), 1);
+    assert_eq!(run.read("shop.py"), shop);
+
     // A question is answered, not retried: a copy of a file may be the answer.
     let run = Scenario::new()
         .file("config.py", "PORT = 8080\n")

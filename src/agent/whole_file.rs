@@ -183,38 +183,9 @@ impl Conversation {
         // Still copies: the model sees where the change goes but not what
         // it is. Asked for just the line, it often writes it fixed.
         if let Some(copied) = copied_back(&text, prompt, handed).filter(|_| changes.is_empty()) {
-            let names: Vec<String> = copied.iter().map(|f| f.path.display().to_string()).collect();
-            let ask = match names.as_slice() {
-                [one] => format!("Which line of {one} must change? Reply with that line only, as it must read."),
-                _ => "Which line must change? Reply with that line only, as it must read.".to_string(),
-            };
-            let shown: String = copied
-                .iter()
-                .copied()
-                .chain(handed.iter().filter(|f| !copied.iter().any(|c| c.path.rel == f.path.rel)))
-                .map(HandedFile::shown)
-                .collect();
-            let notice =
-                format!("[the reply copied {} back unchanged — asking for the line to change…]", names.join(", "));
-            text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
-            changes = self.line_fix(&copied, &text).into_iter().collect();
-            // "line 3": a small model answers where the line is. Shown that
-            // line, it writes it as it must read.
-            let numbered = line_number(&text).and_then(|n| {
-                let file = copied.first()?;
-                let line = file.text.lines().nth(n.checked_sub(1)?).filter(|line| !line.trim().is_empty())?;
-                Some((file, n, line))
-            });
-            if let Some((file, n, line)) = numbered.filter(|_| changes.is_empty()) {
-                let path = file.path.display();
-                let ask = format!(
-                    "Line {n} of {path} reads:\n```\n{}\n```\nReply with that line only, as it must read.",
-                    line.trim()
-                );
-                let notice = format!("[the reply named line {n} of {path} — asking for it as it must read…]");
-                text = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await?;
-                changes = self.line_fix(&[*file], &text).into_iter().collect();
-            }
+            let others: Vec<&HandedFile> =
+                handed.iter().filter(|f| !copied.iter().any(|c| c.path.rel == f.path.rel)).collect();
+            (text, changes) = self.line_asked(asking, &copied, &others, generation, cancel).await?;
         }
         // A change that renames or removes what other files use (`def
         // calc_total` now `def compute_total`, main.py still calling
@@ -249,18 +220,95 @@ impl Conversation {
                  {names}, changed to match, in a code block after its path.",
                 changed.iter().map(|f| f.path.display()).collect::<Vec<_>>().join(", "),
             );
-            let shown: String = changed.iter().chain(users.iter().copied()).map(HandedFile::shown).collect();
             let notice = format!("[{names} still {use_} {stale} — asking for it to match…]");
-            text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
-            let users: Vec<HandedFile> = users.into_iter().cloned().collect();
-            // Versions of the files only: new code alone is no match.
-            let matching = self.changes_shown(&text, prompt, &users, None);
-            // Only the broken files: the changed ones are shown as they will be.
-            changes.extend(
-                matching.into_iter().filter(|(_, input)| users.iter().any(|f| input["file_path"] == f.path.display())),
+            text = self.ask_to_match(asking, &changed, &users, &ask, &notice, &mut changes, generation, cancel).await?;
+        } else if let Some((reshaped, users)) = reshaped(&changed, handed, prompt) {
+            // "…and shop.py should call it with €": the prompt asks for a
+            // file that uses what the change reshapes, and it was left as is.
+            let names = users.iter().map(|f| f.path.display()).collect::<Vec<_>>().join(", ");
+            let ask = format!(
+                "{}. Reply with the whole new content of {names}, changed as asked, in a code block after its path.",
+                reshaped.join("; "),
             );
+            let notice = format!("[the prompt asks for {names} too — asking for it…]");
+            text = self.ask_to_match(asking, &changed, &users, &ask, &notice, &mut changes, generation, cancel).await?;
         }
         Ok((text, changes))
+    }
+
+    /// Asks which line of the `copied` files (shown first, then `others`)
+    /// must change, for that line as it must read, and again for a line
+    /// number's line: the reply's text and the Edit its line makes.
+    async fn line_asked(
+        &mut self,
+        asking: &Asking<'_>,
+        copied: &[&HandedFile],
+        others: &[&HandedFile],
+        generation: &mut Generation,
+        cancel: &CancellationToken,
+    ) -> Result<(String, Vec<Change>), TurnOutcome> {
+        let names: Vec<String> = copied.iter().map(|f| f.path.display().to_string()).collect();
+        let ask = match names.as_slice() {
+            [one] => format!("Which line of {one} must change? Reply with that line only, as it must read."),
+            _ => "Which line must change? Reply with that line only, as it must read.".to_string(),
+        };
+        let shown: String = copied.iter().chain(others).map(|f| f.shown()).collect();
+        let notice = format!("[the reply copied {} back unchanged — asking for the line to change…]", names.join(", "));
+        let mut text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
+        let mut changes: Vec<Change> = self.line_fix(copied, &text).into_iter().collect();
+        // "line 3": a small model answers where the line is. Shown that
+        // line, it writes it as it must read.
+        let numbered = line_number(&text).and_then(|n| {
+            let file = copied.first()?;
+            let line = file.text.lines().nth(n.checked_sub(1)?).filter(|line| !line.trim().is_empty())?;
+            Some((file, n, line))
+        });
+        if let Some((file, n, line)) = numbered.filter(|_| changes.is_empty()) {
+            let path = file.path.display();
+            let ask =
+                format!("Line {n} of {path} reads:\n```\n{}\n```\nReply with that line only, as it must read.", line.trim());
+            let notice = format!("[the reply named line {n} of {path} — asking for it as it must read…]");
+            text = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await?;
+            changes = self.line_fix(&[*file], &text).into_iter().collect();
+        }
+        Ok((text, changes))
+    }
+
+    /// Asks for the `users` of what the `changed` files change, shown
+    /// those as they will be, and adds the versions of `users` the reply
+    /// shows to `changes`: its text.
+    #[allow(clippy::too_many_arguments)]
+    async fn ask_to_match(
+        &mut self,
+        asking: &Asking<'_>,
+        changed: &[HandedFile],
+        users: &[&HandedFile],
+        ask: &str,
+        notice: &str,
+        changes: &mut Vec<Change>,
+        generation: &mut Generation,
+        cancel: &CancellationToken,
+    ) -> Result<String, TurnOutcome> {
+        let shown: String = changed.iter().chain(users.iter().copied()).map(HandedFile::shown).collect();
+        let text = self.ask_again(asking, &shown, ask, notice, generation, cancel).await?;
+        let users: Vec<HandedFile> = users.iter().map(|f| (*f).clone()).collect();
+        // Versions of the files only: new code alone is no match.
+        let matching: Vec<Change> = self
+            .changes_shown(&text, asking.prompt, &users, None)
+            .into_iter()
+            // Only the users: the changed files are shown as they will be.
+            .filter(|(_, input)| users.iter().any(|f| input["file_path"] == f.path.display()))
+            .collect();
+        if !matching.is_empty() {
+            changes.extend(matching);
+            return Ok(text);
+        }
+        // Copied back: asked for the line, as after the first reply.
+        let Some(copied) = copied_back(&text, asking.prompt, &users) else { return Ok(text) };
+        let changed: Vec<&HandedFile> = changed.iter().collect();
+        let (text, fixed) = self.line_asked(asking, &copied, &changed, generation, cancel).await?;
+        changes.extend(fixed);
+        Ok(text)
     }
 
     /// Another reply, to the conversation with `shown` files and `ask`, in
@@ -814,6 +862,43 @@ fn dangling<'a>(changed: &[HandedFile], handed: &'a [HandedFile]) -> Option<(Vec
         .map(|name| name.to_string())
         .collect();
     (!users.is_empty() && users.len() <= MAX_USERS).then_some((stale, users))
+}
+
+/// The declaration lines that the `changed` files reshape (`def
+/// format_price(amount):` given a parameter), said as "money.py now has
+/// `…`", with the unchanged handed
+/// files that the prompt names and that use what they declare (three at
+/// most): the files the prompt asks to change with them.
+fn reshaped<'a>(
+    changed: &[HandedFile],
+    handed: &'a [HandedFile],
+    prompt: &str,
+) -> Option<(Vec<String>, Vec<&'a HandedFile>)> {
+    const MAX_USERS: usize = 3;
+    fn declaration<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+        text.lines().find(|line| !line.starts_with(char::is_whitespace) && declared_name(line) == Some(name))
+    }
+    let mut lines: Vec<(String, String)> = Vec::new();
+    for new in changed {
+        let Some(old) = handed.iter().find(|f| f.path == new.path) else { continue };
+        for name in declared_names(&old.text) {
+            let (Some(before), Some(after)) = (declaration(&old.text, name), declaration(&new.text, name)) else {
+                continue;
+            };
+            if before.trim_end() != after.trim_end() {
+                lines.push((name.to_string(), format!("{} now has `{}`", new.path.display(), after.trim())));
+            }
+        }
+    }
+    let named = |f: &HandedFile| prompt.contains(f.path.rel.rsplit('/').next().unwrap_or(&f.path.rel));
+    let users: Vec<&HandedFile> = handed
+        .iter()
+        .filter(|f| !f.text.is_empty() && !changed.iter().any(|c| c.path == f.path) && named(f))
+        .filter(|f| lines.iter().any(|(name, _)| uses_word(&f.text, name)))
+        .collect();
+    let lines = lines.into_iter().filter(|(name, _)| users.iter().any(|f| uses_word(&f.text, name)));
+    let lines: Vec<String> = lines.map(|(_, line)| line).collect();
+    (!users.is_empty() && users.len() <= MAX_USERS).then_some((lines, users))
 }
 
 /// The declarations that the `changed` files rename, as (old name, new
