@@ -1806,6 +1806,33 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     assert_eq!(run.read("test_mathx.py"), "from mathx import factorial\n\nassert factorial(3) == 6\n");
     assert_eq!(run.read("mathx.py"), factorial);
 
+    // A dotfile the prompt asks for is made, beside a copy of the code.
+    let run = Scenario::new()
+        .file("app.py", "print(\"hi\")\n")
+        .tool_settings(whole_files())
+        .run(
+            &["app.py\n```\nprint(\"hi\")\n```\n\n.gitignore\n```\n__pycache__\n.env\n```\n"],
+            "Create a .gitignore that ignores __pycache__ folders and .env files.",
+        )
+        .await;
+    assert_eq!(run.read(".gitignore"), "__pycache__\n.env\n");
+    assert_eq!(run.read("app.py"), "print(\"hi\")\n");
+
+    // The file the prompt names comes with the project's modules it
+    // imports: the test that fails, with the code it tests.
+    let mean = "def mean(values):\n    return sum(values) / (len(values) + 1)\n";
+    let fixed_mean = "def mean(values):\n    return sum(values) / len(values)\n";
+    let run = Scenario::new()
+        .file("calc.py", mean)
+        .file("test_calc.py", "from calc import mean\n\n\ndef test_mean():\n    assert mean([2, 4]) == 3\n")
+        .file("notes.py", "NOTES = []\n")
+        .tool_settings(whole_files())
+        .run(&[&format!("calc.py\n```python\n{fixed_mean}```\n")], "The test in test_calc.py fails. Fix the code.")
+        .await;
+    assert_eq!(run.read("calc.py"), fixed_mean);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("calc.py\n```\ndef mean") && !sent.contains("notes.py"), "{sent}");
+
     // The path fenced instead of the code: the code after it, up to the
     // next fence, is the file's; the copy after it changes nothing.
     let stats = "function maxOf(values) {\n  let best = values[0];\n  for (const v of values) {\n    if (v < best) best = v;\n  }\n  return best;\n}\n";

@@ -22,7 +22,7 @@ use super::{Conversation, TurnOutcome};
 use crate::config::ToolProfile;
 use crate::protocol::{AgentStatus, Block, Event, Message, PermissionMode, Role, StopReason, Usage};
 use crate::workspace::WorkspacePath;
-use crate::workspace::mentions::{named_files, new_files};
+use crate::workspace::mentions::{is_dotfile, named_files, new_files};
 use crate::workspace::snapshot;
 
 /// Files handed over with one prompt.
@@ -512,12 +512,21 @@ impl Conversation {
                 word.contains('_') || word.chars().skip(1).any(char::is_uppercase) || declared.contains(word)
             })
             .collect();
+        // The project's modules that the named files import (calc.py for
+        // test_calc.py's `from calc import mean`): where what they use is.
+        let imported: std::collections::HashSet<String> = readable
+            .iter()
+            .filter(|(is_named, ..)| *is_named)
+            .flat_map(|(_, _, _, text)| text.lines().filter(|line| is_import(line)).flat_map(import_names))
+            .map(str::to_string)
+            .collect();
+        let stem = |rel: &str| rel.rsplit('/').next().unwrap_or(rel).split('.').next().unwrap_or_default().to_string();
         let mut candidates: Vec<(u8, String, WorkspacePath, String)> = readable
             .into_iter()
             .map(|(is_named, rel, path, text)| {
                 let rank = if is_named {
                     0
-                } else if code_names.iter().any(|name| text.contains(name)) {
+                } else if code_names.iter().any(|name| text.contains(name)) || imported.contains(&stem(&rel)) {
                     1
                 } else {
                     2
@@ -1301,7 +1310,7 @@ fn looks_like_path(words: &str) -> bool {
     !words.is_empty()
         && words.chars().all(|c| c.is_alphanumeric() || "._-/".contains(c))
         && name.contains('.')
-        && !name.starts_with('.')
+        && (!name.starts_with('.') || is_dotfile(name))
         && !name.ends_with('.')
 }
 

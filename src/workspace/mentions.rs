@@ -78,6 +78,16 @@ fn candidates(text: &str) -> impl Iterator<Item = &str> {
         .filter(|word| looks_like_a_file(word))
 }
 
+/// A file name of a leading dot and a lowercase word (`.gitignore`, `.env`,
+/// `.eslintrc.json`), as tools name their settings.
+pub fn is_dotfile(name: &str) -> bool {
+    name.strip_prefix('.').is_some_and(|rest| {
+        rest.starts_with(|c: char| c.is_ascii_lowercase())
+            && rest.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+            && !rest.ends_with('.')
+    })
+}
+
 /// A name with an extension (`stats.py`, `Makefile` aside) or a path with a
 /// folder in it (`src/main.rs`, `docs/guide`).
 fn looks_like_a_file(word: &str) -> bool {
@@ -89,7 +99,7 @@ fn looks_like_a_file(word: &str) -> bool {
     let has_extension = extension.is_some_and(|(stem, ext)| {
         !stem.is_empty() && (1..=8).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphanumeric())
     });
-    has_extension || (word.contains('/') && !name.is_empty())
+    has_extension || is_dotfile(name) || (word.contains('/') && !name.is_empty())
 }
 
 #[cfg(test)]
@@ -122,5 +132,14 @@ mod tests {
         assert_eq!(named(&ws, "stats.py, stats.py and ./stats.py"), ["stats.py"], "each file once");
         assert!(named(&ws, "../outside.py /etc/passwd").is_empty());
         assert!(named(&ws, "lib/").is_empty(), "a folder is not a file");
+    }
+
+    #[test]
+    fn a_dotfile_the_prompt_asks_for_is_a_new_file() {
+        let (_dir, ws) = workspace(&["app.py", ".env"]);
+        let new = |text| new_files(&ws, text, 4).into_iter().map(|p| p.rel).collect::<Vec<_>>();
+        assert_eq!(new("Create a .gitignore that ignores .env files."), [".gitignore"]);
+        assert_eq!(named(&ws, "Read the .env file."), [".env"]);
+        assert!(new("It costs .5 of that... or .NET.").is_empty());
     }
 }
