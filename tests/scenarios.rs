@@ -1817,6 +1817,17 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
         .await;
     assert_eq!(run.read(".gitignore"), "__pycache__\n.env\n");
     assert_eq!(run.read("app.py"), "print(\"hi\")\n");
+    // Without a path, a block is the one file the prompt asks to make,
+    // unless it is code of a file shown.
+    let run = Scenario::new()
+        .file("app.py", "print(\"hi\")\n")
+        .tool_settings(whole_files())
+        .run(
+            &["```\nprint(\"hi\")\n```\n\n```\n# Ignore caches\n__pycache__\n```\n"],
+            "Create a .gitignore that ignores __pycache__ folders.",
+        )
+        .await;
+    assert_eq!(run.read(".gitignore"), "# Ignore caches\n__pycache__\n");
 
     // The file the prompt names comes with the project's modules it
     // imports: the test that fails, with the code it tests.

@@ -619,9 +619,14 @@ impl Conversation {
                     known => known,
                 },
                 // A block without a path is the handed file it is a version of,
-                // or new code the prompt asks for in the one file it names.
+                // the one file the prompt asks to make, or new code the prompt
+                // asks for in the one file it names.
                 None => version_of().or_else(|| {
                     let named = only_named?;
+                    if !named.abs.exists() {
+                        let copies = handed.iter().any(|f| shares_code(&f.text, &shown.text));
+                        return (!copies).then(|| named.clone());
+                    }
                     let text = self.workspace.read_text(named).unwrap_or_default();
                     let new = introduces_asked_name(prompt, &text, &shown.text)
                         && handed.iter().all(|f| is_new_code(&f.text, &shown.text));
@@ -1128,9 +1133,13 @@ fn reply_text(generation: &Generation) -> String {
 /// Whether `block` shares no line of code with `file`: an addition to it,
 /// not a version of it.
 fn is_new_code(file: &str, block: &str) -> bool {
+    block.lines().filter(|line| !line.trim().is_empty()).count() > 1 && !shares_code(file, block)
+}
+
+/// Whether `block` holds a line of code of `file`.
+fn shares_code(file: &str, block: &str) -> bool {
     let lines: std::collections::HashSet<&str> = file.lines().map(str::trim).filter(|line| line.len() > 3).collect();
-    block.lines().filter(|line| !line.trim().is_empty()).count() > 1
-        && !block.lines().any(|line| lines.contains(line.trim()))
+    block.lines().any(|line| lines.contains(line.trim()))
 }
 
 /// The files to hand the model with one prompt.

@@ -31,7 +31,8 @@ pub fn new_files(workspace: &Workspace, text: &str, limit: usize) -> Vec<Workspa
     let mut found: Vec<WorkspacePath> = Vec::new();
     for word in candidates(text).take(MAX_CANDIDATES) {
         let name = word.rsplit('/').next().unwrap_or(word);
-        if found.len() >= limit || !name.contains('.') || resolve(workspace, word).is_some() {
+        if found.len() >= limit || !name.contains('.') || resolve(workspace, word).is_some() || names_a_kind(text, word)
+        {
             continue;
         }
         let Ok(path) = workspace.resolve(word) else { continue };
@@ -40,6 +41,12 @@ pub fn new_files(workspace: &Workspace, text: &str, limit: usize) -> Vec<Workspa
         }
     }
     found
+}
+
+/// Whether `text` says `word` of a kind of file ("ignore .env files"),
+/// not of one file to make.
+fn names_a_kind(text: &str, word: &str) -> bool {
+    ["files", "folders", "directories"].iter().any(|kind| text.contains(&format!("{word} {kind}")))
 }
 
 fn resolve(workspace: &Workspace, word: &str) -> Option<WorkspacePath> {
@@ -138,7 +145,7 @@ mod tests {
     fn a_dotfile_the_prompt_asks_for_is_a_new_file() {
         let (_dir, ws) = workspace(&["app.py", ".env"]);
         let new = |text| new_files(&ws, text, 4).into_iter().map(|p| p.rel).collect::<Vec<_>>();
-        assert_eq!(new("Create a .gitignore that ignores .env files."), [".gitignore"]);
+        assert_eq!(new("Create a .gitignore that ignores .cache files."), [".gitignore"]);
         assert_eq!(named(&ws, "Read the .env file."), [".env"]);
         assert!(new("It costs .5 of that... or .NET.").is_empty());
     }
