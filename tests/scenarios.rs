@@ -1844,6 +1844,22 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("calc.py\n```\ndef mean") && !sent.contains("notes.py"), "{sent}");
 
+    // Of a file too long to show, the part that declares what the prompt
+    // names is shown, said to be a part; the reply's version of it changes
+    // that part only.
+    let filler: String = (0..300).map(|i| format!("def helper_{i}(x):\n    return x * {i}\n\n\n")).collect();
+    let port = "def parse_port(text):\n    port = int(text)\n    if port < 0:\n        raise ValueError(text)\n    return port\n";
+    let utils = format!("{filler}{port}\n\n{filler}");
+    let fixed_port = port.replace("port < 0", "port < 1");
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .run(&[&format!("utils.py\n```python\n{fixed_port}```\n")], "parse_port in utils.py accepts 0. Fix it.")
+        .await;
+    assert_eq!(run.read("utils.py"), utils.replace(port, &fixed_port));
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.starts_with(&format!("utils.py (lines 1201 to 1205 of 2407; the rest is left out)\n```\n{port}```")), "{sent}");
+
     // The path fenced instead of the code: the code after it, up to the
     // next fence, is the file's; the copy after it changes nothing.
     let stats = "function maxOf(values) {\n  let best = values[0];\n  for (const v of values) {\n    if (v < best) best = v;\n  }\n  return best;\n}\n";

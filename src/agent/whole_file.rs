@@ -95,9 +95,18 @@ impl Conversation {
             // The files as they are now, those the last round made included,
             // and those the reason names (the test that fails).
             let (mut files, mut new) = (Vec::new(), Vec::new());
-            for path in handed.into_iter().map(|f| f.path) {
-                match self.workspace.read_text(&path) {
-                    Ok(text) if !text.trim().is_empty() => files.push(HandedFile { path, text }),
+            for HandedFile { path, part, text: was } in handed {
+                match (self.workspace.read_text(&path), part) {
+                    (Ok(text), None) if !text.trim().is_empty() => files.push(HandedFile::whole(path, text)),
+                    // The same lines, as they are now.
+                    (Ok(text), Some(Part { first, .. })) => {
+                        let total = text.lines().count();
+                        let lines: Vec<&str> = text.lines().skip(first - 1).take(was.lines().count()).collect();
+                        if !lines.is_empty() {
+                            let part = Some(Part { first, total });
+                            files.push(HandedFile { path, text: lines.join("\n") + "\n", part });
+                        }
+                    }
                     _ => new.push(path),
                 }
             }
@@ -444,13 +453,21 @@ impl Conversation {
     fn hand_over_files(&mut self, chosen: Vec<HandedFile>, new: &[WorkspacePath]) -> Vec<HandedFile> {
         let mut handed = chosen;
         for file in &handed {
-            self.state.note_read(&file.path, &file.text);
+            // A part counts as reading the file, as a Read of some lines does.
+            match file.part {
+                None => self.state.note_read(&file.path, &file.text),
+                Some(_) => {
+                    if let Ok(text) = self.workspace.read_text(&file.path) {
+                        self.state.note_read(&file.path, &text);
+                    }
+                }
+            }
         }
         if !handed.is_empty() {
             let paths = handed.iter().map(|f| f.path.display().to_string()).collect();
             self.events.emit(Event::FilesAttached { paths });
         }
-        handed.extend(new.iter().map(|path| HandedFile { path: path.clone(), text: String::new() }));
+        handed.extend(new.iter().map(|path| HandedFile::whole(path.clone(), String::new())));
         handed
     }
 
@@ -463,7 +480,7 @@ impl Conversation {
         }
         let text = self.workspace.read_text(&path).ok()?;
         let readable = !text.trim().is_empty() && !text.contains('\0') && text.lines().count() <= MAX_LINES;
-        readable.then_some(HandedFile { path, text })
+        readable.then_some(HandedFile::whole(path, text))
     }
 
     /// The files of the workspace that `prompt` points to (it names them, or
@@ -472,8 +489,12 @@ impl Conversation {
     /// many as fit in one message, in path order. `skip` is a file not to show.
     fn select_files(&self, prompt: &str, named: Vec<WorkspacePath>, skip: Option<&str>) -> Selection {
         let words: Vec<&str> = words(prompt).filter(|word| word.len() > 2).collect();
+        /// Files larger than this are not read for a part to show.
+        const MAX_PART_SOURCE_BYTES: u64 = 1024 * 1024;
         let mut readable: Vec<(bool, String, WorkspacePath, String)> = Vec::new();
-        // Text files too long to show: the project holds more than one
+        // Text files too long to show whole: a part of one may be shown.
+        let mut long: Vec<(bool, String, WorkspacePath, String)> = Vec::new();
+        // Files too long to show at all: the project holds more than one
         // message can, unless the prompt points elsewhere.
         let mut too_long = false;
         let mut named_too_long = false;
@@ -486,7 +507,7 @@ impl Conversation {
                 continue;
             }
             let is_named = named.iter().any(|n| n.rel == path.rel);
-            if std::fs::metadata(&path.abs).is_ok_and(|m| m.len() > MAX_BYTES as u64) {
+            if std::fs::metadata(&path.abs).is_ok_and(|m| m.len() > MAX_PART_SOURCE_BYTES) {
                 too_long = true;
                 named_too_long |= is_named;
                 continue;
@@ -495,23 +516,38 @@ impl Conversation {
             if text.trim().is_empty() || text.contains('\0') {
                 continue;
             }
-            if text.lines().count() > MAX_LINES {
-                too_long = true;
-                named_too_long |= is_named;
+            if text.len() > MAX_BYTES || text.lines().count() > MAX_LINES {
+                long.push((is_named, rel, path, text));
                 continue;
             }
             readable.push((is_named, rel, path, text));
         }
         // Code names the prompt uses: `in_stock`, `parseDate`, and plain
         // words the project declares (`slugify` of `def slugify`).
-        let declared: std::collections::HashSet<&str> =
-            readable.iter().flat_map(|(_, _, _, text)| text.lines().filter_map(declared_name)).collect();
+        let declared: std::collections::HashSet<&str> = readable
+            .iter()
+            .chain(&long)
+            .flat_map(|(_, _, _, text)| text.lines().filter_map(declared_name))
+            .collect();
         let code_names: Vec<&str> = words
             .into_iter()
             .filter(|word| {
                 word.contains('_') || word.chars().skip(1).any(char::is_uppercase) || declared.contains(word)
             })
             .collect();
+        // Of a file too long to show, the part that declares a code name
+        // the prompt uses ("parse_port in utils.py accepts 0"): where the
+        // change goes, and all of the file a small model needs.
+        let mut parts: Vec<(bool, String, WorkspacePath, String, Part)> = Vec::new();
+        for (is_named, rel, path, text) in long {
+            match declaring_part(&text, &code_names) {
+                Some((part, at)) => parts.push((is_named, rel, path, part, at)),
+                None => {
+                    too_long = true;
+                    named_too_long |= is_named;
+                }
+            }
+        }
         // The project's modules that the named files import (calc.py for
         // test_calc.py's `from calc import mean`): where what they use is.
         let imported: std::collections::HashSet<String> = readable
@@ -521,7 +557,7 @@ impl Conversation {
             .map(str::to_string)
             .collect();
         let stem = |rel: &str| rel.rsplit('/').next().unwrap_or(rel).split('.').next().unwrap_or_default().to_string();
-        let mut candidates: Vec<(u8, String, WorkspacePath, String)> = readable
+        let mut candidates: Vec<(u8, String, WorkspacePath, String, Option<Part>)> = readable
             .into_iter()
             .map(|(is_named, rel, path, text)| {
                 let rank = if is_named {
@@ -531,8 +567,9 @@ impl Conversation {
                 } else {
                     2
                 };
-                (rank, rel, path, text)
+                (rank, rel, path, text, None)
             })
+            .chain(parts.into_iter().map(|(is_named, rel, path, text, at)| (u8::from(!is_named), rel, path, text, Some(at))))
             .collect();
         candidates.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         // Files the prompt points to are all a small model should see: the
@@ -561,13 +598,13 @@ impl Conversation {
         let mut complete = if pointed { !named_too_long } else { all_fit };
         let mut files = Vec::new();
         let mut bytes = 0;
-        for (_, _, path, text) in candidates {
+        for (_, _, path, text, part) in candidates {
             if files.len() == MAX_FILES || bytes + text.len() > MAX_BYTES {
                 complete = false;
                 continue;
             }
             bytes += text.len();
-            files.push(HandedFile { path, text });
+            files.push(HandedFile { path, text, part });
         }
         // The most relevant file fits: it is where to look, and one message
         // holds it.
@@ -846,7 +883,7 @@ fn changed_file(change: &Change, handed: &[HandedFile]) -> Option<HandedFile> {
             file.text.contains(old).then(|| file.text.replacen(old, input["new_string"].as_str().unwrap_or(old), 1))?
         }
     };
-    Some(HandedFile { path: file.path.clone(), text })
+    Some(HandedFile { path: file.path.clone(), text, part: file.part })
 }
 
 /// The names that the `changed` files (as `changed_file` makes them) stop
@@ -1164,18 +1201,73 @@ struct Asking<'a> {
     handed: &'a [HandedFile],
 }
 
-/// A file shown to the model, as it was then.
+/// A file shown to the model, as it was then: whole, or the part of a
+/// file too long to show that declares what the prompt asks about.
 #[derive(Clone)]
 struct HandedFile {
     path: WorkspacePath,
     text: String,
+    part: Option<Part>,
+}
+
+/// Where the part of a file shown is: its first line (from 1) and the
+/// number of lines of the whole file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Part {
+    first: usize,
+    total: usize,
 }
 
 impl HandedFile {
-    /// The file as the model reads it: its path, then its text in a code block.
-    fn shown(&self) -> String {
-        format!("{}\n```\n{}\n```\n\n", self.path.display(), self.text.trim_end_matches('\n'))
+    fn whole(path: WorkspacePath, text: String) -> HandedFile {
+        HandedFile { path, text, part: None }
     }
+
+    /// The file as the model reads it: its path, then its text in a code
+    /// block; a part is said to be one, so that the model answers with
+    /// that part changed.
+    fn shown(&self) -> String {
+        let text = self.text.trim_end_matches('\n');
+        match self.part {
+            None => format!("{}\n```\n{text}\n```\n\n", self.path.display()),
+            Some(Part { first, total }) => format!(
+                "{} (lines {first} to {} of {total}; the rest is left out)\n```\n{text}\n```\n\n",
+                self.path.display(),
+                first + text.lines().count() - 1,
+            ),
+        }
+    }
+}
+
+/// The lines of `text` that declare the first of `names` it declares (a
+/// function, a class, a method) down to the end of that declaration, at
+/// most `MAX_PART_LINES`, with the decorators and comments right above it.
+fn declaring_part(text: &str, names: &[&str]) -> Option<(String, Part)> {
+    const MAX_PART_LINES: usize = 120;
+    let lines: Vec<&str> = text.lines().collect();
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let at = lines.iter().position(|line| declared_name(line.trim_start()).is_some_and(|name| names.contains(&name)))?;
+    let depth = indent(lines[at]);
+    let mut start = at;
+    while start > 0 && indent(lines[start - 1]) == depth && lines[start - 1].trim_start().starts_with(['@', '#', '/']) {
+        start -= 1;
+    }
+    let mut end = at + 1;
+    while end < lines.len() && end - start < MAX_PART_LINES {
+        let line = lines[end];
+        if !line.trim().is_empty() && indent(line) <= depth {
+            // The closing brace of a block in braces is the block's.
+            if line.trim_start().starts_with(['}', ')', ']']) {
+                end += 1;
+            }
+            break;
+        }
+        end += 1;
+    }
+    while end > at + 1 && lines[end - 1].trim().is_empty() {
+        end -= 1;
+    }
+    Some((lines[start..end].join("\n") + "\n", Part { first: start + 1, total: lines.len() }))
 }
 
 /// A code block of a reply, with the path written on the line before it or
@@ -1491,9 +1583,9 @@ mod tests {
 
     #[test]
     fn an_import_line_is_added_only_to_the_one_file_that_uses_it() {
-        let file = |path: &str, text: &str| HandedFile {
-            path: WorkspacePath { abs: path.into(), rel: path.to_string(), real_rel: path.to_string() },
-            text: text.to_string(),
+        let file = |path: &str, text: &str| {
+            let path = WorkspacePath { abs: path.into(), rel: path.to_string(), real_rel: path.to_string() };
+            HandedFile::whole(path, text.to_string())
         };
         let stats = file("stats.py", "def sd(xs):\n    return math.sqrt(xs)\n");
         let main = file("main.py", "from stats import sd\nprint(sd([1]))\n");
@@ -1511,12 +1603,27 @@ mod tests {
     }
 
     #[test]
+    fn the_part_of_a_long_file_is_the_declaration_of_a_name_asked_about() {
+        let python = "class Cart:\n    @property\n    def total(self):\n        return 1\n\n    def tax(self):\n        \
+                      return 2\n\n\ndef other():\n    pass\n";
+        let (part, at) = declaring_part(python, &["total"]).expect("a part");
+        assert_eq!(part, "    @property\n    def total(self):\n        return 1\n");
+        assert_eq!(at, Part { first: 2, total: 11 });
+        let js = "const a = 1;\n\nfunction maxOf(xs) {\n  let best = xs[0];\n  return best;\n}\n\nfunction f() {}\n";
+        let (part, at) = declaring_part(js, &["maxOf"]).expect("a part");
+        assert_eq!(part, "function maxOf(xs) {\n  let best = xs[0];\n  return best;\n}\n");
+        assert_eq!(at.first, 3);
+        // A name used but not declared has no part.
+        assert_eq!(declaring_part(python, &["Order"]), None);
+    }
+
+    #[test]
     fn a_word_is_replaced_whole_and_a_rename_is_one_declaration_renamed() {
         assert_eq!(replace_word("f(f_x, xf, f) # f", "f", "g"), "g(f_x, xf, g) # g");
         assert_eq!(replace_word("ff", "f", "g"), "ff");
-        let file = |text: &str| HandedFile {
-            path: WorkspacePath { abs: "cart.py".into(), rel: "cart.py".into(), real_rel: "cart.py".into() },
-            text: text.to_string(),
+        let file = |text: &str| {
+            let path = WorkspacePath { abs: "cart.py".into(), rel: "cart.py".into(), real_rel: "cart.py".into() };
+            HandedFile::whole(path, text.to_string())
         };
         let handed = [file("def calc(a):\n    return a\n")];
         let edit = |new: &str| {
