@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use common::{Edits, Scenario};
+use common::{Edits, Run, Scenario};
 use insta::assert_snapshot;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -1732,6 +1732,12 @@ fn whole_files() -> tack::config::ToolSettings {
     tack::config::ToolSettings { profile: tack::config::ToolProfile::WholeFiles, ..Default::default() }
 }
 
+/// A whole-file turn on a workspace of `files`, the model replying `replies`.
+async fn whole_file_run(files: &[(&str, &str)], replies: &[&str], prompt: &str) -> Run {
+    let scenario = files.iter().fold(Scenario::new(), |scenario, (path, text)| scenario.file(path, text));
+    scenario.tool_settings(whole_files()).run(replies, prompt).await
+}
+
 #[tokio::test]
 async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     let calc = "def add(a, b):\n    return a + b\n";
@@ -1771,62 +1777,58 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("mathutil.py\n```\n\n```"), "{sent}");
     let reply = "```\ndef subtract(a, b):\n    return a - b\n```\n";
-    let run = Scenario::new()
-        .file("calc.py", calc)
-        .tool_settings(whole_files())
-        .run(&[reply], "Add subtract to calc.py.")
-        .await;
+    let run = whole_file_run(&[("calc.py", calc)], &[reply], "Add subtract to calc.py.").await;
     assert_eq!(run.read("calc.py"), format!("{}\n\n\ndef subtract(a, b):\n    return a - b\n", calc.trim_end()));
 
     // A bare name means the file of that name that was shown, in its folder.
-    let run = Scenario::new()
-        .file("lib/numbers.py", "def is_even(n):\n    return n % 2 == 1\n")
-        .tool_settings(whole_files())
-        .run(&["numbers.py\n```\ndef is_even(n):\n    return n % 2 == 0\n```\n"], "is_even is wrong. Fix it.")
-        .await;
+    let run = whole_file_run(
+        &[("lib/numbers.py", "def is_even(n):\n    return n % 2 == 1\n")],
+        &["numbers.py\n```\ndef is_even(n):\n    return n % 2 == 0\n```\n"],
+        "is_even is wrong. Fix it.",
+    )
+    .await;
     assert_eq!(run.read("lib/numbers.py"), "def is_even(n):\n    return n % 2 == 0\n");
     assert!(!run.dir.path().join("numbers.py").exists());
 
     // A path the model made up, over a version of the file shown, is that
     // file; over other code, a file it creates.
-    let factorial = "def factorial(n):\n    result = 1\n    for i in range(2, n + 1):\n        result *= i\n    return result\n";
+    let factorial =
+        "def factorial(n):\n    result = 1\n    for i in range(2, n + 1):\n        result *= i\n    return result\n";
     let checked = factorial.replace("    result = 1\n", "    if n < 0:\n        raise ValueError(n)\n    result = 1\n");
-    let run = Scenario::new()
-        .file("mathx.py", factorial)
-        .tool_settings(whole_files())
-        .run(&[&format!("```\nfactorial.py\n```\n```\n{checked}```\n")], "factorial should reject negative numbers.")
-        .await;
+    let run = whole_file_run(
+        &[("mathx.py", factorial)],
+        &[&format!("```\nfactorial.py\n```\n```\n{checked}```\n")],
+        "factorial should reject negative numbers.",
+    )
+    .await;
     assert_eq!(run.read("mathx.py"), checked);
     assert!(!run.exists("factorial.py"));
-    let run = Scenario::new()
-        .file("mathx.py", factorial)
-        .tool_settings(whole_files())
-        .run(&["test_mathx.py\n```\nfrom mathx import factorial\n\nassert factorial(3) == 6\n```\n"], "Test factorial.")
-        .await;
+    let run = whole_file_run(
+        &[("mathx.py", factorial)],
+        &["test_mathx.py\n```\nfrom mathx import factorial\n\nassert factorial(3) == 6\n```\n"],
+        "Test factorial.",
+    )
+    .await;
     assert_eq!(run.read("test_mathx.py"), "from mathx import factorial\n\nassert factorial(3) == 6\n");
     assert_eq!(run.read("mathx.py"), factorial);
 
     // A dotfile the prompt asks for is made, beside a copy of the code.
-    let run = Scenario::new()
-        .file("app.py", "print(\"hi\")\n")
-        .tool_settings(whole_files())
-        .run(
-            &["app.py\n```\nprint(\"hi\")\n```\n\n.gitignore\n```\n__pycache__\n.env\n```\n"],
-            "Create a .gitignore that ignores __pycache__ folders and .env files.",
-        )
-        .await;
+    let run = whole_file_run(
+        &[("app.py", "print(\"hi\")\n")],
+        &["app.py\n```\nprint(\"hi\")\n```\n\n.gitignore\n```\n__pycache__\n.env\n```\n"],
+        "Create a .gitignore that ignores __pycache__ folders and .env files.",
+    )
+    .await;
     assert_eq!(run.read(".gitignore"), "__pycache__\n.env\n");
     assert_eq!(run.read("app.py"), "print(\"hi\")\n");
     // Without a path, a block is the one file the prompt asks to make,
     // unless it is code of a file shown.
-    let run = Scenario::new()
-        .file("app.py", "print(\"hi\")\n")
-        .tool_settings(whole_files())
-        .run(
-            &["```\nprint(\"hi\")\n```\n\n```\n# Ignore caches\n__pycache__\n```\n"],
-            "Create a .gitignore that ignores __pycache__ folders.",
-        )
-        .await;
+    let run = whole_file_run(
+        &[("app.py", "print(\"hi\")\n")],
+        &["```\nprint(\"hi\")\n```\n\n```\n# Ignore caches\n__pycache__\n```\n"],
+        "Create a .gitignore that ignores __pycache__ folders.",
+    )
+    .await;
     assert_eq!(run.read(".gitignore"), "# Ignore caches\n__pycache__\n");
 
     // The file the prompt names comes with the project's modules it
@@ -1851,33 +1853,29 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     let port = "def parse_port(text):\n    port = int(text)\n    if port < 0:\n        raise ValueError(text)\n    return port\n";
     let utils = format!("{filler}{port}\n\n{filler}");
     let fixed_port = port.replace("port < 0", "port < 1");
-    let run = Scenario::new()
-        .file("utils.py", &utils)
-        .tool_settings(whole_files())
-        .run(&[&format!("utils.py\n```python\n{fixed_port}```\n")], "parse_port in utils.py accepts 0. Fix it.")
-        .await;
+    let run = whole_file_run(
+        &[("utils.py", &utils)],
+        &[&format!("utils.py\n```python\n{fixed_port}```\n")],
+        "parse_port in utils.py accepts 0. Fix it.",
+    )
+    .await;
     assert_eq!(run.read("utils.py"), utils.replace(port, &fixed_port));
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(sent.starts_with(&format!("utils.py (lines 1201 to 1205 of 2407; the rest is left out)\n```\n{port}```")), "{sent}");
+    assert!(
+        sent.starts_with(&format!("utils.py (lines 1201 to 1205 of 2407; the rest is left out)\n```\n{port}```")),
+        "{sent}"
+    );
 
     // The path fenced instead of the code: the code after it, up to the
     // next fence, is the file's; the copy after it changes nothing.
     let stats = "function maxOf(values) {\n  let best = values[0];\n  for (const v of values) {\n    if (v < best) best = v;\n  }\n  return best;\n}\n";
     let fixed = stats.replace("v < best", "v > best");
     let reply = format!("```\nlib/stats.js\n```\n{fixed}```\n\nlib/stats.js\n```\n{stats}```\n");
-    let run = Scenario::new()
-        .file("lib/stats.js", stats)
-        .tool_settings(whole_files())
-        .run(&[&reply], "maxOf returns the smallest number. Fix it.")
-        .await;
+    let run = whole_file_run(&[("lib/stats.js", stats)], &[&reply], "maxOf returns the smallest number. Fix it.").await;
     assert_eq!(run.read("lib/stats.js"), fixed);
     // Prose after a fenced path is no code of the file: the block after it is.
     let reply = format!("```\nlib/stats.js\n```\nThe comparison is the wrong way round.\n```js\n{fixed}```\n");
-    let run = Scenario::new()
-        .file("lib/stats.js", stats)
-        .tool_settings(whole_files())
-        .run(&[&reply], "maxOf returns the smallest number. Fix it.")
-        .await;
+    let run = whole_file_run(&[("lib/stats.js", stats)], &[&reply], "maxOf returns the smallest number. Fix it.").await;
     assert_eq!(run.read("lib/stats.js"), fixed);
 
     // A version with every line changed is still the file's; a bare path as
@@ -1894,11 +1892,12 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     }
 
     // A copy that differs only in blank lines is no change.
-    let run = Scenario::new()
-        .file("calc.py", calc)
-        .tool_settings(whole_files())
-        .run(&["calc.py\n```\ndef add(a, b):\n\n    return a + b\n```\n"], "Fix calc.py.")
-        .await;
+    let run = whole_file_run(
+        &[("calc.py", calc)],
+        &["calc.py\n```\ndef add(a, b):\n\n    return a + b\n```\n"],
+        "Fix calc.py.",
+    )
+    .await;
     assert_eq!(run.read("calc.py"), calc);
     assert!(!run.events.iter().any(|e| matches!(e.event, Event::ToolCall { .. })));
 
@@ -1913,11 +1912,7 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     assert!(run.outcome.text.contains("return a - b"), "{}", run.outcome.text);
 
     // An answer without code changes nothing and is the answer.
-    let run = Scenario::new()
-        .file("calc.py", calc)
-        .tool_settings(whole_files())
-        .run(&["It adds."], "What does add do?")
-        .await;
+    let run = whole_file_run(&[("calc.py", calc)], &["It adds."], "What does add do?").await;
     assert_eq!(run.read("calc.py"), calc);
     assert_eq!(run.outcome.text, "It adds.");
 }
@@ -1927,11 +1922,9 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     let readme = "# Utilities\n\nSmall helper modules.\n";
     let echo = "```\n# Utilities\n\nSmall helper modules.\n```\n";
     let is_even = "```\ndef is_even(n):\n    return n % 2 == 0\n```\n";
-    let run = Scenario::new()
-        .file("README.md", readme)
-        .tool_settings(whole_files())
-        .run(&[echo, is_even], "Create mathutil.py with a function is_even(n).")
-        .await;
+    let run =
+        whole_file_run(&[("README.md", readme)], &[echo, is_even], "Create mathutil.py with a function is_even(n).")
+            .await;
     assert_eq!(run.read("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n");
     assert_eq!(run.read("README.md"), readme);
     // Asked by name, with the file to change shown first.
@@ -1950,11 +1943,12 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert!(told(&run, "asking for mathutil.py by name"));
 
     // A copy again: nothing changes, and there is no third try.
-    let run = Scenario::new()
-        .file("README.md", readme)
-        .tool_settings(whole_files())
-        .run(&[echo, "```\n\n```\n"], "Create mathutil.py with a function is_even(n).")
-        .await;
+    let run = whole_file_run(
+        &[("README.md", readme)],
+        &[echo, "```\n\n```\n"],
+        "Create mathutil.py with a function is_even(n).",
+    )
+    .await;
     assert!(!run.dir.path().join("mathutil.py").exists());
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
 
@@ -2043,14 +2037,12 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     // A copy with its path as the block's first line is a copy too; the
     // line asked for is an import the file lacks, and it goes on top.
     let stats = "def stddev(xs):\n    return math.sqrt(sum(x * x for x in xs))\n";
-    let run = Scenario::new()
-        .file("stats.py", stats)
-        .tool_settings(whole_files())
-        .run(
-            &[&format!("```\nstats.py\n{stats}```\n"), "```python\nimport math\n```\n"],
-            "Calling stddev fails with NameError: name 'math' is not defined. Fix it.",
-        )
-        .await;
+    let run = whole_file_run(
+        &[("stats.py", stats)],
+        &[&format!("```\nstats.py\n{stats}```\n"), "```python\nimport math\n```\n"],
+        "Calling stddev fails with NameError: name 'math' is not defined. Fix it.",
+    )
+    .await;
     assert_eq!(run.read("stats.py"), format!("import math\n\n{stats}"));
     assert!(told(&run, "the reply copied stats.py back unchanged"));
 
@@ -2059,15 +2051,12 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     let cart = "def calc_total(prices):\n    return sum(prices)\n";
     let main = "from cart import calc_total\n\nprint(calc_total([1, 2]))  # calc_totals\n";
     let renamed = "def compute_total(prices):\n    return sum(prices)\n";
-    let run = Scenario::new()
-        .file("cart.py", cart)
-        .file("main.py", main)
-        .tool_settings(whole_files())
-        .run(
-            &[&format!("```python\n{renamed}```\n")],
-            "Rename the function calc_total to compute_total everywhere in the project.",
-        )
-        .await;
+    let run = whole_file_run(
+        &[("cart.py", cart), ("main.py", main)],
+        &[&format!("```python\n{renamed}```\n")],
+        "Rename the function calc_total to compute_total everywhere in the project.",
+    )
+    .await;
     assert_eq!(run.read("cart.py"), renamed);
     assert_eq!(run.read("main.py"), "from cart import compute_total\n\nprint(compute_total([1, 2]))  # calc_totals\n");
     assert_eq!(run.backend.used(), 1);
@@ -2076,15 +2065,12 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     // for, shown the change, and changed to match.
     let reworked = "def compute_total(prices, discount=0):\n    return sum(prices)\n";
     let fixed = "from cart import compute_total\n\nprint(compute_total([1, 2], 1))\n";
-    let run = Scenario::new()
-        .file("cart.py", cart)
-        .file("main.py", main)
-        .tool_settings(whole_files())
-        .run(
-            &[&format!("cart.py\n```python\n{reworked}```\n"), &format!("main.py\n```python\n{fixed}```\n")],
-            "calc_total should be compute_total, and take a discount.",
-        )
-        .await;
+    let run = whole_file_run(
+        &[("cart.py", cart), ("main.py", main)],
+        &[&format!("cart.py\n```python\n{reworked}```\n"), &format!("main.py\n```python\n{fixed}```\n")],
+        "calc_total should be compute_total, and take a discount.",
+    )
+    .await;
     assert_eq!(run.read("cart.py"), reworked);
     assert_eq!(run.read("main.py"), fixed);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
@@ -2098,28 +2084,29 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     );
     assert!(told(&run, "main.py still uses calc_total"));
     // A change that keeps every name asks nothing more.
-    let run = Scenario::new()
-        .file("cart.py", cart)
-        .file("main.py", main)
-        .tool_settings(whole_files())
-        .run(&["cart.py\n```python\ndef calc_total(prices):\n    return sum(prices) * 2\n```\n"], "Double the total.")
-        .await;
+    let run = whole_file_run(
+        &[("cart.py", cart), ("main.py", main)],
+        &["cart.py\n```python\ndef calc_total(prices):\n    return sum(prices) * 2\n```\n"],
+        "Double the total.",
+    )
+    .await;
     assert_eq!(run.backend.used(), 1);
     assert_eq!(run.read("main.py"), main);
 
     // A reshaped declaration: the file the prompt asks to change with it,
     // left as it was, is asked for, shown the change.
     let money = "def format_price(amount):\n    return \"$\" + format(amount, \".2f\")\n";
-    let shop = "from money import format_price\n\n\ndef label(amount):\n    return \"Price: \" + format_price(amount)\n";
+    let shop =
+        "from money import format_price\n\n\ndef label(amount):\n    return \"Price: \" + format_price(amount)\n";
     let symbol = "def format_price(amount, symbol=\"$\"):\n    return symbol + format(amount, \".2f\")\n";
     let euro = shop.replace("format_price(amount)\n", "format_price(amount, \"€\")\n");
     let prompt = "format_price in money.py should take a currency symbol, and shop.py should call it with \"€\".";
-    let run = Scenario::new()
-        .file("money.py", money)
-        .file("shop.py", shop)
-        .tool_settings(whole_files())
-        .run(&[&format!("money.py\n```python\n{symbol}```\n"), &format!("shop.py\n```python\n{euro}```\n")], prompt)
-        .await;
+    let run = whole_file_run(
+        &[("money.py", money), ("shop.py", shop)],
+        &[&format!("money.py\n```python\n{symbol}```\n"), &format!("shop.py\n```python\n{euro}```\n")],
+        prompt,
+    )
+    .await;
     assert_eq!(run.read("money.py"), symbol);
     assert_eq!(run.read("shop.py"), euro);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
@@ -2133,29 +2120,26 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     );
     assert!(told(&run, "the prompt asks for shop.py too"));
     // Copied back unchanged, it is asked for the line.
-    let run = Scenario::new()
-        .file("money.py", money)
-        .file("shop.py", shop)
-        .tool_settings(whole_files())
-        .run(
-            &[
-                &format!("money.py\n```python\n{symbol}```\n"),
-                &format!("```python\n{shop}```\n"),
-                "```python\n    return \"Price: \" + format_price(amount, \"€\")\n```\n",
-            ],
-            prompt,
-        )
-        .await;
+    let run = whole_file_run(
+        &[("money.py", money), ("shop.py", shop)],
+        &[
+            &format!("money.py\n```python\n{symbol}```\n"),
+            &format!("```python\n{shop}```\n"),
+            "```python\n    return \"Price: \" + format_price(amount, \"€\")\n```\n",
+        ],
+        prompt,
+    )
+    .await;
     assert_eq!(run.read("money.py"), symbol);
     assert_eq!(run.read("shop.py"), euro);
     assert!(told(&run, "the reply copied shop.py back unchanged"));
     // A file the prompt does not name is not asked for: callers keep working.
-    let run = Scenario::new()
-        .file("money.py", money)
-        .file("shop.py", shop)
-        .tool_settings(whole_files())
-        .run(&[&format!("money.py\n```python\n{symbol}```\n")], "format_price in money.py should take a currency symbol.")
-        .await;
+    let run = whole_file_run(
+        &[("money.py", money), ("shop.py", shop)],
+        &[&format!("money.py\n```python\n{symbol}```\n")],
+        "format_price in money.py should take a currency symbol.",
+    )
+    .await;
     assert_eq!(run.backend.used(), 1);
     assert_eq!(run.read("shop.py"), shop);
 

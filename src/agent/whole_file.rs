@@ -274,8 +274,10 @@ impl Conversation {
         });
         if let Some((file, n, line)) = numbered.filter(|_| changes.is_empty()) {
             let path = file.path.display();
-            let ask =
-                format!("Line {n} of {path} reads:\n```\n{}\n```\nReply with that line only, as it must read.", line.trim());
+            let ask = format!(
+                "Line {n} of {path} reads:\n```\n{}\n```\nReply with that line only, as it must read.",
+                line.trim()
+            );
             let notice = format!("[the reply named line {n} of {path} — asking for it as it must read…]");
             text = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await?;
             changes = self.line_fix(&[*file], &text).into_iter().collect();
@@ -524,11 +526,8 @@ impl Conversation {
         }
         // Code names the prompt uses: `in_stock`, `parseDate`, and plain
         // words the project declares (`slugify` of `def slugify`).
-        let declared: std::collections::HashSet<&str> = readable
-            .iter()
-            .chain(&long)
-            .flat_map(|(_, _, _, text)| text.lines().filter_map(declared_name))
-            .collect();
+        let declared: std::collections::HashSet<&str> =
+            readable.iter().chain(&long).flat_map(|(_, _, _, text)| text.lines().filter_map(declared_name)).collect();
         let code_names: Vec<&str> = words
             .into_iter()
             .filter(|word| {
@@ -569,7 +568,11 @@ impl Conversation {
                 };
                 (rank, rel, path, text, None)
             })
-            .chain(parts.into_iter().map(|(is_named, rel, path, text, at)| (u8::from(!is_named), rel, path, text, Some(at))))
+            .chain(
+                parts
+                    .into_iter()
+                    .map(|(is_named, rel, path, text, at)| (u8::from(!is_named), rel, path, text, Some(at))),
+            )
             .collect();
         candidates.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         // Files the prompt points to are all a small model should see: the
@@ -1246,7 +1249,8 @@ fn declaring_part(text: &str, names: &[&str]) -> Option<(String, Part)> {
     const MAX_PART_LINES: usize = 120;
     let lines: Vec<&str> = text.lines().collect();
     let indent = |line: &str| line.len() - line.trim_start().len();
-    let at = lines.iter().position(|line| declared_name(line.trim_start()).is_some_and(|name| names.contains(&name)))?;
+    let at =
+        lines.iter().position(|line| declared_name(line.trim_start()).is_some_and(|name| names.contains(&name)))?;
     let depth = indent(lines[at]);
     let mut start = at;
     while start > 0 && indent(lines[start - 1]) == depth && lines[start - 1].trim_start().starts_with(['@', '#', '/']) {
