@@ -271,6 +271,36 @@ async fn a_stop_hook_hands_a_whole_file_model_its_files_again_with_the_reason() 
 }
 
 #[tokio::test]
+async fn a_stop_hook_hands_the_part_of_a_long_file_again_as_it_now_reads() {
+    let filler: String = (0..120).map(|i| format!("def helper_{i}(x):\n    return x * {i}\n\n\n")).collect();
+    let port = "def parse_port(text):\n    port = int(text)\n    if port < 0:\n        raise ValueError(text)\n    return port\n";
+    let utils = format!("{filler}{port}\n\n{filler}");
+    let halfway = port.replace("port < 0", "port <= 0 and False");
+    let fixed = port.replace("port < 0", "port < 1");
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(tack::config::ToolSettings {
+            profile: tack::config::ToolProfile::WholeFiles,
+            ..Default::default()
+        })
+        .command_hooks(
+            r#"
+            [[hooks.Stop]]
+            command = 'grep -q "port < 1" utils.py || { echo "parse_port(\"0\") returned 0" >&2; exit 2; }'
+            "#,
+        )
+        .run(
+            &[&format!("utils.py\n```python\n{halfway}```\n"), &format!("utils.py\n```python\n{fixed}```\n")],
+            "parse_port in utils.py accepts 0. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("utils.py"), utils.replace(port, &fixed));
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    let part = format!("utils.py (lines 481 to 485 of 967; the rest is left out)\n```\n{halfway}```");
+    assert!(sent.starts_with(&part), "{sent}");
+}
+
+#[tokio::test]
 async fn cancelling_the_turn_kills_a_running_hook_and_its_children() {
     let scenario = Scenario::new().command_hooks(
         r#"
