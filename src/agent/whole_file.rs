@@ -95,16 +95,13 @@ impl Conversation {
             // The files as they are now, those the last round made included,
             // and those the reason names (the test that fails).
             let (mut files, mut new) = (Vec::new(), Vec::new());
-            for HandedFile { path, part, text: was } in handed {
+            for HandedFile { path, part, .. } in handed {
                 match (self.workspace.read_text(&path), part) {
                     (Ok(text), None) if !text.trim().is_empty() => files.push(HandedFile::whole(path, text)),
-                    // The same lines, as they are now.
-                    (Ok(text), Some(Part { first, .. })) => {
-                        let total = text.lines().count();
-                        let lines: Vec<&str> = text.lines().skip(first - 1).take(was.lines().count()).collect();
-                        if !lines.is_empty() {
-                            let part = Some(Part { first, total });
-                            files.push(HandedFile { path, text: lines.join("\n") + "\n", part });
+                    // The declaration shown, as it is now.
+                    (Ok(text), Some(Part { name, .. })) => {
+                        if let Some((text, part)) = declaring_part(&text, &[name.as_str()]) {
+                            files.push(HandedFile { path, text, part: Some(part) });
                         }
                     }
                     _ => new.push(path),
@@ -230,7 +227,10 @@ impl Conversation {
                 changed.iter().map(|f| f.path.display()).collect::<Vec<_>>().join(", "),
             );
             let notice = format!("[{names} still {use_} {stale} — asking for it to match…]");
-            text = self.ask_to_match(asking, &changed, &users, &ask, &notice, &mut changes, generation, cancel).await?;
+            let (reply, matching) =
+                self.ask_to_match(asking, &changed, &users, (&ask, &notice), generation, cancel).await?;
+            text = reply;
+            changes.extend(matching);
         } else if let Some((reshaped, users)) = reshaped(&changed, handed, prompt) {
             // "…and shop.py should call it with €": the prompt asks for a
             // file that uses what the change reshapes, and it was left as is.
@@ -240,7 +240,10 @@ impl Conversation {
                 reshaped.join("; "),
             );
             let notice = format!("[the prompt asks for {names} too — asking for it…]");
-            text = self.ask_to_match(asking, &changed, &users, &ask, &notice, &mut changes, generation, cancel).await?;
+            let (reply, matching) =
+                self.ask_to_match(asking, &changed, &users, (&ask, &notice), generation, cancel).await?;
+            text = reply;
+            changes.extend(matching);
         }
         Ok((text, changes))
     }
@@ -286,20 +289,17 @@ impl Conversation {
     }
 
     /// Asks for the `users` of what the `changed` files change, shown
-    /// those as they will be, and adds the versions of `users` the reply
-    /// shows to `changes`: its text.
-    #[allow(clippy::too_many_arguments)]
+    /// those as they will be: the reply's text and the changes it makes
+    /// to `users`.
     async fn ask_to_match(
         &mut self,
         asking: &Asking<'_>,
         changed: &[HandedFile],
         users: &[&HandedFile],
-        ask: &str,
-        notice: &str,
-        changes: &mut Vec<Change>,
+        (ask, notice): (&str, &str),
         generation: &mut Generation,
         cancel: &CancellationToken,
-    ) -> Result<String, TurnOutcome> {
+    ) -> Result<(String, Vec<Change>), TurnOutcome> {
         let shown: String = changed.iter().chain(users.iter().copied()).map(HandedFile::shown).collect();
         let text = self.ask_again(asking, &shown, ask, notice, generation, cancel).await?;
         let users: Vec<HandedFile> = users.iter().map(|f| (*f).clone()).collect();
@@ -310,16 +310,14 @@ impl Conversation {
             // Only the users: the changed files are shown as they will be.
             .filter(|(_, input)| users.iter().any(|f| input["file_path"] == f.path.display()))
             .collect();
-        if !matching.is_empty() {
-            changes.extend(matching);
-            return Ok(text);
-        }
         // Copied back: asked for the line, as after the first reply.
-        let Some(copied) = copied_back(&text, asking.prompt, &users) else { return Ok(text) };
-        let changed: Vec<&HandedFile> = changed.iter().collect();
-        let (text, fixed) = self.line_asked(asking, &copied, &changed, generation, cancel).await?;
-        changes.extend(fixed);
-        Ok(text)
+        match copied_back(&text, asking.prompt, &users).filter(|_| matching.is_empty()) {
+            Some(copied) => {
+                let changed: Vec<&HandedFile> = changed.iter().collect();
+                self.line_asked(asking, &copied, &changed, generation, cancel).await
+            }
+            None => Ok((text, matching)),
+        }
     }
 
     /// Another reply, to the conversation with `shown` files and `ask`, in
@@ -555,7 +553,7 @@ impl Conversation {
             .flat_map(|(_, _, _, text)| text.lines().filter(|line| is_import(line)).flat_map(import_names))
             .map(str::to_string)
             .collect();
-        let stem = |rel: &str| rel.rsplit('/').next().unwrap_or(rel).split('.').next().unwrap_or_default().to_string();
+        let stem = |rel: &str| file_name(rel).split('.').next().unwrap_or_default().to_string();
         let mut candidates: Vec<(u8, String, WorkspacePath, String, Option<Part>)> = readable
             .into_iter()
             .map(|(is_named, rel, path, text)| {
@@ -722,9 +720,7 @@ impl Conversation {
 
 /// The handed file `label` names: by its path or, bare, by its name.
 fn handed_under<'a>(label: &str, handed: &'a [HandedFile]) -> Option<&'a HandedFile> {
-    handed
-        .iter()
-        .find(|f| f.path.rel == label || (!label.contains('/') && f.path.rel.rsplit('/').next() == Some(label)))
+    handed.iter().find(|f| f.path.rel == label || (!label.contains('/') && file_name(&f.path.rel) == label))
 }
 
 /// How alike `block` is to `file` (0 to 1, by characters) when it is a
@@ -796,18 +792,17 @@ fn overlooked<'a>(
 ) -> Option<(Vec<&'a HandedFile>, Vec<&'a HandedFile>)> {
     const MAX_OTHERS: usize = 3;
     let echoed = copied_back(reply, prompt, handed)?;
-    let named = |f: &HandedFile| prompt.contains(f.path.rel.rsplit('/').next().unwrap_or(&f.path.rel));
     let asked: std::collections::HashSet<&str> = words(prompt).collect();
     let declares_asked = |f: &HandedFile| declared_names(&f.text).iter().any(|name| asked.contains(name));
     // The file the prompt names, or that declares what it asks about,
     // copied back, was the right one to look at: the model saw where the
     // change goes but not what it is.
-    if echoed.iter().all(|f| named(f) || declares_asked(f)) {
+    if echoed.iter().all(|f| names_file(prompt, f) || declares_asked(f)) {
         return None;
     }
     // Prose that mentions what the prompt asks about (a README) is no place
     // for the change unless the prompt names it.
-    let may_hold_change = |f: &HandedFile| !is_prose(&f.path.rel) || named(f);
+    let may_hold_change = |f: &HandedFile| !is_prose(&f.path.rel) || names_file(prompt, f);
     let others: Vec<&HandedFile> =
         handed.iter().filter(|f| !echoed.iter().any(|e| e.path.rel == f.path.rel) && may_hold_change(f)).collect();
     (!others.is_empty() && others.len() <= MAX_OTHERS).then_some((echoed, others))
@@ -886,7 +881,7 @@ fn changed_file(change: &Change, handed: &[HandedFile]) -> Option<HandedFile> {
             file.text.contains(old).then(|| file.text.replacen(old, input["new_string"].as_str().unwrap_or(old), 1))?
         }
     };
-    Some(HandedFile { path: file.path.clone(), text, part: file.part })
+    Some(HandedFile { path: file.path.clone(), text, part: file.part.clone() })
 }
 
 /// The names that the `changed` files (as `changed_file` makes them) stop
@@ -920,18 +915,15 @@ fn dangling<'a>(changed: &[HandedFile], handed: &'a [HandedFile]) -> Option<(Vec
 
 /// The declaration lines that the `changed` files reshape (`def
 /// format_price(amount):` given a parameter), said as "money.py now has
-/// `…`", with the unchanged handed
-/// files that the prompt names and that use what they declare (three at
-/// most): the files the prompt asks to change with them.
+/// `…`", with the unchanged handed files that the prompt names and that
+/// use what they declare (three at most): the files the prompt asks to
+/// change with them.
 fn reshaped<'a>(
     changed: &[HandedFile],
     handed: &'a [HandedFile],
     prompt: &str,
 ) -> Option<(Vec<String>, Vec<&'a HandedFile>)> {
     const MAX_USERS: usize = 3;
-    fn declaration<'t>(text: &'t str, name: &str) -> Option<&'t str> {
-        text.lines().find(|line| !line.starts_with(char::is_whitespace) && declared_name(line) == Some(name))
-    }
     let mut lines: Vec<(String, String)> = Vec::new();
     for new in changed {
         let Some(old) = handed.iter().find(|f| f.path == new.path) else { continue };
@@ -944,10 +936,9 @@ fn reshaped<'a>(
             }
         }
     }
-    let named = |f: &HandedFile| prompt.contains(f.path.rel.rsplit('/').next().unwrap_or(&f.path.rel));
     let users: Vec<&HandedFile> = handed
         .iter()
-        .filter(|f| !f.text.is_empty() && !changed.iter().any(|c| c.path == f.path) && named(f))
+        .filter(|f| !f.text.is_empty() && !changed.iter().any(|c| c.path == f.path) && names_file(prompt, f))
         .filter(|f| lines.iter().any(|(name, _)| uses_word(&f.text, name)))
         .collect();
     let lines = lines.into_iter().filter(|(name, _)| users.iter().any(|f| uses_word(&f.text, name)));
@@ -971,11 +962,7 @@ fn renames(changed: &[HandedFile], handed: &[HandedFile]) -> Vec<(String, String
             ) else {
                 return None;
             };
-            let declaration = old
-                .text
-                .lines()
-                .find(|line| !line.starts_with(char::is_whitespace) && declared_name(line) == Some(gone))?;
-            let renamed = replace_word(declaration, gone, came);
+            let renamed = replace_word(declaration(&old.text, gone)?, gone, came);
             new.text.lines().any(|line| line == renamed).then(|| (gone.to_string(), came.to_string()))
         })
         .collect()
@@ -1015,6 +1002,21 @@ fn import_names(line: &str) -> impl Iterator<Item = &str> {
     const KEYWORDS: [&str; 11] =
         ["import", "from", "as", "use", "const", "let", "var", "require", "include", "crate", "self"];
     words(line).filter(|word| !KEYWORDS.contains(word))
+}
+
+/// The last part of a path (`shop/cart.py`: `cart.py`).
+fn file_name(rel: &str) -> &str {
+    rel.rsplit('/').next().unwrap_or(rel)
+}
+
+/// Whether `prompt` names `file` (`cart.py`, or `shop/cart.py`).
+fn names_file(prompt: &str, file: &HandedFile) -> bool {
+    prompt.contains(file_name(&file.path.rel))
+}
+
+/// The line of `text` that declares `name` at the top level.
+fn declaration<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    text.lines().find(|line| !line.starts_with(char::is_whitespace) && declared_name(line) == Some(name))
 }
 
 fn is_word(c: char) -> bool {
@@ -1213,12 +1215,13 @@ struct HandedFile {
     part: Option<Part>,
 }
 
-/// Where the part of a file shown is: its first line (from 1) and the
-/// number of lines of the whole file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where the part of a file shown is: its first line (from 1), the number
+/// of lines of the whole file, and the name it declares.
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Part {
     first: usize,
     total: usize,
+    name: String,
 }
 
 impl HandedFile {
@@ -1233,7 +1236,7 @@ impl HandedFile {
         let text = self.text.trim_end_matches('\n');
         match self.part {
             None => format!("{}\n```\n{text}\n```\n\n", self.path.display()),
-            Some(Part { first, total }) => format!(
+            Some(Part { first, total, .. }) => format!(
                 "{} (lines {first} to {} of {total}; the rest is left out)\n```\n{text}\n```\n\n",
                 self.path.display(),
                 first + text.lines().count() - 1,
@@ -1249,8 +1252,10 @@ fn declaring_part(text: &str, names: &[&str]) -> Option<(String, Part)> {
     const MAX_PART_LINES: usize = 120;
     let lines: Vec<&str> = text.lines().collect();
     let indent = |line: &str| line.len() - line.trim_start().len();
-    let at =
-        lines.iter().position(|line| declared_name(line.trim_start()).is_some_and(|name| names.contains(&name)))?;
+    let (at, name) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(at, line)| declared_name(line.trim_start()).filter(|name| names.contains(name)).map(|n| (at, n)))?;
     let depth = indent(lines[at]);
     let mut start = at;
     while start > 0 && indent(lines[start - 1]) == depth && lines[start - 1].trim_start().starts_with(['@', '#', '/']) {
@@ -1271,7 +1276,8 @@ fn declaring_part(text: &str, names: &[&str]) -> Option<(String, Part)> {
     while end > at + 1 && lines[end - 1].trim().is_empty() {
         end -= 1;
     }
-    Some((lines[start..end].join("\n") + "\n", Part { first: start + 1, total: lines.len() }))
+    let part = Part { first: start + 1, total: lines.len(), name: name.to_string() };
+    Some((lines[start..end].join("\n") + "\n", part))
 }
 
 /// A code block of a reply, with the path written on the line before it or
@@ -1612,7 +1618,7 @@ mod tests {
                       return 2\n\n\ndef other():\n    pass\n";
         let (part, at) = declaring_part(python, &["total"]).expect("a part");
         assert_eq!(part, "    @property\n    def total(self):\n        return 1\n");
-        assert_eq!(at, Part { first: 2, total: 11 });
+        assert_eq!(at, Part { first: 2, total: 11, name: "total".to_string() });
         let js = "const a = 1;\n\nfunction maxOf(xs) {\n  let best = xs[0];\n  return best;\n}\n\nfunction f() {}\n";
         let (part, at) = declaring_part(js, &["maxOf"]).expect("a part");
         assert_eq!(part, "function maxOf(xs) {\n  let best = xs[0];\n  return best;\n}\n");
