@@ -64,6 +64,12 @@ struct FaultServer {
 
 impl FaultServer {
     async fn start(answers: Vec<Answer>) -> FaultServer {
+        FaultServer::listing("fault-model", answers).await
+    }
+
+    /// A server whose one model is `model`, listed by name only, as Ollama
+    /// and vLLM list theirs.
+    async fn listing(model: &'static str, answers: Vec<Answer>) -> FaultServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -72,7 +78,7 @@ impl FaultServer {
         let (seen, flight) = (requests.clone(), in_flight.clone());
         tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
-                tokio::spawn(serve(socket, answers.clone(), seen.clone(), flight.clone()));
+                tokio::spawn(serve(socket, model, answers.clone(), seen.clone(), flight.clone()));
             }
         });
         FaultServer { base_url, requests, in_flight }
@@ -91,6 +97,7 @@ impl FaultServer {
 
 async fn serve(
     mut socket: tokio::net::TcpStream,
+    model: &str,
     answers: Arc<Mutex<VecDeque<Answer>>>,
     seen: Arc<Mutex<Vec<Value>>>,
     in_flight: Arc<Mutex<(usize, usize)>>,
@@ -119,7 +126,7 @@ async fn serve(
     }
     let request_line = head.lines().next().unwrap_or_default().to_string();
     let answer = if request_line.starts_with("GET /v1/models") {
-        Answer::Status(200, "", json!({ "object": "list", "data": [{ "id": "fault-model" }] }).to_string())
+        Answer::Status(200, "", json!({ "object": "list", "data": [{ "id": model }] }).to_string())
     } else if request_line.starts_with("POST /v1/chat/completions") {
         seen.lock().unwrap().push(serde_json::from_slice(&buffer[head_end..]).unwrap_or(Value::Null));
         let mut flight = in_flight.lock().unwrap();
@@ -611,6 +618,28 @@ fn two_conversations_in_the_language_server_generate_at_the_same_time() {
     assert_eq!(texts, ["first", "second"], "{}", client.report());
     assert_eq!(server.in_flight.lock().unwrap().1, 2, "the conversations' generations should overlap");
     assert_eq!(client.shutdown_and_exit().code(), Some(0));
+}
+
+#[tokio::test]
+async fn a_server_that_lists_no_size_gives_it_by_the_model_name_and_a_small_model_is_handed_the_files() {
+    let reply = text_events(&["greet.py\n```python\ndef greet(name):\n    return 'Hello, ' + name\n```\n"]);
+    let server = FaultServer::listing("qwen2.5-coder:1.5b", vec![streamed(reply)]).await;
+    let mut settings = server.settings();
+    settings.model = None;
+    let backend = connect(settings).await;
+    assert_eq!(backend.parameters(), Some(1_500_000_000));
+    // Sized, it gets the way of small models: the files in the first
+    // message, no tools offered.
+    let run = Scenario::new()
+        .file("greet.py", "def greet(name):\n    return 'Helo, ' + name\n")
+        .sized_for_model()
+        .run_model(backend, "Fix the typo in greet.py", CancellationToken::new())
+        .await;
+    let request = &server.requests.lock().unwrap()[0];
+    assert!(request.get("tools").is_none_or(|tools| tools.as_array().is_some_and(Vec::is_empty)), "{request}");
+    assert!(request.to_string().contains("Helo, "), "the file was not handed over: {request}");
+    let fixed = std::fs::read_to_string(run.dir.path().join("greet.py")).unwrap();
+    assert_eq!(fixed, "def greet(name):\n    return 'Hello, ' + name\n");
 }
 
 #[tokio::test]

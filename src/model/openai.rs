@@ -238,7 +238,10 @@ impl OpenAiBackend {
                 FALLBACK_CONTEXT_WINDOW
             }
         };
-        let parameters = listed.and_then(|m| m["meta"]["n_params"].as_u64());
+        // llama.cpp lists the count; Ollama and vLLM name the size instead
+        // (`qwen2.5-coder:1.5b`, `Qwen/Qwen2.5-Coder-1.5B-Instruct`), which
+        // decides the tools a small model is offered as surely.
+        let parameters = listed.and_then(|m| m["meta"]["n_params"].as_u64()).or_else(|| parameters_in_name(&model));
         let template = if llama_cpp { server_template(props.as_ref()) } else { None };
         let calls = match (settings.tool_calls, template) {
             (ToolCallMode::Native, _) | (ToolCallMode::Auto, None) => CallRoute::Native,
@@ -381,6 +384,26 @@ async fn probe(client: &reqwest::Client, url: Url, settings: &OpenAiSettings) ->
     }
     serde_json::from_str(&text)
         .map_err(|_| ConnectError(format!("{url} did not answer with JSON: is {base} an OpenAI-compatible API root?")))
+}
+
+/// The size a model's name gives (`1.5b`, `0.5B`, `270m`, `7B`): a number
+/// with a `b` or `m` suffix standing as a word of the name; of a mixture,
+/// its whole size (`30B-A3B`). Versions and windows (`llama3.2`, `4k`) are
+/// no size.
+fn parameters_in_name(name: &str) -> Option<u64> {
+    let lowered = name.to_ascii_lowercase();
+    let mut found = lowered.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.')).filter_map(|word| {
+        let (number, unit) = match word.strip_suffix('b') {
+            Some(number) => (number, 1e9),
+            None => (word.strip_suffix('m')?, 1e6),
+        };
+        let value: f64 =
+            number.parse().ok().filter(|v: &f64| *v > 0.0 && number.starts_with(|c: char| c.is_ascii_digit()))?;
+        Some((value * unit) as u64)
+    });
+    let size = found.next()?;
+    // Two sizes in one name: which one is the model's is a guess.
+    found.next().is_none().then_some(size)
 }
 
 async fn get_json(client: &reqwest::Client, url: &str) -> Option<Value> {
@@ -908,6 +931,21 @@ mod tests {
             is_error: false,
             summary: String::new(),
         }
+    }
+
+    #[test]
+    fn a_model_name_gives_its_size_when_it_names_one() {
+        assert_eq!(parameters_in_name("qwen2.5-coder:1.5b"), Some(1_500_000_000));
+        assert_eq!(parameters_in_name("Qwen/Qwen2.5-Coder-0.5B-Instruct"), Some(500_000_000));
+        assert_eq!(parameters_in_name("gemma-3-270m-it"), Some(270_000_000));
+        assert_eq!(parameters_in_name("meta-llama/Llama-3.1-8B-Instruct"), Some(8_000_000_000));
+        assert_eq!(parameters_in_name("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"), Some(1_500_000_000));
+        // No size, or one that is not the model's whole size.
+        assert_eq!(parameters_in_name("llama3.2"), None);
+        assert_eq!(parameters_in_name("gpt-4o"), None);
+        assert_eq!(parameters_in_name("phi-3-mini-4k-instruct"), None);
+        assert_eq!(parameters_in_name("mixtral-8x7b"), None);
+        assert_eq!(parameters_in_name("Qwen3-30B-A3B"), Some(30_000_000_000));
     }
 
     #[test]
