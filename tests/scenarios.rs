@@ -2203,3 +2203,23 @@ async fn an_adaptive_model_is_handed_the_files_when_they_fit_and_offered_tools_w
     let sent = request.messages.last().unwrap().text();
     assert!(sent.starts_with("calc.py\n```") && !sent.contains("LINE_1"), "{sent}");
 }
+
+#[tokio::test]
+async fn two_files_written_in_one_block_each_headed_by_its_path_are_both_changed() {
+    let text = "import re\n\n\ndef slugify(title):\n    return \"-\".join(re.findall(r\"\\w+\", title))\n";
+    let test = "from text import slugify\n\n\ndef test_slug():\n    assert slugify(\"A B\") == \"a-b\"\n";
+    // The 1.5B coder's way: one block, each file after its path in a comment.
+    let reply = "Lowercase the title first.\n\n```python\n# text.py\nimport re\n\n\ndef slugify(title):\n    \
+                 return \"-\".join(re.findall(r\"\\w+\", title.lower()))\n\n\n# test_text.py\nfrom text import \
+                 slugify\n\n\ndef test_slug():\n    assert slugify(\"A B\") == \"a-b\"\n```\n";
+    let run = whole_file_run(
+        &[("text.py", text), ("test_text.py", test)],
+        &[reply],
+        "slugify keeps capital letters in text.py. Fix it.",
+    )
+    .await;
+    assert_eq!(run.read("text.py"), text.replace("title))", "title.lower()))"));
+    // The test, copied back under its own path, is no part of text.py.
+    assert_eq!(run.read("test_text.py"), test);
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+}

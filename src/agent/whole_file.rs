@@ -1347,7 +1347,32 @@ fn blocks_for(reply: &str, handed: &[HandedFile]) -> Vec<ShownFile> {
             shown.path = Some(label);
         }
     }
-    blocks
+    blocks.into_iter().flat_map(|shown| split_at_paths(shown, handed)).collect()
+}
+
+/// `shown` cut where, after a blank line, a comment names another handed
+/// file (`# tests/test_shop.py`): a model that writes several files in one
+/// block heads each as it heads the first.
+fn split_at_paths(shown: ShownFile, handed: &[HandedFile]) -> Vec<ShownFile> {
+    let heads_file = |line: &str| comment_path(line).filter(|path| handed_under(path, handed).is_some());
+    let mut out = vec![ShownFile { path: shown.path, text: String::new() }];
+    let mut previous_blank = false;
+    for line in shown.text.lines() {
+        match heads_file(line).filter(|_| previous_blank && out.last().is_some_and(|last| last.path.is_some())) {
+            Some(path) => out.push(ShownFile { path: Some(path), text: String::new() }),
+            None => {
+                let last = out.last_mut().expect("out starts with one file");
+                last.text.push_str(line);
+                last.text.push('\n');
+            }
+        }
+        previous_blank = line.trim().is_empty();
+    }
+    out.retain(|shown| !shown.text.trim().is_empty());
+    for shown in &mut out {
+        shown.text = format!("{}\n", shown.text.trim_matches('\n'));
+    }
+    out
 }
 
 /// `reply` with its fences paired again where a model fenced a handed
@@ -1457,6 +1482,27 @@ mod tests {
     fn a_block_that_holds_only_a_path_heads_the_next() {
         let reply = "```\napp.py\n```\n```\nX = 1\n```\n";
         assert_eq!(shown_files(reply), vec![shown(Some("app.py"), "X = 1\n")]);
+    }
+
+    #[test]
+    fn one_block_holding_several_handed_files_is_cut_at_each_path() {
+        let file = |path: &str| {
+            let path = WorkspacePath { abs: path.into(), rel: path.to_string(), real_rel: path.to_string() };
+            HandedFile::whole(path, String::new())
+        };
+        let handed = [file("shop/text.py"), file("tests/test_shop.py")];
+        let reply =
+            "```python\n# shop/text.py\nimport re\n\n# tests/test_shop.py\nfrom shop.text import slugify\n```\n";
+        assert_eq!(
+            blocks_for(reply, &handed),
+            vec![
+                shown(Some("shop/text.py"), "import re\n"),
+                shown(Some("tests/test_shop.py"), "from shop.text import slugify\n")
+            ]
+        );
+        // A comment naming a file that was not handed over is code.
+        let reply = "```python\n# shop/text.py\nimport re\n\n# see docs/slugs.md\nX = 1\n```\n";
+        assert_eq!(blocks_for(reply, &handed).len(), 1);
     }
 
     #[test]
