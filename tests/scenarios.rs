@@ -2223,3 +2223,58 @@ async fn two_files_written_in_one_block_each_headed_by_its_path_are_both_changed
     assert_eq!(run.read("test_text.py"), test);
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
 }
+
+#[tokio::test]
+async fn a_reply_that_changes_no_file_asks_for_the_named_file_whole() {
+    let validate = "def parse_age(text):\n    return int(text)\n";
+    let prompt = "parse_age in validate.py should raise ValueError with the message \"age must be a number\" when \
+                  the input is not a number.";
+    // The 1.5B coder's reply: blocks that hold only the path.
+    let lost = "```\nvalidate.py\n```\n```\nvalidate.py\n```";
+    let whole = "```python\n# validate.py\ndef parse_age(text):\n    try:\n        return int(text)\n    except \
+                 ValueError:\n        raise ValueError(\"age must be a number\")\n```";
+    let run = whole_file_run(&[("validate.py", validate)], &[lost, whole], prompt).await;
+    assert!(run.read("validate.py").contains("except ValueError:"), "{}", run.read("validate.py"));
+    let asked = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(asked.contains("Reply with the whole new content of validate.py"), "{asked}");
+
+    // A statement that changes the file, instead of the file: asked for
+    // the file, the model writes it.
+    let schema = "CREATE TABLE users (\n    id INTEGER PRIMARY KEY,\n    name TEXT NOT NULL\n);\n";
+    let alter = "```sql\nALTER TABLE users ADD COLUMN email TEXT NOT NULL;\n```";
+    let whole = "schema.sql\n```sql\nCREATE TABLE users (\n    id INTEGER PRIMARY KEY,\n    name TEXT NOT NULL,\n    \
+                 email TEXT NOT NULL\n);\n```";
+    let prompt = "Add an email column (TEXT, not null) to the users table in schema.sql.";
+    let run = whole_file_run(&[("schema.sql", schema)], &[alter, whole], prompt).await;
+    assert!(run.read("schema.sql").contains("    email TEXT NOT NULL\n);"), "{}", run.read("schema.sql"));
+    // A shorter block under the path is a part, not the whole: the lines it
+    // lacks are not deleted.
+    let settings = "A = 1\nB = 2\n";
+    let run = whole_file_run(
+        &[("settings.py", settings)],
+        &["settings.py\n```python\nB = 3\n```"],
+        "Set B to 3 in settings.py.",
+    )
+    .await;
+    assert!(run.read("settings.py").starts_with("A = 1\n"), "{}", run.read("settings.py"));
+}
+
+#[tokio::test]
+async fn the_modules_that_the_file_declaring_a_named_function_imports_are_handed_over_with_it() {
+    let invoice = "from billing.line import Line\n\n\nclass Invoice:\n    def __init__(self):\n        self.lines = \
+                   []\n\n    def total(self):\n        return sum(line.amount() for line in self.lines)\n";
+    let line = "class Line:\n    def __init__(self, price, quantity):\n        self.price = price\n        \
+                self.quantity = quantity\n\n    def amount(self):\n        return self.price\n";
+    let files = [
+        ("billing/__init__.py", "\n"),
+        ("billing/invoice.py", invoice),
+        ("billing/line.py", line),
+        ("billing/tax.py", "RATE = 0.2\n"),
+    ];
+    let run =
+        whole_file_run(&files, &["No change."], "The total of an invoice ignores the quantity of each line.").await;
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    // invoice.py declares `total`; what it sums is in line.py.
+    assert!(sent.contains("billing/invoice.py\n```") && sent.contains("billing/line.py\n```"), "{sent}");
+    assert!(!sent.contains("billing/tax.py"), "{sent}");
+}

@@ -167,7 +167,9 @@ impl Conversation {
         let mut changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
         // A reply that only copies files back looked at the wrong ones: asked
         // once more for the others by name, a small model writes the change.
-        if let Some((echoed, others)) = overlooked(&text, prompt, handed).filter(|_| changes.is_empty()) {
+        let overlooked = overlooked(&text, prompt, handed).filter(|_| changes.is_empty());
+        let asked_by_name = overlooked.is_some();
+        if let Some((echoed, others)) = overlooked {
             let names: Vec<String> = others.iter().map(|f| f.path.display().to_string()).collect();
             let ask = match names.as_slice() {
                 [one] => format!(
@@ -184,6 +186,22 @@ impl Conversation {
             if let [one] = others.as_slice() {
                 only_named = Some(one.path.clone());
             }
+            changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
+        }
+        // Code that is no file's version ("ALTER TABLE users ADD …" for a
+        // change to schema.sql), or blocks that hold only a path: asked for
+        // the file the prompt names by name, whole, a small model writes it.
+        let unplaced = changes.is_empty() && !asked_by_name && text.contains("```") && !asks_question(prompt);
+        if let Some(file) =
+            named_alone(prompt, handed).filter(|_| unplaced && copied_back(&text, prompt, handed).is_none())
+        {
+            let path = file.path.display();
+            let ask = format!(
+                "Reply with the whole new content of {path}, changed as asked, in a code block after its path."
+            );
+            let notice = format!("[the reply changed no file — asking for {path} whole…]");
+            text = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await?;
+            only_named = Some(file.path.clone());
             changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
         }
         // Still copies: the model sees where the change goes but not what
@@ -545,11 +563,14 @@ impl Conversation {
                 }
             }
         }
-        // The project's modules that the named files import (calc.py for
-        // test_calc.py's `from calc import mean`): where what they use is.
+        // The project's modules that the named files, and those declaring
+        // a code name the prompt uses, import (calc.py for test_calc.py's
+        // `from calc import mean`; line.py for the `def total` of
+        // invoice.py, which sums `line.amount()`): where what they use is.
+        let declares_code_name = |text: &str| text.lines().filter_map(declared_name).any(|n| code_names.contains(&n));
         let imported: std::collections::HashSet<String> = readable
             .iter()
-            .filter(|(is_named, ..)| *is_named)
+            .filter(|(is_named, _, _, text)| *is_named || declares_code_name(text))
             .flat_map(|(_, _, _, text)| text.lines().filter(|line| is_import(line)).flat_map(import_names))
             .map(str::to_string)
             .collect();
@@ -692,7 +713,9 @@ impl Conversation {
                 let input =
                     serde_json::json!({ "file_path": file_path, "old_string": old_string, "new_string": new_string });
                 calls.push(("Edit", input));
-            } else if whole_version_likeness(&text, &shown.text).is_some() {
+            } else if whole_version_likeness(&text, &shown.text).is_some()
+                || (shown.path.is_some() && rewrites_whole(&text, &shown.text))
+            {
                 // Every line touched ("def greet(name):" given a parameter,
                 // the call below it changed to use it): the block is the file.
                 let input = serde_json::json!({ "file_path": file_path, "old_string": text, "new_string": shown.text });
@@ -750,6 +773,22 @@ fn whole_version_likeness(file: &str, block: &str) -> Option<f32> {
     }
     let likeness = similar::TextDiff::from_chars(file, block).ratio();
     (likeness >= MIN_LIKENESS).then_some(likeness)
+}
+
+/// Whether `block`, shown under `file`'s path, is its whole new content
+/// though it reads little like it (a two-line function wrapped in `try`):
+/// it declares every name the file declares, keeps every import and is no
+/// shorter, so nothing of the file is left out.
+fn rewrites_whole(file: &str, block: &str) -> bool {
+    const MIN_LIKENESS: f32 = 0.4;
+    let block_lines: std::collections::HashSet<&str> = block.lines().map(str::trim).collect();
+    let keeps_imports = file.lines().filter(|line| is_import(line)).all(|line| block_lines.contains(line.trim()));
+    // Shorter, it may be a part: the lines it lacks would be deleted.
+    code_lines(block).count() >= code_lines(file).count()
+        && !same_code(file, block)
+        && keeps_imports
+        && declared_names(file).is_subset(&declared_names(block))
+        && similar::TextDiff::from_chars(file, block).ratio() >= MIN_LIKENESS
 }
 
 /// The names that lines of `text` that are not indented declare
@@ -1094,6 +1133,21 @@ fn line_number(reply: &str) -> Option<usize> {
     digits.trim().parse().ok().filter(|n| *n > 0)
 }
 
+/// The one handed file the prompt names, or the one file handed over.
+fn named_alone<'a>(prompt: &str, handed: &'a [HandedFile]) -> Option<&'a HandedFile> {
+    let named: Vec<&HandedFile> = handed.iter().filter(|f| names_file(prompt, f)).collect();
+    match (named.as_slice(), handed) {
+        ([one], _) => Some(*one),
+        ([], [one]) => Some(one),
+        _ => None,
+    }
+}
+
+/// Whether `prompt` asks for an answer, which may need no change.
+fn asks_question(prompt: &str) -> bool {
+    prompt.contains('?')
+}
+
 /// Whether `line` is a comment in the common languages.
 fn is_comment(line: &str) -> bool {
     const OPENERS: [&str; 6] = ["#", "//", "--", "/*", "*", "<!--"];
@@ -1111,7 +1165,7 @@ fn is_prose(path: &str) -> bool {
 /// `prompt` asks for a change rather than an answer (it has no `?`).
 fn copied_back<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFile>> {
     let shown = blocks_for(reply, handed);
-    if prompt.contains('?') || shown.is_empty() {
+    if asks_question(prompt) || shown.is_empty() {
         return None;
     }
     let is_copy = |f: &HandedFile, block: &ShownFile| same_code(&f.text, &block.text);
