@@ -2278,3 +2278,38 @@ async fn the_modules_that_the_file_declaring_a_named_function_imports_are_handed
     assert!(sent.contains("billing/invoice.py\n```") && sent.contains("billing/line.py\n```"), "{sent}");
     assert!(!sent.contains("billing/tax.py"), "{sent}");
 }
+
+#[tokio::test]
+async fn a_number_in_the_prompt_is_no_file_to_make() {
+    let tax = "def tax(amount):\n    return round(amount * 0.2, 2)\n";
+    let lost = "```\ntax.py\n```\n```\ntax.py\n```\n";
+    let whole = "tax.py\n```python\nTAX_RATE = 0.2\n\n\ndef tax(amount):\n    return round(amount * TAX_RATE, 2)\n```";
+    let prompt = "Move the 0.2 in tax.py into a module-level constant named TAX_RATE and use it.";
+    let run = whole_file_run(&[("tax.py", tax)], &[lost, whole], prompt).await;
+    // "0.2" was handed over as a file to create, so tax.py was not the one
+    // file to ask for.
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(!sent.contains("0.2\n```"), "{sent}");
+    assert!(run.read("tax.py").contains("amount * TAX_RATE"), "{}", run.read("tax.py"));
+    assert!(!run.dir.path().join("0.2").exists());
+}
+
+#[tokio::test]
+async fn a_json_file_shown_whole_is_its_new_content_not_a_tool_call() {
+    let config = "{\n  \"name\": \"shop\",\n  \"port\": 8080\n}\n";
+    let reply = "To add it, change the file as follows:\n\n**config.json**\n\n```json\n{\n  \"name\": \"shop\",\n  \
+                 \"port\": 8080,\n  \"debug\": false\n}\n```\n";
+    let run =
+        whole_file_run(&[("config.json", config)], &[reply], "Add a \"debug\" setting, false, to config.json.").await;
+    assert_eq!(run.read("config.json"), "{\n  \"name\": \"shop\",\n  \"port\": 8080,\n  \"debug\": false\n}\n");
+    // The object named "shop" was never taken for a call of a tool "shop".
+    let calls: Vec<&str> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ToolCall { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, ["Edit"]);
+}

@@ -200,6 +200,12 @@ impl ToolCallParser {
         ToolCallParser { tools: Some(tools.into_iter().map(str::to_string).collect()), ..Self::new() }
     }
 
+    /// Whether the model was offered no tool at all: then nothing it
+    /// writes is a call, and a JSON object is code it shows.
+    fn offers_no_tools(&self) -> bool {
+        self.tools.as_ref().is_some_and(|tools| tools.is_empty())
+    }
+
     /// Feed the next chunk of model text; returns what became certain.
     pub fn push(&mut self, chunk: &str) -> Vec<ParseEvent> {
         self.buf.push_str(chunk);
@@ -215,7 +221,7 @@ impl ToolCallParser {
         while self.step(&mut out) {}
         let rest = std::mem::take(&mut self.buf);
         match std::mem::replace(&mut self.mode, LINE_START) {
-            Mode::Json(scan) if scan.is_call && !scan.in_code => {
+            Mode::Json(scan) if scan.is_call && !scan.in_code && !self.offers_no_tools() => {
                 let raw = rest.get(scan.start..).unwrap_or_default();
                 out.push(malformed(
                     sniff_json_name(raw),
@@ -408,12 +414,14 @@ impl ToolCallParser {
         };
         let raw = &self.buf[scan.start..end];
         let call = call_from_json(raw, raw, "tool call has no \"tool\" name");
-        if scan.in_code {
+        let data = self.tools.as_ref().is_some_and(|tools| is_data(raw, tools));
+        if scan.in_code || self.offers_no_tools() || data {
             let known = |name: &str| self.tools.as_ref().is_some_and(|tools| tools.contains(name));
             if !matches!(&call, ParseEvent::Call(c) if known(&c.name)) {
-                // Code that looks like a call: shown as it was written.
+                // Code that looks like a call (a config's `{"name": …}`):
+                // shown as it was written.
                 self.emit_text(out, end);
-                self.mode = Mode::TextFence { line_start: false };
+                self.mode = if scan.fenced { Mode::TextFence { line_start: false } } else { MID_LINE };
                 return true;
             }
             self.emit_text(out, scan.start);
@@ -534,6 +542,17 @@ fn call_from_json(json: &str, raw: &str, missing_name: &str) -> ParseEvent {
         Some((key, other)) => Err(format!("tool call \"{key}\" must be a JSON object, not {}", describe(&other))),
     };
     call_or_malformed(name, input, raw)
+}
+
+/// Whether `raw`, a JSON object, is data the model shows rather than a
+/// call: it names none of `tools` and holds keys of its own but no
+/// arguments (`{"name": "shop", "port": 8080}`, a package.json quoted).
+fn is_data(raw: &str, tools: &std::collections::BTreeSet<String>) -> bool {
+    let Ok(Value::Object(object)) = serde_json::from_str::<Value>(raw) else { return false };
+    let name = object.get("tool").or_else(|| object.get("name")).and_then(Value::as_str).unwrap_or_default();
+    !tools.contains(name.trim())
+        && !object.keys().any(|key| ["input", "arguments", "parameters"].contains(&key.as_str()))
+        && object.keys().any(|key| !CALL_KEYS.contains(&key.as_str()))
 }
 
 /// Parses the text of an arguments object; `what` names it in the problem sentence.
@@ -807,6 +826,28 @@ mod tests {
             "```python\nperson = 1\n{\"name\": \"Bob\", \"age\": 3}\n  {\"name\": \"Nope\", \"arguments\": {}}\n```\n";
         assert_eq!(with_tools(code), [text(code)]);
         assert_eq!(check(&input), [text(&input)]);
+    }
+
+    #[test]
+    fn offered_no_tools_a_model_writes_no_calls_only_code() {
+        // A config file shown whole, a call-shaped line, and one cut off.
+        let input = "config.json\n```json\n{\n  \"name\": \"shop\",\n  \"debug\": false\n}\n```\n\
+                     {\"name\": \"Read\", \"arguments\": {\"file_path\": \"a\"}}\n{\"name\": \"cut";
+        for sizes in [&[1][..], &[3, 1, 4], &[64]] {
+            let parser = ToolCallParser::for_tools(std::iter::empty::<&str>());
+            assert_eq!(feed_to(parser, chunked(input, sizes)), [text(input)], "sizes {sizes:?}");
+        }
+    }
+
+    #[test]
+    fn a_json_file_quoted_among_tools_is_text_and_a_call_to_an_unknown_tool_is_still_a_call() {
+        let package = "Its package.json reads:\n```json\n{\"name\": \"my-app\", \"version\": \"1.0.0\"}\n```\nDone.";
+        assert_eq!(feed_to(ToolCallParser::for_tools(["Read"]), chunked(package, &[5])), [text(package)]);
+        // Arguments make it a call, known tool or not: the model is told the
+        // tool does not exist.
+        let unknown = "{\"name\": \"Raed\", \"arguments\": {\"file_path\": \"a\"}}";
+        let events = feed_to(ToolCallParser::for_tools(["Read"]), chunked(unknown, &[5]));
+        assert_eq!(events, [call("Raed", json!({"file_path": "a"}), unknown)]);
     }
 
     #[test]

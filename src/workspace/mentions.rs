@@ -102,9 +102,18 @@ fn looks_like_a_file(word: &str) -> bool {
         return false;
     }
     let name = word.rsplit('/').next().unwrap_or(word);
+    // Numbers (`0.2`, `1.5b`) and abbreviations (`e.g.`, `i.e.`) are no
+    // file names.
+    const ABBREVIATIONS: [&str; 2] = ["e.g", "i.e"];
     let extension = name.rsplit_once('.');
     let has_extension = extension.is_some_and(|(stem, ext)| {
-        !stem.is_empty() && (1..=8).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        let numeric = stem.chars().all(|c| c.is_ascii_digit() || c == '.');
+        !stem.is_empty()
+            && (1..=8).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            && ext.chars().any(|c| c.is_ascii_alphabetic())
+            && !(numeric && ext.starts_with(|c: char| c.is_ascii_digit()))
+            && !ABBREVIATIONS.contains(&name.to_ascii_lowercase().as_str())
     });
     has_extension || is_dotfile(name) || (word.contains('/') && !name.is_empty())
 }
@@ -148,5 +157,8 @@ mod tests {
         assert_eq!(new("Create a .gitignore that ignores .cache files."), [".gitignore"]);
         assert_eq!(named(&ws, "Read the .env file."), [".env"]);
         assert!(new("It costs .5 of that... or .NET.").is_empty());
+        // Numbers and abbreviations are no files to make.
+        assert!(new("Move the 0.2 (a rate, e.g. VAT) of v1.5 into a constant; 1.5b is the model.").is_empty());
+        assert_eq!(new("Write the log to 2024.log"), ["2024.log"]);
     }
 }
