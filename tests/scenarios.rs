@@ -2238,6 +2238,22 @@ async fn a_reply_that_changes_no_file_asks_for_the_named_file_whole() {
     let asked = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(asked.contains("Reply with the whole new content of validate.py"), "{asked}");
 
+    // The change told in a sentence that names the file: asked for that
+    // file, the model writes it.
+    let numbers = "def is_even(n):\n    return n % 2 == 1\n";
+    let app = "from lib.numbers import is_even\n\nprint(is_even(4))\n";
+    let told = "In `lib/numbers.py`, the `is_even` function should return `n % 2 == 0` instead of `n % 2 == 1`.";
+    let whole = "lib/numbers.py\n```python\ndef is_even(n):\n    return n % 2 == 0\n```";
+    let files = [("app.py", app), ("lib/numbers.py", numbers)];
+    let run =
+        whole_file_run(&files, &[told, whole], "The is_even function gives wrong results. Find it and fix it.").await;
+    assert_eq!(run.read("lib/numbers.py"), "def is_even(n):\n    return n % 2 == 0\n");
+    assert_eq!(run.read("app.py"), app);
+    // A question is answered in a sentence: no file is asked for.
+    let run = whole_file_run(&files, &[told], "What is wrong with is_even?").await;
+    assert_eq!(run.backend.used(), 1);
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+
     // A statement that changes the file, instead of the file: asked for
     // the file, the model writes it.
     let schema = "CREATE TABLE users (\n    id INTEGER PRIMARY KEY,\n    name TEXT NOT NULL\n);\n";

@@ -189,11 +189,12 @@ impl Conversation {
             changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
         }
         // Code that is no file's version ("ALTER TABLE users ADD …" for a
-        // change to schema.sql), or blocks that hold only a path: asked for
-        // the file the prompt names by name, whole, a small model writes it.
-        let unplaced = changes.is_empty() && !asked_by_name && text.contains("```") && !asks_question(prompt);
+        // change to schema.sql), blocks that hold only a path, or the change
+        // told in a sentence ("is_even should return `n % 2 == 0`"): asked
+        // for the file by name, whole, a small model writes it.
+        let unplaced = changes.is_empty() && !asked_by_name && !asks_question(prompt);
         if let Some(file) =
-            named_alone(prompt, handed).filter(|_| unplaced && copied_back(&text, prompt, handed).is_none())
+            file_to_ask_for(prompt, &text, handed).filter(|_| unplaced && copied_back(&text, prompt, handed).is_none())
         {
             let path = file.path.display();
             let ask = format!(
@@ -1133,12 +1134,13 @@ fn line_number(reply: &str) -> Option<usize> {
     digits.trim().parse().ok().filter(|n| *n > 0)
 }
 
-/// The one handed file the prompt names, or the one file handed over.
-fn named_alone<'a>(prompt: &str, handed: &'a [HandedFile]) -> Option<&'a HandedFile> {
-    let named: Vec<&HandedFile> = handed.iter().filter(|f| names_file(prompt, f)).collect();
-    match (named.as_slice(), handed) {
-        ([one], _) => Some(*one),
-        ([], [one]) => Some(one),
+/// The one handed file the prompt names, else the one the reply names,
+/// else the one file handed over: where the change asked for goes.
+fn file_to_ask_for<'a>(prompt: &str, reply: &str, handed: &'a [HandedFile]) -> Option<&'a HandedFile> {
+    let named_in = |text: &str| handed.iter().filter(|f| names_file(text, f)).collect::<Vec<_>>();
+    match (named_in(prompt).as_slice(), named_in(reply).as_slice(), handed) {
+        ([one], _, _) | ([], [one], _) => Some(*one),
+        ([], [], [one]) => Some(one),
         _ => None,
     }
 }

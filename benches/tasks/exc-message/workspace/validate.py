@@ -1,0 +1,2 @@
+def parse_age(text):
+    return int(text)

@@ -1,0 +1,6 @@
+from app.db import fetch_user
+
+
+def get(user_id):
+    user = fetch_user(user_id)
+    return {"name": user} if user else {"error": "not found"}
