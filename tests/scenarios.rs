@@ -2250,9 +2250,11 @@ async fn a_reply_that_changes_no_file_asks_for_the_named_file_whole() {
     assert_eq!(run.read("lib/numbers.py"), "def is_even(n):\n    return n % 2 == 0\n");
     assert_eq!(run.read("app.py"), app);
     // A question is answered in a sentence: no file is asked for.
-    let run = whole_file_run(&files, &[told], "What is wrong with is_even?").await;
-    assert_eq!(run.backend.used(), 1);
-    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    for prompt in ["What is wrong with is_even?", "Explain what is_even in lib/numbers.py does"] {
+        let run = whole_file_run(&files, &[told], prompt).await;
+        assert_eq!(run.backend.used(), 1, "{prompt}");
+        assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    }
 
     // A statement that changes the file, instead of the file: asked for
     // the file, the model writes it.

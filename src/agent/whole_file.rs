@@ -1145,9 +1145,14 @@ fn file_to_ask_for<'a>(prompt: &str, reply: &str, handed: &'a [HandedFile]) -> O
     }
 }
 
-/// Whether `prompt` asks for an answer, which may need no change.
+/// Whether `prompt` asks for an answer, which may need no change: a
+/// question, or a request to explain ("Explain the retry logic in
+/// client.py"), which a reply in prose answers.
 fn asks_question(prompt: &str) -> bool {
-    prompt.contains('?')
+    const ASKING: [&str; 10] =
+        ["what", "why", "how", "where", "which", "who", "when", "explain", "describe", "summarize"];
+    let first = prompt.split_whitespace().next().unwrap_or_default().to_lowercase();
+    prompt.contains('?') || ASKING.contains(&first.trim_end_matches([',', ':']))
 }
 
 /// Whether `line` is a comment in the common languages.
@@ -1164,7 +1169,7 @@ fn is_prose(path: &str) -> bool {
 }
 
 /// The handed files `reply` copies back, when that is all it shows and
-/// `prompt` asks for a change rather than an answer (it has no `?`).
+/// `prompt` asks for a change rather than an answer.
 fn copied_back<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFile>> {
     let shown = blocks_for(reply, handed);
     if asks_question(prompt) || shown.is_empty() {
