@@ -18,7 +18,7 @@ use serde::Deserialize;
 use tack::agent::{HookCall, ToolHook};
 use tack::model::scripted::{FaultKind, ScriptEntry, ScriptedBackend};
 use tack::permissions::{Rule, RuleAction};
-use tack::protocol::{ApprovalDecision, Event, PermissionMode, StopReason};
+use tack::protocol::{ApprovalDecision, Event, PermissionMode, StopReason, Usage};
 use tack::tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
 use tack::workspace::buffers::MemoryBuffers;
 use tokio_util::sync::CancellationToken;
@@ -1715,6 +1715,17 @@ async fn a_call_caught_in_a_cycle_of_lines_is_cut_and_the_model_told_why() {
         .collect();
     assert_eq!(results.len(), 2, "{results:?}");
     assert!(results[0].1 && results[0].0.contains("kept repeating itself"), "{results:?}");
+    // The generation cut short reports what it cost, as the others do.
+    let usages: Vec<Usage> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::Usage { usage } => Some(*usage),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(usages.len(), 3, "{usages:?}");
+    assert!(usages[0].completion_tokens > 20 && usages[0].prompt_tokens > 0, "{usages:?}");
     assert!(!results[1].1, "{results:?}");
     assert_eq!(run.read("settings.py"), "TIMEOUT = 60\n");
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);

@@ -225,6 +225,9 @@ pub struct Conversation {
     /// (summarized, omitted) of the last compaction reported, so an
     /// unchanged compaction is not reported again every iteration.
     last_compaction: Option<(usize, usize)>,
+    /// Tokens of the last prompt built, as counted for the context gauge:
+    /// the prompt size of a generation cut short, which reports no usage.
+    last_prompt_tokens: usize,
     /// The tools' per-conversation state: interpreters, task list.
     state: ConversationState,
     /// The task list revision last saved to the session.
@@ -272,6 +275,7 @@ impl Conversation {
             session_failed: false,
             token_counts: Vec::new(),
             last_compaction: None,
+            last_prompt_tokens: 0,
             state: ConversationState::with_tasks(parts.tasks),
             saved_tasks: 0,
             depth: 0,

@@ -568,6 +568,7 @@ impl Conversation {
                 (compacted.messages, compacted.tokens_after)
             }
         };
+        self.last_prompt_tokens = used;
         self.events.emit(Event::ContextUsage { used_tokens: used as u64, context_window: window as u64 });
         let mut messages = messages;
         if let (Some(context), Some(first)) =
@@ -641,6 +642,8 @@ impl Conversation {
         // Only small models fall into these cycles; a large one writing a
         // long table of near-identical rows means every row.
         let mut repetition = crate::config::is_small_model(self.backend.parameters()).then(RepetitionGuard::default);
+        // What the model wrote, for the usage of a generation the guard cuts.
+        let mut streamed = String::new();
         loop {
             let next = tokio::select! {
                 biased;
@@ -650,6 +653,9 @@ impl Conversation {
             match next {
                 None => break,
                 Some(Ok(ModelChunk::Text(chunk))) => {
+                    if repetition.is_some() {
+                        streamed.push_str(&chunk);
+                    }
                     for event in parser.push(&chunk) {
                         self.on_parsed(event, &mut generation);
                     }
@@ -658,6 +664,19 @@ impl Conversation {
                         tracing::info!("the reply fell into a cycle of lines; cutting it");
                         generation.repeated = true;
                         self.events.emit(Event::Text { text: REPEATED.into() });
+                        // The backend reports usage when a generation ends,
+                        // and this one never does: counted here, so the
+                        // turn's usage holds what it cost.
+                        let mut usage = Usage {
+                            prompt_tokens: self.last_prompt_tokens as u64,
+                            completion_tokens: self.backend.count_tokens(&streamed) as u64,
+                            ..Usage::default()
+                        };
+                        if let Some(pricing) = &self.settings.pricing {
+                            usage.cost_usd = Some(pricing.cost(&usage));
+                        }
+                        generation.usage = usage;
+                        self.events.emit(Event::Usage { usage });
                         break;
                     }
                 }
