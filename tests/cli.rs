@@ -287,6 +287,8 @@ fn sessions_are_listed_resumed_and_survive_a_torn_line() {
     let resumed = cli.run_script(&script, &["--resume", &id, "--json-events", "and what did I ask?"]);
     assert!(resumed.status.success(), "{}", stderr(&resumed));
     assert!(stderr(&resumed).contains("torn last line"), "{}", stderr(&resumed));
+    // With the events on stdout, the session to go on with is on stderr.
+    assert_eq!(session_id(&resumed), id);
     let events = events(&resumed);
     let usage = events.iter().find(|e| e["kind"] == "usage").unwrap();
     // The model saw the earlier turn: its prompt is far bigger than the new question.

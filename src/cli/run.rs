@@ -187,7 +187,9 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if output != EventOutput::JsonStdout && !answer_already_seen && !outcome.text.trim().is_empty() {
         println!("{}", outcome.text.trim_end());
     }
-    if output == EventOutput::Human {
+    // With the events on stdout, stderr is free for the line a script needs
+    // to go on with the session.
+    if output != EventOutput::JsonStderr {
         eprintln!(
             "tack: session {session_id} ({}); continue with --resume {session_id}",
             describe(outcome.stop_reason)
