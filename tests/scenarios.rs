@@ -2342,3 +2342,27 @@ async fn a_json_file_shown_whole_is_its_new_content_not_a_tool_call() {
         .collect();
     assert_eq!(calls, ["Edit"]);
 }
+
+#[tokio::test]
+async fn a_function_to_remove_copied_back_is_asked_for_the_file_without_it() {
+    let utils = "def clamp(value, low, high):\n    return max(low, min(value, high))\n\n\ndef old_helper(x):\n    \
+                 return x * 42\n\n\ndef lerp(a, b, t):\n    return a + (b - a) * t\n";
+    let copy = format!("utils.py\n```python\n{utils}```\n");
+    let without = "utils.py\n```python\ndef clamp(value, low, high):\n    return max(low, min(value, high))\n\n\n\
+                   def lerp(a, b, t):\n    return a + (b - a) * t\n```\n";
+    let prompt = "Remove the unused function old_helper from utils.py.";
+    let run = whole_file_run(&[("utils.py", utils)], &[&copy, without], prompt).await;
+    assert!(!run.read("utils.py").contains("old_helper"), "{}", run.read("utils.py"));
+    assert!(run.read("utils.py").contains("def clamp(") && run.read("utils.py").contains("def lerp("));
+    let asked = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(
+        asked.ends_with(
+            "Reply with the whole new content of utils.py without old_helper, in a code block after its path."
+        ),
+        "{asked}"
+    );
+    // Copied back again: no line is asked for, for a removal has none.
+    let run = whole_file_run(&[("utils.py", utils)], &[&copy, &copy], prompt).await;
+    assert_eq!(run.read("utils.py"), utils);
+    assert_eq!((run.backend.used(), run.outcome.stop_reason), (2, StopReason::EndTurn));
+}

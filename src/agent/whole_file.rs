@@ -205,9 +205,22 @@ impl Conversation {
             only_named = Some(file.path.clone());
             changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
         }
+        // "Remove old_helper from utils.py", the file copied back: what
+        // goes is no line to change. Asked for the file without it, a small
+        // model leaves it out.
+        let to_remove =
+            copied_back(&text, prompt, handed).filter(|_| changes.is_empty()).and_then(|c| removal(prompt, &c));
+        if let Some((file, name)) = to_remove {
+            let path = file.path.display();
+            let ask =
+                format!("Reply with the whole new content of {path} without {name}, in a code block after its path.");
+            let notice = format!("[the reply copied {path} back — asking for it without {name}…]");
+            text = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await?;
+            changes = self.changes_shown(&text, prompt, handed, Some(&file.path));
+        }
         // Still copies: the model sees where the change goes but not what
         // it is. Asked for just the line, it often writes it fixed.
-        if let Some(copied) = copied_back(&text, prompt, handed).filter(|_| changes.is_empty()) {
+        if let Some(copied) = copied_back(&text, prompt, handed).filter(|_| changes.is_empty() && to_remove.is_none()) {
             let others: Vec<&HandedFile> =
                 handed.iter().filter(|f| !copied.iter().any(|c| c.path.rel == f.path.rel)).collect();
             (text, changes) = self.line_asked(asking, &copied, &others, generation, cancel).await?;
@@ -1143,6 +1156,17 @@ fn file_to_ask_for<'a>(prompt: &str, reply: &str, handed: &'a [HandedFile]) -> O
         ([], [], [one]) => Some(one),
         _ => None,
     }
+}
+
+/// When `prompt` asks to remove or delete a name that exactly one of the
+/// `copied` files declares: that file and the name.
+fn removal<'a, 'p>(prompt: &'p str, copied: &[&'a HandedFile]) -> Option<(&'a HandedFile, &'p str)> {
+    let removes = words(prompt).any(|word| ["remove", "delete"].contains(&word.to_lowercase().as_str()));
+    let mut found = words(prompt).filter(|_| removes).flat_map(|word| {
+        copied.iter().filter(move |f| declared_names(&f.text).contains(word)).map(move |f| (*f, word))
+    });
+    let first = found.next()?;
+    found.all(|other| other.0.path.rel == first.0.path.rel && other.1 == first.1).then_some(first)
 }
 
 /// Whether `prompt` asks for an answer, which may need no change: a
