@@ -667,16 +667,12 @@ impl Conversation {
                         // The backend reports usage when a generation ends,
                         // and this one never does: counted here, so the
                         // turn's usage holds what it cost.
-                        let mut usage = Usage {
+                        let usage = Usage {
                             prompt_tokens: self.last_prompt_tokens as u64,
                             completion_tokens: self.backend.count_tokens(&streamed) as u64,
                             ..Usage::default()
                         };
-                        if let Some(pricing) = &self.settings.pricing {
-                            usage.cost_usd = Some(pricing.cost(&usage));
-                        }
-                        generation.usage = usage;
-                        self.events.emit(Event::Usage { usage });
+                        self.report_usage(&mut generation, usage);
                         break;
                     }
                 }
@@ -684,13 +680,7 @@ impl Conversation {
                     let id = id.unwrap_or_else(|| self.next_call_id());
                     self.add_call(&mut generation, id, name, input, None);
                 }
-                Some(Ok(ModelChunk::Usage(mut usage))) => {
-                    if let Some(pricing) = &self.settings.pricing {
-                        usage.cost_usd = Some(pricing.cost(&usage));
-                    }
-                    generation.usage = usage;
-                    self.events.emit(Event::Usage { usage });
-                }
+                Some(Ok(ModelChunk::Usage(usage))) => self.report_usage(&mut generation, usage),
                 Some(Err(error)) => return StreamEnd::Failed(error),
             }
         }
@@ -698,6 +688,16 @@ impl Conversation {
             self.on_parsed(event, &mut generation);
         }
         StreamEnd::Complete(generation)
+    }
+
+    /// Makes `usage` the generation's, priced when a price table is
+    /// configured, and tells the front end.
+    fn report_usage(&self, generation: &mut Generation, mut usage: Usage) {
+        if let Some(pricing) = &self.settings.pricing {
+            usage.cost_usd = Some(pricing.cost(&usage));
+        }
+        generation.usage = usage;
+        self.events.emit(Event::Usage { usage });
     }
 
     pub(super) fn next_call_id(&mut self) -> String {

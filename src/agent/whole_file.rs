@@ -197,30 +197,20 @@ impl Conversation {
             file_to_ask_for(prompt, &text, handed).filter(|_| unplaced && copied_back(&text, prompt, handed).is_none())
         {
             let path = file.path.display();
-            let ask = format!(
-                "Reply with the whole new content of {path}, changed as asked, in a code block after its path."
-            );
             let notice = format!("[the reply changed no file — asking for {path} whole…]");
-            text = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await?;
-            only_named = Some(file.path.clone());
-            changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
+            (text, changes) = self.file_asked(asking, file, ", changed as asked", &notice, generation, cancel).await?;
         }
+        let copied = copied_back(&text, prompt, handed).filter(|_| changes.is_empty());
         // "Remove old_helper from utils.py", the file copied back: what
         // goes is no line to change. Asked for the file without it, a small
         // model leaves it out.
-        let to_remove =
-            copied_back(&text, prompt, handed).filter(|_| changes.is_empty()).and_then(|c| removal(prompt, &c));
-        if let Some((file, name)) = to_remove {
-            let path = file.path.display();
-            let ask =
-                format!("Reply with the whole new content of {path} without {name}, in a code block after its path.");
-            let notice = format!("[the reply copied {path} back — asking for it without {name}…]");
-            text = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await?;
-            changes = self.changes_shown(&text, prompt, handed, Some(&file.path));
-        }
-        // Still copies: the model sees where the change goes but not what
-        // it is. Asked for just the line, it often writes it fixed.
-        if let Some(copied) = copied_back(&text, prompt, handed).filter(|_| changes.is_empty() && to_remove.is_none()) {
+        if let Some((file, name)) = copied.as_deref().and_then(|copied| removal(prompt, copied)) {
+            let notice = format!("[the reply copied {} back — asking for it without {name}…]", file.path.display());
+            let without = format!(" without {name}");
+            (text, changes) = self.file_asked(asking, file, &without, &notice, generation, cancel).await?;
+        } else if let Some(copied) = copied {
+            // Still copies: the model sees where the change goes but not
+            // what it is. Asked for just the line, it often writes it fixed.
             let others: Vec<&HandedFile> =
                 handed.iter().filter(|f| !copied.iter().any(|c| c.path.rel == f.path.rel)).collect();
             (text, changes) = self.line_asked(asking, &copied, &others, generation, cancel).await?;
@@ -277,6 +267,24 @@ impl Conversation {
             text = reply;
             changes.extend(matching);
         }
+        Ok((text, changes))
+    }
+
+    /// Asks for `file` alone, whole, `how` (", changed as asked", " without
+    /// old_helper"): the reply's text and the changes it makes to it.
+    async fn file_asked(
+        &mut self,
+        asking: &Asking<'_>,
+        file: &HandedFile,
+        how: &str,
+        notice: &str,
+        generation: &mut Generation,
+        cancel: &CancellationToken,
+    ) -> Result<(String, Vec<Change>), TurnOutcome> {
+        let path = file.path.display();
+        let ask = format!("Reply with the whole new content of {path}{how}, in a code block after its path.");
+        let text = self.ask_again(asking, &file.shown(), &ask, notice, generation, cancel).await?;
+        let changes = self.changes_shown(&text, asking.prompt, asking.handed, Some(&file.path));
         Ok((text, changes))
     }
 
@@ -767,6 +775,13 @@ fn handed_under<'a>(label: &str, handed: &'a [HandedFile]) -> Option<&'a HandedF
 /// file's ("def subtract" for a file of "def add") declares other names.
 fn whole_version_likeness(file: &str, block: &str) -> Option<f32> {
     const MIN_LIKENESS: f32 = 0.6;
+    version_likeness(file, block).filter(|likeness| *likeness >= MIN_LIKENESS)
+}
+
+/// How alike `block` is to `file` (0 to 1, by characters) when it may be
+/// the file's whole new version, however unlike: it changes something,
+/// shows more than the file's tail, and declares every name the file does.
+fn version_likeness(file: &str, block: &str) -> Option<f32> {
     let file_lines = code_lines(file).count();
     // A copy is no version: it changes nothing.
     if file_lines == 0 || code_lines(block).count() * 3 < file_lines * 2 || same_code(file, block) {
@@ -785,8 +800,7 @@ fn whole_version_likeness(file: &str, block: &str) -> Option<f32> {
     if !declared_names(file).is_subset(&in_block) {
         return None;
     }
-    let likeness = similar::TextDiff::from_chars(file, block).ratio();
-    (likeness >= MIN_LIKENESS).then_some(likeness)
+    Some(similar::TextDiff::from_chars(file, block).ratio())
 }
 
 /// Whether `block`, shown under `file`'s path, is its whole new content
@@ -799,10 +813,8 @@ fn rewrites_whole(file: &str, block: &str) -> bool {
     let keeps_imports = file.lines().filter(|line| is_import(line)).all(|line| block_lines.contains(line.trim()));
     // Shorter, it may be a part: the lines it lacks would be deleted.
     code_lines(block).count() >= code_lines(file).count()
-        && !same_code(file, block)
         && keeps_imports
-        && declared_names(file).is_subset(&declared_names(block))
-        && similar::TextDiff::from_chars(file, block).ratio() >= MIN_LIKENESS
+        && version_likeness(file, block).is_some_and(|likeness| likeness >= MIN_LIKENESS)
 }
 
 /// The names that lines of `text` that are not indented declare
@@ -1161,10 +1173,13 @@ fn file_to_ask_for<'a>(prompt: &str, reply: &str, handed: &'a [HandedFile]) -> O
 /// When `prompt` asks to remove or delete a name that exactly one of the
 /// `copied` files declares: that file and the name.
 fn removal<'a, 'p>(prompt: &'p str, copied: &[&'a HandedFile]) -> Option<(&'a HandedFile, &'p str)> {
-    let removes = words(prompt).any(|word| ["remove", "delete"].contains(&word.to_lowercase().as_str()));
-    let mut found = words(prompt).filter(|_| removes).flat_map(|word| {
-        copied.iter().filter(move |f| declared_names(&f.text).contains(word)).map(move |f| (*f, word))
-    });
+    if !words(prompt).any(|word| ["remove", "delete"].contains(&word.to_lowercase().as_str())) {
+        return None;
+    }
+    let declared: Vec<(&HandedFile, std::collections::HashSet<&str>)> =
+        copied.iter().map(|f| (*f, declared_names(&f.text))).collect();
+    let mut found = words(prompt)
+        .flat_map(|word| declared.iter().filter(move |(_, names)| names.contains(word)).map(move |(f, _)| (*f, word)));
     let first = found.next()?;
     found.all(|other| other.0.path.rel == first.0.path.rel && other.1 == first.1).then_some(first)
 }

@@ -163,6 +163,8 @@ pub fn is_call_tag(text: &str) -> bool {
 }
 
 const CALL_KEYS: [&str; 5] = ["tool", "name", "input", "arguments", "parameters"];
+/// The keys a call's arguments may come under.
+const ARGUMENT_KEYS: [&str; 3] = ["input", "arguments", "parameters"];
 
 /// Decides from the first key whether a `{` object is a tool call, as early as possible.
 fn classify_head(object: &str) -> Head {
@@ -414,9 +416,10 @@ impl ToolCallParser {
         };
         let raw = &self.buf[scan.start..end];
         let call = call_from_json(raw, raw, "tool call has no \"tool\" name");
-        let data = self.tools.as_ref().is_some_and(|tools| is_data(raw, tools));
-        if scan.in_code || self.offers_no_tools() || data {
-            let known = |name: &str| self.tools.as_ref().is_some_and(|tools| tools.contains(name));
+        let known = |name: &str| self.tools.as_ref().is_some_and(|tools| tools.contains(name));
+        let unknown = matches!(&call, ParseEvent::Call(c) if !known(&c.name));
+        let data = || self.tools.is_some() && unknown && is_data(raw);
+        if scan.in_code || self.offers_no_tools() || data() {
             if !matches!(&call, ParseEvent::Call(c) if known(&c.name)) {
                 // Code that looks like a call (a config's `{"name": …}`):
                 // shown as it was written.
@@ -531,7 +534,7 @@ fn call_from_json(json: &str, raw: &str, missing_name: &str) -> ParseEvent {
         Some(Value::String(name)) if !name.trim().is_empty() => name.trim().to_string(),
         _ => return malformed(None, missing_name, raw),
     };
-    let args = ["input", "arguments", "parameters"].into_iter().find_map(|key| Some((key, object.remove(key)?)));
+    let args = ARGUMENT_KEYS.into_iter().find_map(|key| Some((key, object.remove(key)?)));
     let input = match args {
         None | Some((_, Value::Null)) => Ok(empty_object()),
         Some((_, object @ Value::Object(_))) => Ok(object),
@@ -544,14 +547,12 @@ fn call_from_json(json: &str, raw: &str, missing_name: &str) -> ParseEvent {
     call_or_malformed(name, input, raw)
 }
 
-/// Whether `raw`, a JSON object, is data the model shows rather than a
-/// call: it names none of `tools` and holds keys of its own but no
-/// arguments (`{"name": "shop", "port": 8080}`, a package.json quoted).
-fn is_data(raw: &str, tools: &std::collections::BTreeSet<String>) -> bool {
+/// Whether `raw`, a JSON object naming no offered tool, is data the model
+/// shows rather than a call: it holds keys of its own but no arguments
+/// (`{"name": "shop", "port": 8080}`, a package.json quoted).
+fn is_data(raw: &str) -> bool {
     let Ok(Value::Object(object)) = serde_json::from_str::<Value>(raw) else { return false };
-    let name = object.get("tool").or_else(|| object.get("name")).and_then(Value::as_str).unwrap_or_default();
-    !tools.contains(name.trim())
-        && !object.keys().any(|key| ["input", "arguments", "parameters"].contains(&key.as_str()))
+    !object.keys().any(|key| ARGUMENT_KEYS.contains(&key.as_str()))
         && object.keys().any(|key| !CALL_KEYS.contains(&key.as_str()))
 }
 
