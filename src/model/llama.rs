@@ -916,7 +916,10 @@ impl Worker<'_> {
     fn sampler(&self) -> LlamaSampler {
         let s = self.settings.sampling;
         if s.temperature <= 0.0 {
-            return LlamaSampler::greedy();
+            // In a chain llama.cpp keeps one candidates buffer for every
+            // token; alone, greedy allocates and fills a fresh one (1.8 MB
+            // over Qwen's vocabulary) at each token.
+            return LlamaSampler::chain_simple([LlamaSampler::greedy()]);
         }
         LlamaSampler::chain_simple([
             LlamaSampler::top_k(s.top_k),
