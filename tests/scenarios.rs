@@ -2166,6 +2166,58 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
 }
 
 #[tokio::test]
+async fn asked_for_the_line_a_model_may_write_the_function_fixed_or_the_one_asked_for() {
+    // A line the function lacks: the function written with it is the fix.
+    let tags = "def normalize_tags(raw):\n    result = []\n    for part in raw.split(\",\"):\n        \
+                tag = part.strip()\n        if tag:\n            result.append(tag)\n\n\n\
+                def format_tags(tags):\n    return \" \".join(tags)\n";
+    let with_return = "def normalize_tags(raw):\n    result = []\n    for part in raw.split(\",\"):\n        \
+                       tag = part.strip()\n        if tag:\n            result.append(tag)\n    return result\n";
+    let run = whole_file_run(
+        &[("tags.py", tags)],
+        &[&format!("```python\n{tags}```\n"), &format!("```python\n{with_return}```\n")],
+        "normalize_tags() in tags.py always returns None. Fix it.",
+    )
+    .await;
+    assert_eq!(run.read("tags.py"), tags.replace("result.append(tag)\n", "result.append(tag)\n    return result\n"));
+    // The function the prompt asks for: it goes into the file it names.
+    let lists = "def flatten(nested):\n    return [x for inner in nested for x in inner]\n";
+    let chunk = "def chunk(items, size):\n    return [items[i:i + size] for i in range(0, len(items), size)]\n";
+    let run = whole_file_run(
+        &[("listutils.py", lists)],
+        &[&format!("```python\n{lists}```\n"), &format!("```python\n{chunk}```\n")],
+        "Add a function chunk(items, size) to listutils.py that splits a list into lists of at most size items.",
+    )
+    .await;
+    assert_eq!(run.read("listutils.py"), format!("{lists}\n\n{chunk}"));
+    // The function restated unchanged changes nothing.
+    let run = whole_file_run(
+        &[("tags.py", tags)],
+        &[&format!("```python\n{tags}```\n"), &format!("```python\n{tags}```\n")],
+        "normalize_tags() in tags.py always returns None. Fix it.",
+    )
+    .await;
+    assert_eq!(run.read("tags.py"), tags);
+}
+
+#[tokio::test]
+async fn another_files_copy_under_a_files_path_is_not_added_to_it() {
+    // The 0.5B put report.py's text under the name grades.py.
+    let grades = "def average(scores):\n    return sum(scores) / len(scores)\n\n\n\
+                  def letter_grade(scores):\n    avg = average(scores)\n    return \"A\" if averge >= 90 else \"B\"\n";
+    let report = "from grades import letter_grade\n\nSTUDENTS = {\"ana\": [95, 88]}\n\n\
+                  for name, scores in STUDENTS.items():\n    print(name, letter_grade(scores))\n";
+    let run = whole_file_run(
+        &[("grades.py", grades), ("report.py", report)],
+        &[&format!("grades.py\n```\n{report}```\n\nreport.py\n```\n{report}```\n")],
+        "letter_grade crashes with a NameError for every list of scores I give it. Fix it.",
+    )
+    .await;
+    assert_eq!(run.read("grades.py"), grades);
+    assert_eq!(run.read("report.py"), report);
+}
+
+#[tokio::test]
 async fn a_whole_file_change_waits_for_approval_like_any_edit() {
     let reply = "calc.py\n```\ndef add(a, b):\n    return a - b\n```\n";
     let run = Scenario::new()

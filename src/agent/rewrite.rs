@@ -164,9 +164,17 @@ pub fn rewrite_of(file: &str, block: &str) -> Option<Rewrite> {
     let (trail_old, trail_new) = span(&ops[last_equal + 1..]);
     let (anchor_old, anchor_new) = (ops[first_equal].old_range().start, ops[first_equal].new_range().start);
     let (after_old, after_new) = (ops[last_equal].old_range().end, ops[last_equal].new_range().end);
+    // A blank line of the file ends what the block shows: a line the block
+    // adds after the part shown (`return result` closing a function) goes in
+    // before it, not in place of the blank line that parts two functions.
+    let unblank = |lines: &mut dyn Iterator<Item = &&str>, most: usize| {
+        lines.take(most).take_while(|line| !line.trim().is_empty()).count()
+    };
+    let lead_replaced = unblank(&mut old[..anchor_old].iter().rev(), lead_old.min(lead_new));
+    let trail_replaced = unblank(&mut old[after_old..].iter(), trail_old.min(trail_new));
     let mut spans = Vec::new();
     if lead_new > 0 {
-        spans.push((anchor_old - lead_old.min(lead_new)..anchor_old, 0..anchor_new));
+        spans.push((anchor_old - lead_replaced..anchor_old, 0..anchor_new));
     }
     for op in &ops[first_equal..=last_equal] {
         if !matches!(op, DiffOp::Equal { .. }) {
@@ -174,7 +182,7 @@ pub fn rewrite_of(file: &str, block: &str) -> Option<Rewrite> {
         }
     }
     if trail_new > 0 {
-        spans.push((after_old..after_old + trail_old.min(trail_new), after_new..new.len()));
+        spans.push((after_old..after_old + trail_replaced, after_new..new.len()));
     }
     let (first, last) = (spans.first()?, spans.last()?);
     let mut old_range = first.0.start..last.0.end;
@@ -260,6 +268,24 @@ mod tests {
         assert_eq!(rewrite.new_string, "    return items[-n:]");
         let applied = file.replacen(&rewrite.old_string, &rewrite.new_string, 1);
         assert!(applied.contains("def a():") && applied.contains("def b():"), "the lines not shown are kept");
+    }
+
+    #[test]
+    fn a_line_added_at_the_end_of_a_function_keeps_the_blank_lines_after_it() {
+        let file = "def tags(raw):\n    result = raw.split()\n\n\ndef other():\n    return 2\n";
+        let block = "def tags(raw):\n    result = raw.split()\n    return result\n";
+        let rewrite = rewrite_of(file, block).unwrap();
+        let applied = file.replacen(&rewrite.old_string, &rewrite.new_string, 1);
+        assert_eq!(
+            applied,
+            "def tags(raw):\n    result = raw.split()\n    return result\n\n\ndef other():\n    return 2\n"
+        );
+        // Before the part shown, likewise.
+        let file = "X = 1\n\n\ndef f():\n    return X\n";
+        let block = "@cache\ndef f():\n    return X\n";
+        let rewrite = rewrite_of(file, block).unwrap();
+        let applied = file.replacen(&rewrite.old_string, &rewrite.new_string, 1);
+        assert_eq!(applied, "X = 1\n\n\n@cache\ndef f():\n    return X\n");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use super::{Conversation, TurnOutcome};
 use crate::config::ToolProfile;
 use crate::protocol::{AgentStatus, Block, Event, Message, PermissionMode, Role, StopReason, Usage};
 use crate::workspace::WorkspacePath;
-use crate::workspace::mentions::{is_dotfile, named_files, new_files};
+use crate::workspace::mentions::{has_extension, is_dotfile, named_files, new_files};
 use crate::workspace::snapshot;
 
 /// Files handed over with one prompt.
@@ -213,7 +213,8 @@ impl Conversation {
             // what it is. Asked for just the line, it often writes it fixed.
             let others: Vec<&HandedFile> =
                 handed.iter().filter(|f| !copied.iter().any(|c| c.path.rel == f.path.rel)).collect();
-            (text, changes) = self.line_asked(asking, &copied, &others, generation, cancel).await?;
+            (text, changes) =
+                self.line_asked(asking, (&copied, &others), only_named.as_ref(), generation, cancel).await?;
         }
         // A change that renames or removes what other files use (`def
         // calc_total` now `def compute_total`, main.py still calling
@@ -294,8 +295,8 @@ impl Conversation {
     async fn line_asked(
         &mut self,
         asking: &Asking<'_>,
-        copied: &[&HandedFile],
-        others: &[&HandedFile],
+        (copied, others): (&[&HandedFile], &[&HandedFile]),
+        only_named: Option<&WorkspacePath>,
         generation: &mut Generation,
         cancel: &CancellationToken,
     ) -> Result<(String, Vec<Change>), TurnOutcome> {
@@ -324,6 +325,12 @@ impl Conversation {
             let notice = format!("[the reply named line {n} of {path} — asking for it as it must read…]");
             text = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await?;
             changes = self.line_fix(&[*file], &text).into_iter().collect();
+        }
+        // Asked for a line, a small model writes the function with the line
+        // it lacked (`return result`), or the function the prompt asks for:
+        // a change as any reply's blocks make one.
+        if changes.is_empty() {
+            changes = self.changes_shown(&text, asking.prompt, asking.handed, only_named);
         }
         Ok((text, changes))
     }
@@ -354,7 +361,7 @@ impl Conversation {
         match copied_back(&text, asking.prompt, &users).filter(|_| matching.is_empty()) {
             Some(copied) => {
                 let changed: Vec<&HandedFile> = changed.iter().collect();
-                self.line_asked(asking, &copied, &changed, generation, cancel).await
+                self.line_asked(asking, (&copied, &changed), None, generation, cancel).await
             }
             None => Ok((text, matching)),
         }
@@ -742,7 +749,9 @@ impl Conversation {
                 // the call below it changed to use it): the block is the file.
                 let input = serde_json::json!({ "file_path": file_path, "old_string": text, "new_string": shown.text });
                 calls.push(("Edit", input));
-            } else if is_new_code(&text, &shown.text) {
+            } else if is_new_code(&text, &shown.text) && !handed.iter().any(|f| same_code(&f.text, &shown.text)) {
+                // Another handed file's copy under this one's path is no
+                // addition to it: the model labelled the wrong file.
                 let content = format!("{}\n\n\n{}", text.trim_end(), shown.text);
                 calls.push(("Write", serde_json::json!({ "file_path": file_path, "content": content })));
             }
@@ -1541,13 +1550,11 @@ fn comment_path(line: &str) -> Option<String> {
     looks_like_path(words).then(|| words.to_string())
 }
 
+/// A path that heads code: a file name with an extension or a dotfile,
+/// nothing but path characters.
 fn looks_like_path(words: &str) -> bool {
     let name = words.rsplit('/').next().unwrap_or(words);
-    !words.is_empty()
-        && words.chars().all(|c| c.is_alphanumeric() || "._-/".contains(c))
-        && name.contains('.')
-        && (!name.starts_with('.') || is_dotfile(name))
-        && !name.ends_with('.')
+    words.chars().all(|c| c.is_alphanumeric() || "._-/".contains(c)) && (has_extension(name) || is_dotfile(name))
 }
 
 #[cfg(test)]

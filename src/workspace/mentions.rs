@@ -102,11 +102,14 @@ fn looks_like_a_file(word: &str) -> bool {
         return false;
     }
     let name = word.rsplit('/').next().unwrap_or(word);
-    // Numbers (`0.2`, `1.5b`) and abbreviations (`e.g.`, `i.e.`) are no
-    // file names.
+    has_extension(name) || is_dotfile(name) || (word.contains('/') && !name.is_empty())
+}
+
+/// Whether a file name ends in an extension (`stats.py`, `app.test.ts`).
+/// Numbers (`0.2`, `1.5b`) and abbreviations (`e.g.`, `i.e.`) do not.
+pub fn has_extension(name: &str) -> bool {
     const ABBREVIATIONS: [&str; 2] = ["e.g", "i.e"];
-    let extension = name.rsplit_once('.');
-    let has_extension = extension.is_some_and(|(stem, ext)| {
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
         let numeric = stem.chars().all(|c| c.is_ascii_digit() || c == '.');
         !stem.is_empty()
             && (1..=8).contains(&ext.len())
@@ -114,8 +117,7 @@ fn looks_like_a_file(word: &str) -> bool {
             && ext.chars().any(|c| c.is_ascii_alphabetic())
             && !(numeric && ext.starts_with(|c: char| c.is_ascii_digit()))
             && !ABBREVIATIONS.contains(&name.to_ascii_lowercase().as_str())
-    });
-    has_extension || is_dotfile(name) || (word.contains('/') && !name.is_empty())
+    })
 }
 
 #[cfg(test)]
