@@ -2201,6 +2201,22 @@ async fn asked_for_the_line_a_model_may_write_the_function_fixed_or_the_one_aske
 }
 
 #[tokio::test]
+async fn a_question_answered_with_a_files_copy_is_asked_for_the_answer() {
+    let levels = "QUIET = \"WARNING\"\nLOUD = \"DEBUG\"\n";
+    let profiles = "import levels\n\nPROFILES = {\"production\": levels.QUIET, \"development\": levels.LOUD}\n";
+    let run = whole_file_run(
+        &[("levels.py", levels), ("profiles.py", profiles)],
+        &[&format!("```python\n# profiles.py\n{profiles}```\n"), "The production profile runs at WARNING."],
+        "Which log level does the app run at with the production profile",
+    )
+    .await;
+    assert_eq!(run.outcome.text, "The production profile runs at WARNING.");
+    assert_eq!(run.read("profiles.py"), profiles);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.ends_with("Answer the question in one sentence."), "{sent}");
+}
+
+#[tokio::test]
 async fn another_files_copy_under_a_files_path_is_not_added_to_it() {
     // The 0.5B put report.py's text under the name grades.py.
     let grades = "def average(scores):\n    return sum(scores) / len(scores)\n\n\n\

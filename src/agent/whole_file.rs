@@ -164,6 +164,16 @@ impl Conversation {
     ) -> Result<(String, Vec<Change>), TurnOutcome> {
         let Asking { prompt, handed, .. } = *asking;
         let mut text = reply_text(generation);
+        // Asked a question, a small model copies a file back instead of
+        // answering (main.py for "which log level…"): asked for the answer
+        // alone, it reads the files for one.
+        if asks_question(prompt) && copies_only(&text, handed) {
+            let shown: String = handed.iter().map(HandedFile::shown).collect();
+            let notice = "[the reply copied files back instead of answering — asking for the answer…]";
+            let ask = "Answer the question in one sentence.";
+            let text = self.ask_again(asking, &shown, ask, notice, generation, cancel).await?;
+            return Ok((text, Vec::new()));
+        }
         let mut changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
         // A reply that only copies files back looked at the wrong ones: asked
         // once more for the others by name, a small model writes the change.
@@ -1159,6 +1169,28 @@ fn inline_code(line: &str) -> &str {
         Some(span) if !span.trim().is_empty() => span,
         _ => line.trim_matches('`'),
     }
+}
+
+/// Whether `reply` is nothing but copies of handed files: code blocks that
+/// change nothing, and not a word beside them ("It listens on:" before a
+/// copy of config.py makes the copy an answer).
+fn copies_only(reply: &str, handed: &[HandedFile]) -> bool {
+    let shown = blocks_for(reply, handed);
+    let mut in_block = false;
+    let prose_words: usize = reply
+        .lines()
+        .filter(|line| {
+            if line.trim_start().starts_with("```") {
+                in_block = !in_block;
+                return false;
+            }
+            !in_block && path_in(line).is_none()
+        })
+        .map(|line| line.split_whitespace().count())
+        .sum();
+    !shown.is_empty()
+        && prose_words == 0
+        && shown.iter().all(|block| handed.iter().any(|f| same_code(&f.text, &block.text)))
 }
 
 /// The line number that is all of `reply` ("line 3", "13.", "`7`").
