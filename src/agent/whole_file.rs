@@ -1177,20 +1177,14 @@ fn inline_code(line: &str) -> &str {
 fn copies_only(reply: &str, handed: &[HandedFile]) -> bool {
     let shown = blocks_for(reply, handed);
     let mut in_block = false;
-    let prose_words: usize = reply
-        .lines()
-        .filter(|line| {
-            if line.trim_start().starts_with("```") {
-                in_block = !in_block;
-                return false;
-            }
-            !in_block && path_in(line).is_none()
-        })
-        .map(|line| line.split_whitespace().count())
-        .sum();
-    !shown.is_empty()
-        && prose_words == 0
-        && shown.iter().all(|block| handed.iter().any(|f| same_code(&f.text, &block.text)))
+    let prose = reply.lines().any(|line| {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+            return false;
+        }
+        !in_block && !line.trim().is_empty() && path_in(line).is_none()
+    });
+    !prose && !shown.is_empty() && shown.iter().all(|block| handed.iter().any(|f| same_code(&f.text, &block.text)))
 }
 
 /// The line number that is all of `reply` ("line 3", "13.", "`7`").

@@ -1,0 +1,4 @@
+from .parcel import Parcel
+from .quote import quote
+
+__all__ = ["Parcel", "quote"]
