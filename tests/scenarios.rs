@@ -2213,7 +2213,31 @@ async fn a_question_answered_with_a_files_copy_is_asked_for_the_answer() {
     assert_eq!(run.outcome.text, "The production profile runs at WARNING.");
     assert_eq!(run.read("profiles.py"), profiles);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(sent.ends_with("Answer the question in one sentence."), "{sent}");
+    assert!(sent.ends_with("Answer the question in one sentence. Change no file."), "{sent}");
+    // A question changes no file: a reply that changes one is asked for the
+    // answer, and the change is not made.
+    let main = "from profiles import PROFILES\n\nstart(\"development\")\n";
+    let run = whole_file_run(
+        &[("levels.py", levels), ("profiles.py", profiles), ("main.py", main)],
+        &[
+            &format!("main.py\n```python\n{}```\n", main.replace("development", "production")),
+            "The production profile runs at WARNING.",
+        ],
+        "Which log level does the app run at with the production profile?",
+    )
+    .await;
+    assert_eq!(run.outcome.text, "The production profile runs at WARNING.");
+    assert_eq!(run.read("main.py"), main);
+    assert!(run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains("did not answer"))));
+    // A question that also asks for a change is a change.
+    let numbers = "def is_even(n):\n    return n % 2 == 1\n";
+    let run = whole_file_run(
+        &[("numbers.py", numbers)],
+        &[&format!("```python\n{}```\n", numbers.replace("== 1", "== 0"))],
+        "What is wrong with is_even in numbers.py? Fix it.",
+    )
+    .await;
+    assert_eq!(run.read("numbers.py"), numbers.replace("== 1", "== 0"));
 }
 
 #[tokio::test]

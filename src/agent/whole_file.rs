@@ -164,14 +164,18 @@ impl Conversation {
     ) -> Result<(String, Vec<Change>), TurnOutcome> {
         let Asking { prompt, handed, .. } = *asking;
         let mut text = reply_text(generation);
-        // Asked a question, a small model copies a file back instead of
-        // answering (main.py for "which log level…"): asked for the answer
-        // alone, it reads the files for one.
-        if asks_question(prompt) && copies_only(&text, handed) {
-            let shown: String = handed.iter().map(HandedFile::shown).collect();
-            let notice = "[the reply copied files back instead of answering — asking for the answer…]";
-            let ask = "Answer the question in one sentence.";
-            let text = self.ask_again(asking, &shown, ask, notice, generation, cancel).await?;
+        // A question changes no file. Asked one, a small model copies a
+        // file back (main.py for "which log level…"), or changes one (the
+        // default profile made "production"): asked for the answer alone,
+        // it reads the files for one.
+        if asks_question(prompt) {
+            let changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
+            if copies_only(&text, handed) || !changes.is_empty() {
+                let shown: String = handed.iter().map(HandedFile::shown).collect();
+                let notice = "[the reply did not answer the question — asking for the answer…]";
+                let ask = "Answer the question in one sentence. Change no file.";
+                text = self.ask_again(asking, &shown, ask, notice, generation, cancel).await?;
+            }
             return Ok((text, Vec::new()));
         }
         let mut changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
@@ -1219,14 +1223,46 @@ fn removal<'a, 'p>(prompt: &'p str, copied: &[&'a HandedFile]) -> Option<(&'a Ha
     found.all(|other| other.0.path.rel == first.0.path.rel && other.1 == first.1).then_some(first)
 }
 
-/// Whether `prompt` asks for an answer, which may need no change: a
-/// question, or a request to explain ("Explain the retry logic in
-/// client.py"), which a reply in prose answers.
+/// Whether `prompt` asks for an answer and no change: a question, or a
+/// request to explain ("Explain the retry logic in client.py"), which a
+/// reply in prose answers. Not when it also asks for a change ("What is
+/// wrong with is_even? Fix it.", "When a password is too short, signup
+/// should say …").
 fn asks_question(prompt: &str) -> bool {
     const ASKING: [&str; 10] =
         ["what", "why", "how", "where", "which", "who", "when", "explain", "describe", "summarize"];
+    // Verbs count where a request puts them, first in a sentence ("Fix
+    // it.", "Can you fix…"): "What does add do?" asks about a function.
+    const CHANGING: [&str; 19] = [
+        "fix",
+        "change",
+        "add",
+        "remove",
+        "delete",
+        "rename",
+        "update",
+        "make",
+        "create",
+        "write",
+        "implement",
+        "refactor",
+        "replace",
+        "move",
+        "set",
+        "turn",
+        "convert",
+        "correct",
+        "edit",
+    ];
+    const POLITE: [&str; 6] = ["please", "can", "could", "would", "you", "then"];
     let first = prompt.split_whitespace().next().unwrap_or_default().to_lowercase();
-    prompt.contains('?') || ASKING.contains(&first.trim_end_matches([',', ':']))
+    // Sentences end at ". ", not at the dot of `calc.py`.
+    let requests = prompt.replace(". ", "\n").split(['?', '!', '\n', ';']).any(|sentence| {
+        let verb = sentence.split_whitespace().map(str::to_lowercase).find(|word| !POLITE.contains(&word.as_str()));
+        verb.is_some_and(|verb| CHANGING.contains(&verb.trim_end_matches([',', ':', '.'])))
+    });
+    let obliges = words(prompt).any(|word| matches!(word, "should" | "must" | "instead"));
+    (prompt.contains('?') || ASKING.contains(&first.trim_end_matches([',', ':']))) && !requests && !obliges
 }
 
 /// Whether `line` is a comment in the common languages.
@@ -1768,6 +1804,27 @@ mod tests {
         );
         // An import inside a function is not the file's.
         assert_eq!(with_import("def f():\n    import os\n", "import math"), "import math\n\ndef f():\n    import os\n");
+    }
+
+    #[test]
+    fn a_question_that_asks_for_a_change_is_a_request() {
+        for question in [
+            "Which port does the server listen on? Answer with the number.",
+            "What does add do?",
+            "How many times does utils.fix retry?",
+            "Explain the retry logic in client.py",
+        ] {
+            assert!(asks_question(question), "{question}");
+        }
+        for request in [
+            "What is wrong with is_even? Fix it.",
+            "Can you fix the bug in calc.py?",
+            "When a password is too short, signup should say \"Too short.\" instead.",
+            "Why does this crash? Please add a check.",
+            "Fix calc.py.",
+        ] {
+            assert!(!asks_question(request), "{request}");
+        }
     }
 
     #[test]
