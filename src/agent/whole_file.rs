@@ -206,7 +206,7 @@ impl Conversation {
         // change to schema.sql), blocks that hold only a path, or the change
         // told in a sentence ("is_even should return `n % 2 == 0`"): asked
         // for the file by name, whole, a small model writes it.
-        let unplaced = changes.is_empty() && !asked_by_name && !asks_question(prompt);
+        let unplaced = changes.is_empty() && !asked_by_name;
         if let Some(file) =
             file_to_ask_for(prompt, &text, handed).filter(|_| unplaced && copied_back(&text, prompt, handed).is_none())
         {
@@ -1179,7 +1179,6 @@ fn inline_code(line: &str) -> &str {
 /// change nothing, and not a word beside them ("It listens on:" before a
 /// copy of config.py makes the copy an answer).
 fn copies_only(reply: &str, handed: &[HandedFile]) -> bool {
-    let shown = blocks_for(reply, handed);
     let mut in_block = false;
     let prose = reply.lines().any(|line| {
         if line.trim_start().starts_with("```") {
@@ -1188,7 +1187,7 @@ fn copies_only(reply: &str, handed: &[HandedFile]) -> bool {
         }
         !in_block && !line.trim().is_empty() && path_in(line).is_none()
     });
-    !prose && !shown.is_empty() && shown.iter().all(|block| handed.iter().any(|f| same_code(&f.text, &block.text)))
+    !prose && copies(reply, handed).is_some()
 }
 
 /// The line number that is all of `reply` ("line 3", "13.", "`7`").
@@ -1281,12 +1280,18 @@ fn is_prose(path: &str) -> bool {
 /// The handed files `reply` copies back, when that is all it shows and
 /// `prompt` asks for a change rather than an answer.
 fn copied_back<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFile>> {
-    let shown = blocks_for(reply, handed);
-    if asks_question(prompt) || shown.is_empty() {
+    if asks_question(prompt) {
         return None;
     }
+    copies(reply, handed)
+}
+
+/// The handed files `reply` copies back unchanged, blank lines aside, when
+/// its blocks show nothing else.
+fn copies<'a>(reply: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFile>> {
+    let shown = blocks_for(reply, handed);
     let is_copy = |f: &HandedFile, block: &ShownFile| same_code(&f.text, &block.text);
-    if !shown.iter().all(|block| handed.iter().any(|f| is_copy(f, block))) {
+    if shown.is_empty() || !shown.iter().all(|block| handed.iter().any(|f| is_copy(f, block))) {
         return None;
     }
     Some(handed.iter().filter(|f| shown.iter().any(|block| is_copy(f, block))).collect())
