@@ -449,11 +449,10 @@ impl Conversation {
         if fixes.next().is_some() || text.matches(old).count() != 1 {
             return None;
         }
-        let indent = &old[..old.len() - old.trim_start().len()];
         let input = serde_json::json!({
             "file_path": file.path.display(),
             "old_string": old,
-            "new_string": format!("{indent}{}", fixed.trim()),
+            "new_string": as_line_of(old, fixed),
         });
         Some(("Edit", input))
     }
@@ -1317,6 +1316,19 @@ fn words_changed(line: &str, fixed: &str) -> Option<usize> {
     (old_changed + new_changed > 0 && keeps_line).then_some(old_changed.max(new_changed))
 }
 
+/// `fixed` in place of `old`: at its indentation and, when the model left
+/// it off (`if len(text) <= limit - 3` for `if len(text) <= limit:`),
+/// with the punctuation that closes it, without which the code is broken.
+fn as_line_of(old: &str, fixed: &str) -> String {
+    let indent = &old[..old.len() - old.trim_start().len()];
+    let fixed = fixed.trim();
+    let closing = old.trim_end().chars().last().filter(|c| [':', ';', '{'].contains(c));
+    match closing {
+        Some(close) if !fixed.ends_with(close) => format!("{indent}{fixed}{close}"),
+        _ => format!("{indent}{fixed}"),
+    }
+}
+
 /// Whether a line of `block` that is not indented declares a name
 /// (`def subtract(`) that the prompt uses and `file` does not have yet: code
 /// the prompt asks for, not an example calling what exists.
@@ -1765,6 +1777,14 @@ mod tests {
         assert_eq!(words_changed("    if total <= LIMIT:", "if total <= LIMIT"), None);
         assert_eq!(words_changed("let x = 1;", "let x = 1"), None);
         assert_eq!(words_changed("    if total <= LIMIT:", "if total >= LIMIT:"), Some(1));
+    }
+
+    #[test]
+    fn a_fixed_line_keeps_the_indentation_and_the_closing_of_the_line_it_replaces() {
+        assert_eq!(as_line_of("    if len(text) <= limit:", "if len(text) < limit"), "    if len(text) < limit:");
+        assert_eq!(as_line_of("\tx := f(a);", "x := f(b);"), "\tx := f(b);");
+        assert_eq!(as_line_of("  } else {", "} else if (x) {"), "  } else if (x) {");
+        assert_eq!(as_line_of("    return a + b", "return a - b"), "    return a - b");
     }
 
     #[test]
