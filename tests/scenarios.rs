@@ -1929,6 +1929,32 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
 }
 
 #[tokio::test]
+async fn a_file_the_prompt_asks_to_create_is_asked_for_when_the_reply_changes_another() {
+    // The 1.5B gave README.md a heading for the new file, and no file.
+    let readme = "# Utilities\n\nSmall helper modules.\n";
+    let heading = "```\n# Utilities\n\nSmall helper modules.\n\n## mathutil.py\n\n```\n";
+    let is_even = "mathutil.py\n```\ndef is_even(n):\n    return n % 2 == 0\n```\n";
+    let run = whole_file_run(
+        &[("README.md", readme)],
+        &[heading, is_even],
+        "Create a file mathutil.py with a function is_even(n).",
+    )
+    .await;
+    assert_eq!(run.read("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n");
+    assert_eq!(run.read("README.md"), format!("{readme}\n## mathutil.py\n"));
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(
+        sent.ends_with("Reply with the whole new content of mathutil.py, in a code block after its path."),
+        "{sent}"
+    );
+    let told = run
+        .events
+        .iter()
+        .any(|e| matches!(&e.event, Event::Text { text } if text.contains("did not create mathutil.py")));
+    assert!(told, "the user is told why the model answers again");
+}
+
+#[tokio::test]
 async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_files() {
     let readme = "# Utilities\n\nSmall helper modules.\n";
     let echo = "```\n# Utilities\n\nSmall helper modules.\n```\n";
@@ -2163,6 +2189,52 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         .await;
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
     assert_eq!(run.backend.used(), 1);
+}
+
+#[tokio::test]
+async fn an_import_line_fixed_to_another_name_renames_its_uses_in_the_file() {
+    // The 0.5B copied main.py back, then wrote the import line fixed alone.
+    let config = "def read_config():\n    return {\"debug\": True}\n";
+    let main = "from config import load_config\n\nconfig = load_config()\nprint(config)\n";
+    let run = whole_file_run(
+        &[("config.py", config), ("main.py", main)],
+        &[&format!("main.py\n```\n{main}```\n"), "```python\nfrom config import read_config\n```\n"],
+        "main.py fails with ImportError: cannot import name 'load_config' from 'config'. The function in config.py is called read_config. Fix main.py.",
+    )
+    .await;
+    assert_eq!(run.read("main.py"), "from config import read_config\n\nconfig = read_config()\nprint(config)\n");
+    assert_eq!(run.read("config.py"), config);
+}
+
+#[tokio::test]
+async fn a_changed_file_that_still_uses_what_the_change_removes_is_asked_for_again() {
+    // The 1.5B removed read_csv_events and its import, and left the call.
+    let events = "def read_events(path, fmt=\"csv\"):\n    return [path, fmt]\n\n\n\
+                  def read_csv_events(path):\n    return read_events(path, fmt=\"csv\")\n\n\n\
+                  def count(events):\n    return len(events)\n";
+    let report = "from events import read_csv_events, read_events\n\n\n\
+                  def load(path):\n    if path.endswith(\".json\"):\n        return read_events(path, fmt=\"json\")\n\
+                  \x20   return read_csv_events(path)\n";
+    let events_after =
+        "def read_events(path, fmt=\"csv\"):\n    return [path, fmt]\n\n\ndef count(events):\n    return len(events)\n";
+    let half_done = report.replace("read_csv_events, read_events", "read_events");
+    let done = half_done.replace("read_csv_events(path)", "read_events(path, fmt=\"csv\")");
+    let run = whole_file_run(
+        &[("events.py", events), ("report.py", report)],
+        &[
+            &format!("events.py\n```\n{events_after}```\n\nreport.py\n```\n{half_done}```\n"),
+            &format!("report.py\n```\n{done}```\n"),
+        ],
+        "Remove the deprecated read_csv_events function and switch its one caller over to its replacement.",
+    )
+    .await;
+    assert_eq!(run.read("events.py"), events_after);
+    assert_eq!(run.read("report.py"), done);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("report.py still uses read_csv_events, which events.py no longer declares."), "{sent}");
+    // Shown once, as the change left it.
+    assert_eq!(sent.matches("report.py\n```").count(), 1, "{sent}");
+    assert!(sent.contains(&half_done), "{sent}");
 }
 
 #[tokio::test]

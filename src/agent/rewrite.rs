@@ -222,7 +222,12 @@ pub fn rewrite_of(file: &str, block: &str) -> Option<Rewrite> {
     if new[new_range.clone()].iter().any(|line| is_placeholder(line)) {
         return None;
     }
-    let (old_string, new_string) = (text(&old, &old_range), text(&new, &new_range));
+    let (mut old_string, new_string) = (text(&old, &old_range), text(&new, &new_range));
+    // Lines deleted go with the line break that ends the last of them, or
+    // a blank line is left where they were.
+    if new_range.is_empty() && old_range.end < old.len() {
+        old_string.push('\n');
+    }
     if old_string == new_string || !file.contains(&old_string) {
         return None;
     }
@@ -286,6 +291,14 @@ mod tests {
         let rewrite = rewrite_of(file, block).unwrap();
         let applied = file.replacen(&rewrite.old_string, &rewrite.new_string, 1);
         assert_eq!(applied, "X = 1\n\n\n@cache\ndef f():\n    return X\n");
+    }
+
+    #[test]
+    fn a_function_left_out_between_two_others_is_deleted_with_its_lines_breaks() {
+        let file = "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        let block = "def a():\n    return 1\n\n\ndef c():\n    return 3\n";
+        let rewrite = rewrite_of(file, block).unwrap();
+        assert_eq!(file.replacen(&rewrite.old_string, &rewrite.new_string, 1), block);
     }
 
     #[test]

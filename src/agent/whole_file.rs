@@ -25,6 +25,41 @@ use crate::workspace::WorkspacePath;
 use crate::workspace::mentions::{has_extension, is_dotfile, named_files, new_files};
 use crate::workspace::snapshot;
 
+/// The languages a code fence names (```` ```python ````), as a small
+/// model also writes them on the line below the fence.
+const FENCE_LANGUAGES: [&str; 30] = [
+    "python",
+    "py",
+    "javascript",
+    "js",
+    "typescript",
+    "ts",
+    "jsx",
+    "tsx",
+    "go",
+    "rust",
+    "bash",
+    "sh",
+    "shell",
+    "ini",
+    "toml",
+    "yaml",
+    "yml",
+    "json",
+    "sql",
+    "c",
+    "cpp",
+    "java",
+    "ruby",
+    "php",
+    "html",
+    "css",
+    "markdown",
+    "kotlin",
+    "swift",
+    "lua",
+];
+
 /// Files handed over with one prompt.
 const MAX_FILES: usize = 24;
 /// Files handed over for sharing the prompt's words, when it names none.
@@ -214,6 +249,20 @@ impl Conversation {
             let notice = format!("[the reply changed no file — asking for {path} whole…]");
             (text, changes) = self.file_asked(asking, file, ", changed as asked", &notice, generation, cancel).await?;
         }
+        // "Create mathutil.py with is_even" answered with a change elsewhere
+        // (a heading for it in README.md): the file asked for is still to be
+        // written. Asked for it by name, a small model writes it.
+        let unwritten =
+            only_named.as_ref().and_then(|path| handed.iter().find(|f| f.path.rel == path.rel)).filter(|f| {
+                let written = changes.iter().any(|(_, input)| input["file_path"] == f.path.display());
+                !changes.is_empty() && !written && f.text.is_empty() && !self.workspace.exists(&f.path)
+            });
+        if let Some(file) = unwritten {
+            let notice = format!("[the reply did not create {} — asking for it whole…]", file.path.display());
+            let (reply, more) = self.file_asked(asking, file, "", &notice, generation, cancel).await?;
+            text = reply;
+            changes.extend(more.into_iter().filter(|(_, input)| input["file_path"] == file.path.display()));
+        }
         let copied = copied_back(&text, prompt, handed).filter(|_| changes.is_empty());
         // "Remove old_helper from utils.py", the file copied back: what
         // goes is no line to change. Asked for the file without it, a small
@@ -242,16 +291,26 @@ impl Conversation {
             if stale.iter().all(|name| renames.iter().any(|(old, _)| old == name)) {
                 let what = renames.iter().map(|(old, new)| format!("{old} to {new}")).collect::<Vec<_>>().join(", ");
                 for user in users {
-                    let text = renames.iter().fold(user.text.clone(), |text, (old, new)| replace_word(&text, old, new));
+                    // A file the change changed too is renamed as it will be,
+                    // in one Edit that takes the place of its change.
+                    let will_hold = changed.iter().find(|c| c.path == user.path).unwrap_or(user);
+                    let text =
+                        renames.iter().fold(will_hold.text.clone(), |text, (old, new)| replace_word(&text, old, new));
                     let path = user.path.display();
                     self.notify(&format!("[{path} uses what the change renames — renaming {what} there too]"));
+                    changes.retain(|(_, input)| input["file_path"] != path);
                     let input = serde_json::json!({ "file_path": path, "old_string": user.text, "new_string": text });
                     changes.push(("Edit", input));
                 }
                 return Ok((text, changes));
             }
             let names = users.iter().map(|f| f.path.display()).collect::<Vec<_>>().join(", ");
-            let (use_, declare) = match (users.len(), changed.len()) {
+            // Those that no longer declare it: report.py, changed and still
+            // calling read_csv_events, is a user, not where it went.
+            let declarers: Vec<&HandedFile> =
+                changed.iter().filter(|c| !users.iter().any(|u| u.path == c.path)).collect();
+            let declarers = if declarers.is_empty() { changed.iter().collect() } else { declarers };
+            let (use_, declare) = match (users.len(), declarers.len()) {
                 (1, 1) => ("uses", "declares"),
                 (1, _) => ("uses", "declare"),
                 (_, 1) => ("use", "declares"),
@@ -261,12 +320,23 @@ impl Conversation {
             let ask = format!(
                 "{names} still {use_} {stale}, which {} no longer {declare}. Reply with the whole new content of \
                  {names}, changed to match, in a code block after its path.",
-                changed.iter().map(|f| f.path.display()).collect::<Vec<_>>().join(", "),
+                declarers.iter().map(|f| f.path.display()).collect::<Vec<_>>().join(", "),
             );
             let notice = format!("[{names} still {use_} {stale} — asking for it to match…]");
             let (reply, matching) =
                 self.ask_to_match(asking, &changed, &users, (&ask, &notice), generation, cancel).await?;
             text = reply;
+            // A new version of a file the change changed takes the place of
+            // the change it holds; a line fixed beside it goes in with it.
+            for (_, input) in &matching {
+                changes.retain(|(_, earlier)| {
+                    let covered = match (earlier["old_string"].as_str(), input["old_string"].as_str()) {
+                        (Some(earlier), Some(now)) => now.contains(earlier),
+                        _ => true,
+                    };
+                    earlier["file_path"] != input["file_path"] || !covered
+                });
+            }
             changes.extend(matching);
         } else if let Some((reshaped, users)) = reshaped(&changed, handed, prompt) {
             // "…and shop.py should call it with €": the prompt asks for a
@@ -361,7 +431,9 @@ impl Conversation {
         generation: &mut Generation,
         cancel: &CancellationToken,
     ) -> Result<(String, Vec<Change>), TurnOutcome> {
-        let shown: String = changed.iter().chain(users.iter().copied()).map(HandedFile::shown).collect();
+        // A user the change changed is shown once, as it will be.
+        let unchanged_users = users.iter().copied().filter(|u| !changed.iter().any(|c| c.path == u.path));
+        let shown: String = changed.iter().chain(unchanged_users).map(HandedFile::shown).collect();
         let text = self.ask_again(asking, &shown, ask, notice, generation, cancel).await?;
         let users: Vec<HandedFile> = users.iter().map(|f| (*f).clone()).collect();
         // Versions of the files only: new code alone is no match.
@@ -449,10 +521,24 @@ impl Conversation {
         if fixes.next().is_some() || text.matches(old).count() != 1 {
             return None;
         }
+        let new_line = as_line_of(old, fixed);
+        // An import renamed (`from config import read_config` for
+        // `load_config`): the file's uses follow, as an editor's rename does.
+        let (old_string, new_string) = match renamed_import(old, &new_line) {
+            Some((from, to)) if !uses_word(text, to) => {
+                let renamed: Vec<String> = text
+                    .lines()
+                    .map(|line| if line == old { new_line.clone() } else { replace_word(line, from, to) })
+                    .collect();
+                let ending = if text.ends_with('\n') { "\n" } else { "" };
+                (text.clone(), format!("{}{ending}", renamed.join("\n")))
+            }
+            _ => (old.to_string(), new_line),
+        };
         let input = serde_json::json!({
             "file_path": file.path.display(),
-            "old_string": old,
-            "new_string": as_line_of(old, fixed),
+            "old_string": old_string,
+            "new_string": new_string,
         });
         Some(("Edit", input))
     }
@@ -990,11 +1076,15 @@ fn dangling<'a>(changed: &[HandedFile], handed: &'a [HandedFile]) -> Option<(Vec
         .flat_map(|f| declared_names(&f.text))
         .filter(|name| !still_declared.contains(name))
         .collect();
+    // A file the change itself changed uses what it will hold: report.py
+    // with its import of read_csv_events dropped and the call left.
+    let will_hold =
+        |f: &HandedFile| changed.iter().find(|c| c.path == f.path).map_or(f.text.clone(), |c| c.text.clone());
     let users: Vec<&HandedFile> =
-        handed.iter().filter(|f| !is_changed(f) && stale.iter().any(|name| uses_word(&f.text, name))).collect();
+        handed.iter().filter(|f| stale.iter().any(|name| uses_word(&will_hold(f), name))).collect();
     let stale: Vec<String> = stale
         .iter()
-        .filter(|name| users.iter().any(|f| uses_word(&f.text, name)))
+        .filter(|name| users.iter().any(|f| uses_word(&will_hold(f), name)))
         .map(|name| name.to_string())
         .collect();
     (!users.is_empty() && users.len() <= MAX_USERS).then_some((stale, users))
@@ -1329,6 +1419,22 @@ fn as_line_of(old: &str, fixed: &str) -> String {
     }
 }
 
+/// The one name an import line imports in place of another (`from config
+/// import read_config` for `… import load_config`): that old name and the
+/// new one. An alias (`import read_config as load_config`) renames nothing.
+fn renamed_import<'a>(old: &'a str, new: &'a str) -> Option<(&'a str, &'a str)> {
+    if !is_import(old.trim()) || !is_import(new.trim()) {
+        return None;
+    }
+    let (before, after): (Vec<&str>, Vec<&str>) = (import_names(old).collect(), import_names(new).collect());
+    let gone: Vec<&str> = before.iter().copied().filter(|name| !after.contains(name)).collect();
+    let came: Vec<&str> = after.iter().copied().filter(|name| !before.contains(name)).collect();
+    match (gone.as_slice(), came.as_slice()) {
+        ([from], [to]) => Some((from, to)),
+        _ => None,
+    }
+}
+
 /// Whether a line of `block` that is not indented declares a name
 /// (`def subtract(`) that the prompt uses and `file` does not have yet: code
 /// the prompt asks for, not an example calling what exists.
@@ -1507,6 +1613,12 @@ fn shown_files(reply: &str) -> Vec<ShownFile> {
                     Some(named) => (Some(named), &lines[1..]),
                     None => (label.take(), &lines[..]),
                 };
+                // "```" then "python" on a line of its own: the fence's
+                // language, put on the wrong line, is not the file's.
+                let lines = match lines.split_first() {
+                    Some((first, rest)) if FENCE_LANGUAGES.contains(first) && !rest.is_empty() => rest,
+                    _ => lines,
+                };
                 let text = lines.join("\n");
                 // "# No changes needed" under a code file's path is a remark,
                 // not the file's content.
@@ -1659,6 +1771,14 @@ mod tests {
     }
 
     #[test]
+    fn a_fences_language_on_the_line_below_it_is_not_code() {
+        let reply = "mathutil.py\n```\npython\ndef is_even(n):\n    return n % 2 == 0\n```\n";
+        assert_eq!(shown_files(reply), vec![shown(Some("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n")]);
+        let word_alone = "notes.txt\n```\njson\n```\n";
+        assert_eq!(shown_files(word_alone), vec![shown(Some("notes.txt"), "json\n")]);
+    }
+
+    #[test]
     fn a_sentence_before_a_block_is_not_its_path_and_a_cut_block_counts() {
         let reply = "To fix it, change main.py as follows.\n```\nprint(1)\n";
         assert_eq!(shown_files(reply), vec![shown(None, "print(1)\n")]);
@@ -1785,6 +1905,15 @@ mod tests {
         assert_eq!(as_line_of("\tx := f(a);", "x := f(b);"), "\tx := f(b);");
         assert_eq!(as_line_of("  } else {", "} else if (x) {"), "  } else if (x) {");
         assert_eq!(as_line_of("    return a + b", "return a - b"), "    return a - b");
+    }
+
+    #[test]
+    fn an_import_of_one_name_for_another_renames_it_and_an_alias_does_not() {
+        let old = "from config import load_config";
+        assert_eq!(renamed_import(old, "from config import read_config"), Some(("load_config", "read_config")));
+        assert_eq!(renamed_import(old, "from config import read_config as load_config"), None);
+        assert_eq!(renamed_import(old, "from config import load_config, read_config"), None);
+        assert_eq!(renamed_import("x = load_config()", "x = read_config()"), None);
     }
 
     #[test]
