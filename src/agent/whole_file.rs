@@ -1350,7 +1350,13 @@ fn asks_question(prompt: &str) -> bool {
         verb.is_some_and(|verb| CHANGING.contains(&verb.trim_end_matches([',', ':', '.'])))
     });
     let obliges = words(prompt).any(|word| matches!(word, "should" | "must" | "instead"));
-    (prompt.contains('?') || ASKING.contains(&first.trim_end_matches([',', ':']))) && !requests && !obliges
+    // "When a file name has a space, the index comes out wrong.": a clause
+    // that says when something happens, then what: a report, not a question.
+    let first_sentence = prompt.replace(". ", "\n");
+    let first_sentence = first_sentence.split(['\n', '!']).next().unwrap_or_default();
+    let reports = first == "when" && first_sentence.contains(',');
+    let asking = prompt.contains('?') || (ASKING.contains(&first.trim_end_matches([',', ':'])) && !reports);
+    asking && !requests && !obliges
 }
 
 /// Whether `line` is a comment in the common languages.
@@ -1394,6 +1400,13 @@ fn copies<'a>(reply: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFil
 fn words_changed(line: &str, fixed: &str) -> Option<usize> {
     let closing = |line: &str| line.trim().trim_end_matches([':', ';', '{', ',']).trim_end().to_string();
     if closing(line) == closing(fixed) {
+        return None;
+    }
+    // Part of the line quoted from its middle (`grep -m1 '^# ' $f` of
+    // `title=$(grep -m1 '^# ' $f)`) shows where the change goes, not what
+    // it is; the line's start kept (`return a + b` of `return a + b + 1`) is a fix.
+    let (line_code, fixed_code) = (line.trim(), fixed.trim());
+    if line_code.contains(fixed_code) && !line_code.starts_with(fixed_code) {
         return None;
     }
     let old: Vec<&str> = line.split_whitespace().collect();
@@ -1925,6 +1938,16 @@ mod tests {
         assert_eq!(words_changed("def greet(name):", "print(greet(\"world\"))"), None);
         assert_eq!(words_changed("    return total", "return total + tax"), Some(2), "an addition keeps the line");
         assert_eq!(words_changed("x = 1", "x = compute(a, b, c) + 1"), None, "more than doubled is another line");
+        assert_eq!(
+            words_changed("  title=$(grep -m1 '^# ' $f | sed 's/^# //')", "grep -m1 '^# ' $f | sed 's/^# //'"),
+            None,
+            "a quote"
+        );
+        assert_eq!(
+            words_changed("    return total + shipping + 1", "return total + shipping"),
+            Some(2),
+            "the end dropped"
+        );
     }
 
     #[test]
@@ -1967,6 +1990,8 @@ mod tests {
             "What does add do?",
             "How many times does utils.fix retry?",
             "Explain the retry logic in client.py",
+            "When is the cache cleared",
+            "When the cache is full, what is dropped first?",
         ] {
             assert!(asks_question(question), "{question}");
         }
@@ -1976,6 +2001,7 @@ mod tests {
             "When a password is too short, signup should say \"Too short.\" instead.",
             "Why does this crash? Please add a check.",
             "Fix calc.py.",
+            "When a note's file name has a space in it, the index comes out wrong. Other notes are fine.",
         ] {
             assert!(!asks_question(request), "{request}");
         }
