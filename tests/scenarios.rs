@@ -2238,6 +2238,80 @@ async fn a_changed_file_that_still_uses_what_the_change_removes_is_asked_for_aga
 }
 
 #[tokio::test]
+async fn a_version_that_leaves_out_what_the_file_still_uses_changes_nothing() {
+    // The 0.5B wrote recipes.py again without its RECIPES table, which the
+    // function it renamed still reads.
+    let recipes = "\"\"\"The recipe book.\"\"\"\n\nRECIPES = {\n    \"pancakes\": {\"serves\": 4},\n}\n\n\n\
+                   def fetch_rec(name):\n    \"\"\"The recipe called name.\"\"\"\n    return RECIPES[name.lower()]\n";
+    let reply = "```python\nfrom recipes import load_recipe\n\ndef load_recipe(name):\n    \
+                 \"\"\"The recipe called name.\"\"\"\n    return RECIPES[name.lower()]\n```\n";
+    let run = whole_file_run(&[("recipes.py", recipes)], &[reply], "Rename fetch_rec to load_recipe.").await;
+    assert_eq!(run.read("recipes.py"), recipes);
+    let told =
+        run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains("recipes.py leaves")));
+    assert!(told, "the user is told why nothing changed");
+    // The 0.5B's reply as it was: the table gone, two imports made up.
+    let recipes = r#""""The recipe book: a small in-memory store keyed by recipe name."""
+
+RECIPES = {
+    "pancakes": {
+        "serves": 4,
+        "ingredients": {"flour_g": 200, "milk_ml": 300, "eggs": 2, "sugar_g": 25},
+    },
+    "flatbread": {
+        "serves": 6,
+        "ingredients": {"flour_g": 300, "water_ml": 180, "salt_g": 5},
+    },
+}
+
+
+def fetch_rec(name):
+    """Return a copy of the recipe called `name` (case-insensitive).
+
+    Raises KeyError when there is no such recipe.
+    """
+    key = name.strip().lower()
+    if key not in RECIPES:
+        raise KeyError(f"no recipe named {name!r}")
+    recipe = RECIPES[key]
+    return {"name": key, "serves": recipe["serves"],
+            "ingredients": dict(recipe["ingredients"])}
+
+
+def ingredient_names(name):
+    """Sorted ingredient names of a recipe, without their units."""
+    return sorted(i.rsplit("_", 1)[0] for i in fetch_rec(name)["ingredients"])
+"#;
+    let reply = r#"```python
+from recipes import load_recipe
+from scale import scaled
+
+def load_recipe(name):
+    """Return a copy of the recipe called `name` (case-insensitive).
+
+    Raises KeyError when there is no such recipe.
+    """
+    key = name.strip().lower()
+    if key not in RECIPES:
+        raise KeyError(f"no recipe named {name!r}")
+    recipe = RECIPES[key]
+    return {"name": key, "serves": recipe["serves"],
+            "ingredients": dict(recipe["ingredients"])}
+
+def ingredient_names(name):
+    """Sorted ingredient names of a recipe, without their units."""
+    return sorted(i.rsplit("_", 1)[0] for i in load_recipe(name)["ingredients"])
+```
+"#;
+    let run = whole_file_run(&[("recipes.py", recipes)], &[reply], "Rename fetch_rec to load_recipe.").await;
+    assert_eq!(run.read("recipes.py"), recipes);
+    let told = run.events.iter().any(|e| {
+        matches!(&e.event, Event::Text { text } if text.contains("recipes.py leaves out RECIPES, which it still uses"))
+    });
+    assert!(told, "the user is told why nothing changed");
+}
+
+#[tokio::test]
 async fn asked_for_the_line_a_model_may_write_the_function_fixed_or_the_one_asked_for() {
     // A line the function lacks: the function written with it is the fix.
     let tags = "def normalize_tags(raw):\n    result = []\n    for part in raw.split(\",\"):\n        \

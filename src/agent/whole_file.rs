@@ -838,6 +838,9 @@ impl Conversation {
                 if same_code(&old_string, &new_string) {
                     continue;
                 }
+                if self.breaks_file(&path, &text, &text.replacen(&old_string, &new_string, 1)) {
+                    continue;
+                }
                 let input =
                     serde_json::json!({ "file_path": file_path, "old_string": old_string, "new_string": new_string });
                 calls.push(("Edit", input));
@@ -846,6 +849,9 @@ impl Conversation {
             {
                 // Every line touched ("def greet(name):" given a parameter,
                 // the call below it changed to use it): the block is the file.
+                if self.breaks_file(&path, &text, &shown.text) {
+                    continue;
+                }
                 let input = serde_json::json!({ "file_path": file_path, "old_string": text, "new_string": shown.text });
                 calls.push(("Edit", input));
             } else if is_new_code(&text, &shown.text) && !handed.iter().any(|f| same_code(&f.text, &shown.text)) {
@@ -863,6 +869,34 @@ impl Conversation {
     /// The file a reply's path means: a file handed over under that path or,
     /// for a bare name, under that name in its folder; else the path itself
     /// (a new file). A small model drops the folder of `lib/numbers.py`.
+    /// Whether the file at `path`, changed from `before` to `after`, is
+    /// broken by the change: it no longer declares a name it still uses
+    /// (the 0.5B's recipes.py without the RECIPES table its functions
+    /// read), or its brackets, balanced before, no longer are. Such a
+    /// block left part of the file out; it is no change to make, and the
+    /// user is told.
+    fn breaks_file(&self, path: &WorkspacePath, before: &str, after: &str) -> bool {
+        // In prose and settings a name is a word, not code that reads it.
+        const SETTINGS: [&str; 9] = ["ini", "toml", "yaml", "yml", "json", "cfg", "conf", "env", "properties"];
+        let extension = path.rel.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase()).unwrap_or_default();
+        if is_prose(&path.rel) || SETTINGS.contains(&extension.as_str()) {
+            return false;
+        }
+        let kept = top_level_names(after);
+        let mut lost: Vec<&str> =
+            top_level_names(before).into_iter().filter(|name| !kept.contains(name) && code_uses(after, name)).collect();
+        lost.sort_unstable();
+        let why = if !lost.is_empty() {
+            format!("leaves out {}, which it still uses", lost.join(", "))
+        } else if bracket_balance(before) == [0; 3] && bracket_balance(after) != [0; 3] {
+            "leaves a bracket unclosed".to_string()
+        } else {
+            return false;
+        };
+        self.notify(&format!("[the reply's {} {why} — not changed]", path.display()));
+        true
+    }
+
     fn labelled(&self, label: &str, handed: &[HandedFile]) -> Option<WorkspacePath> {
         match handed_under(label, handed) {
             Some(file) => Some(file.path.clone()),
@@ -934,6 +968,56 @@ fn declared_names(text: &str) -> std::collections::HashSet<&str> {
 /// The name `line` declares, if it declares one: a declaring keyword led
 /// only by modifiers (`pub fn main`, `export default function f`), so that
 /// prose ("the type checker") declares nothing.
+/// The names `text` declares at its top level: those of `declared_names`
+/// and the constants and variables it assigns (`RECIPES = {`, `const
+/// LIMIT = 3;`).
+fn top_level_names(text: &str) -> std::collections::HashSet<&str> {
+    let assigned = text.lines().filter(|line| !line.starts_with(char::is_whitespace)).filter_map(|line| {
+        let (target, _) = line.split_once('=')?;
+        let mut target =
+            words(target).filter(|word| !["const", "let", "var", "export", "pub", "static", "mut"].contains(word));
+        let name = target.next()?;
+        let plain = target.next().is_none() && !line[line.find('=')?..].starts_with("==");
+        plain.then_some(name)
+    });
+    let mut names = declared_names(text);
+    names.extend(assigned);
+    names
+}
+
+/// How many more of each bracket, `(`, `[` and `{`, `text` opens than it
+/// closes.
+fn bracket_balance(text: &str) -> [i64; 3] {
+    let mut balance = [0; 3];
+    for c in text.chars() {
+        match c {
+            '(' => balance[0] += 1,
+            ')' => balance[0] -= 1,
+            '[' => balance[1] += 1,
+            ']' => balance[1] -= 1,
+            '{' => balance[2] += 1,
+            '}' => balance[2] -= 1,
+            _ => {}
+        }
+    }
+    balance
+}
+
+/// Whether a line of code in `text`, not a comment nor a docstring, uses
+/// `name`: "use read_events instead of read_csv_events" in a docstring is
+/// no use of read_csv_events.
+fn code_uses(text: &str, name: &str) -> bool {
+    let mut in_docstring = false;
+    text.lines().any(|line| {
+        let quotes = line.matches("\"\"\"").count() + line.matches("'''").count();
+        let docstring = in_docstring || quotes > 0;
+        if quotes % 2 == 1 {
+            in_docstring = !in_docstring;
+        }
+        !docstring && !is_comment(line) && uses_word(line, name)
+    })
+}
+
 fn declared_name(line: &str) -> Option<&str> {
     const KEYWORDS: [&str; 9] = ["def", "class", "function", "fn", "func", "struct", "enum", "interface", "type"];
     const MODIFIERS: [&str; 10] =
@@ -1927,6 +2011,19 @@ mod tests {
         assert_eq!(renamed_import(old, "from config import read_config as load_config"), None);
         assert_eq!(renamed_import(old, "from config import load_config, read_config"), None);
         assert_eq!(renamed_import("x = load_config()", "x = read_config()"), None);
+    }
+
+    #[test]
+    fn a_name_is_used_by_code_not_by_a_comment_or_a_docstring() {
+        let text = "\"\"\"Reads events; read_csv_events is gone.\"\"\"\n\n\
+                    def load(path):\n    \"\"\"Not read_csv_events:\n    read_events.\"\"\"\n\
+                    \x20   # read_csv_events was here\n    return RECIPES[path]\n";
+        assert!(!code_uses(text, "read_csv_events"));
+        assert!(code_uses(text, "RECIPES"));
+        let names = top_level_names("RECIPES = {\nconst LIMIT = 3;\nif x == 1:\n    y = 2\ndef load(path):\n");
+        let mut names: Vec<&str> = names.into_iter().collect();
+        names.sort_unstable();
+        assert_eq!(names, ["LIMIT", "RECIPES", "load"]);
     }
 
     #[test]
