@@ -2251,37 +2251,7 @@ async fn a_version_that_leaves_out_what_the_file_still_uses_changes_nothing() {
         run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains("recipes.py leaves")));
     assert!(told, "the user is told why nothing changed");
     // The 0.5B's reply as it was: the table gone, two imports made up.
-    let recipes = r#""""The recipe book: a small in-memory store keyed by recipe name."""
-
-RECIPES = {
-    "pancakes": {
-        "serves": 4,
-        "ingredients": {"flour_g": 200, "milk_ml": 300, "eggs": 2, "sugar_g": 25},
-    },
-    "flatbread": {
-        "serves": 6,
-        "ingredients": {"flour_g": 300, "water_ml": 180, "salt_g": 5},
-    },
-}
-
-
-def fetch_rec(name):
-    """Return a copy of the recipe called `name` (case-insensitive).
-
-    Raises KeyError when there is no such recipe.
-    """
-    key = name.strip().lower()
-    if key not in RECIPES:
-        raise KeyError(f"no recipe named {name!r}")
-    recipe = RECIPES[key]
-    return {"name": key, "serves": recipe["serves"],
-            "ingredients": dict(recipe["ingredients"])}
-
-
-def ingredient_names(name):
-    """Sorted ingredient names of a recipe, without their units."""
-    return sorted(i.rsplit("_", 1)[0] for i in fetch_rec(name)["ingredients"])
-"#;
+    let recipes = include_str!("../benches/tasks/rename-fetch-rec/workspace/recipes.py");
     let reply = r#"```python
 from recipes import load_recipe
 from scale import scaled
