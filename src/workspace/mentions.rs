@@ -106,7 +106,8 @@ fn looks_like_a_file(word: &str) -> bool {
 }
 
 /// Whether a file name ends in an extension (`stats.py`, `app.test.ts`).
-/// Numbers (`0.2`, `1.5b`) and abbreviations (`e.g.`, `i.e.`) do not.
+/// Numbers (`0.2`, `1.5b`), versions (`2.x`) and abbreviations (`e.g.`,
+/// `i.e.`) do not.
 pub fn has_extension(name: &str) -> bool {
     const ABBREVIATIONS: [&str; 2] = ["e.g", "i.e"];
     name.rsplit_once('.').is_some_and(|(stem, ext)| {
@@ -115,7 +116,7 @@ pub fn has_extension(name: &str) -> bool {
             && (1..=8).contains(&ext.len())
             && ext.chars().all(|c| c.is_ascii_alphanumeric())
             && ext.chars().any(|c| c.is_ascii_alphabetic())
-            && !(numeric && ext.starts_with(|c: char| c.is_ascii_digit()))
+            && !(numeric && (ext.starts_with(|c: char| c.is_ascii_digit()) || ext.eq_ignore_ascii_case("x")))
             && !ABBREVIATIONS.contains(&name.to_ascii_lowercase().as_str())
     })
 }
@@ -161,6 +162,7 @@ mod tests {
         assert!(new("It costs .5 of that... or .NET.").is_empty());
         // Numbers and abbreviations are no files to make.
         assert!(new("Move the 0.2 (a rate, e.g. VAT) of v1.5 into a constant; 1.5b is the model.").is_empty());
+        assert!(new("Plugins that need 1.5+ are refused on our 2.x runtime, and 1.4.X too.").is_empty());
         assert_eq!(new("Write the log to 2024.log"), ["2024.log"]);
     }
 }
