@@ -204,8 +204,8 @@ impl Conversation {
         // default profile made "production"): asked for the answer alone,
         // it reads the files for one.
         if asks_question(prompt) {
-            let changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
-            if copies_only(&text, handed) || !changes.is_empty() {
+            if copies_only(&text, handed) || !self.changes_shown(&text, prompt, handed, only_named.as_ref()).is_empty()
+            {
                 let shown: String = handed.iter().map(HandedFile::shown).collect();
                 let notice = "[the reply did not answer the question — asking for the answer…]";
                 let ask = "Answer the question in one sentence. Change no file.";
@@ -293,7 +293,7 @@ impl Conversation {
                 for user in users {
                     // A file the change changed too is renamed as it will be,
                     // in one Edit that takes the place of its change.
-                    let will_hold = changed.iter().find(|c| c.path == user.path).unwrap_or(user);
+                    let will_hold = as_changed(user, &changed);
                     let text =
                         renames.iter().fold(will_hold.text.clone(), |text, (old, new)| replace_word(&text, old, new));
                     let path = user.path.display();
@@ -866,9 +866,6 @@ impl Conversation {
 }
 
 impl Conversation {
-    /// The file a reply's path means: a file handed over under that path or,
-    /// for a bare name, under that name in its folder; else the path itself
-    /// (a new file). A small model drops the folder of `lib/numbers.py`.
     /// Whether the file at `path`, changed from `before` to `after`, is
     /// broken by the change: it no longer declares a name it still uses
     /// (the 0.5B's recipes.py without the RECIPES table its functions
@@ -897,6 +894,9 @@ impl Conversation {
         true
     }
 
+    /// The file a reply's path means: a file handed over under that path or,
+    /// for a bare name, under that name in its folder; else the path itself
+    /// (a new file). A small model drops the folder of `lib/numbers.py`.
     fn labelled(&self, label: &str, handed: &[HandedFile]) -> Option<WorkspacePath> {
         match handed_under(label, handed) {
             Some(file) => Some(file.path.clone()),
@@ -965,9 +965,6 @@ fn declared_names(text: &str) -> std::collections::HashSet<&str> {
     text.lines().filter(|line| !line.starts_with(char::is_whitespace)).filter_map(declared_name).collect()
 }
 
-/// The name `line` declares, if it declares one: a declaring keyword led
-/// only by modifiers (`pub fn main`, `export default function f`), so that
-/// prose ("the type checker") declares nothing.
 /// The names `text` declares at its top level: those of `declared_names`
 /// and the constants and variables it assigns (`RECIPES = {`, `const
 /// LIMIT = 3;`).
@@ -1018,6 +1015,9 @@ fn code_uses(text: &str, name: &str) -> bool {
     })
 }
 
+/// The name `line` declares, if it declares one: a declaring keyword led
+/// only by modifiers (`pub fn main`, `export default function f`), so that
+/// prose ("the type checker") declares nothing.
 fn declared_name(line: &str) -> Option<&str> {
     const KEYWORDS: [&str; 9] = ["def", "class", "function", "fn", "func", "struct", "enum", "interface", "type"];
     const MODIFIERS: [&str; 10] =
@@ -1141,10 +1141,15 @@ fn changed_file(change: &Change, handed: &[HandedFile]) -> Option<HandedFile> {
     Some(HandedFile { path: file.path.clone(), text, part: file.part.clone() })
 }
 
+/// `file` as the change leaves it: its version among `changed`, or itself.
+fn as_changed<'a>(file: &'a HandedFile, changed: &'a [HandedFile]) -> &'a HandedFile {
+    changed.iter().find(|c| c.path == file.path).unwrap_or(file)
+}
+
 /// The names that the `changed` files (as `changed_file` makes them) stop
-/// declaring and that no handed file declares instead, with the unchanged
-/// handed files that still use them (three at most): the files the change
-/// breaks.
+/// declaring and that no handed file declares instead, with the handed
+/// files that still use them, as the change leaves them (three at most):
+/// the files the change breaks.
 fn dangling<'a>(changed: &[HandedFile], handed: &'a [HandedFile]) -> Option<(Vec<String>, Vec<&'a HandedFile>)> {
     const MAX_USERS: usize = 3;
     let is_changed = |f: &HandedFile| changed.iter().any(|c| c.path == f.path);
@@ -1162,13 +1167,11 @@ fn dangling<'a>(changed: &[HandedFile], handed: &'a [HandedFile]) -> Option<(Vec
         .collect();
     // A file the change itself changed uses what it will hold: report.py
     // with its import of read_csv_events dropped and the call left.
-    let will_hold =
-        |f: &HandedFile| changed.iter().find(|c| c.path == f.path).map_or(f.text.clone(), |c| c.text.clone());
     let users: Vec<&HandedFile> =
-        handed.iter().filter(|f| stale.iter().any(|name| uses_word(&will_hold(f), name))).collect();
+        handed.iter().filter(|f| stale.iter().any(|name| uses_word(&as_changed(f, changed).text, name))).collect();
     let stale: Vec<String> = stale
         .iter()
-        .filter(|name| users.iter().any(|f| uses_word(&will_hold(f), name)))
+        .filter(|name| users.iter().any(|f| uses_word(&as_changed(f, changed).text, name)))
         .map(|name| name.to_string())
         .collect();
     (!users.is_empty() && users.len() <= MAX_USERS).then_some((stale, users))
