@@ -2207,6 +2207,77 @@ async fn an_import_line_fixed_to_another_name_renames_its_uses_in_the_file() {
 }
 
 #[tokio::test]
+async fn a_setting_answered_for_the_line_changes_the_default_that_gives_it_another_value() {
+    // The 1.5B copied both files back, then answered with `per_page = 20`.
+    let pager = "def paginate(items, page=1, per_page=10):\n    \"\"\"Pages hold 20 items.\"\"\"\n    \
+                 start = (page - 1) * per_page\n    return items[start:start + per_page]\n\n\n\
+                 def page_count(items, per_page=20):\n    return -(-len(items) // per_page)\n";
+    let app = "from pager import paginate\n\nprint(paginate(list(range(55))))\n";
+    let run = whole_file_run(
+        &[("app.py", app), ("pager.py", pager)],
+        &[&format!("app.py\n```\n{app}```\n\npager.py\n```\n{pager}```\n"), "`per_page = 20`\n"],
+        "Calling paginate() without a page size should give pages of 20 items, like the docstring says, but I get 10. Fix it.",
+    )
+    .await;
+    assert_eq!(run.read("pager.py"), pager.replace("per_page=10", "per_page=20"));
+    assert_eq!(run.read("app.py"), app);
+}
+
+#[tokio::test]
+async fn a_file_named_for_the_line_is_asked_for_its_line() {
+    // The 1.5B copied the files back, then answered "trip.py" for trips.py.
+    let geo = "def distance_km(lat1, lon1, lat2, lon2):\n    return abs(lat2 - lat1) + abs(lon2 - lon1)\n";
+    let trips = "from geo import distance_km\n\n\ndef leg(a, b):\n    \
+                 return distance_km(a[\"lon\"], a[\"lat\"], b[\"lon\"], b[\"lat\"])\n";
+    let fixed = "    return distance_km(a[\"lat\"], a[\"lon\"], b[\"lat\"], b[\"lon\"])";
+    let run = whole_file_run(
+        &[("geo.py", geo), ("trips.py", trips)],
+        &[
+            &format!("geo.py\n```\n{geo}```\n\ntrips.py\n```\n{trips}```\n"),
+            "trip.py\n",
+            &format!("```\n{fixed}\n```\n"),
+        ],
+        "Every leg length of the trip planner seems off; please find and fix the cause.",
+    )
+    .await;
+    assert_eq!(run.read("trips.py"), format!("from geo import distance_km\n\n\ndef leg(a, b):\n{fixed}\n"));
+    assert_eq!(run.read("geo.py"), geo);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("Which line of trips.py must change?"), "{sent}");
+}
+
+#[tokio::test]
+async fn a_function_named_for_the_line_is_asked_for_as_it_must_read() {
+    // The 1.5B answered `leg_lengths` where the change goes.
+    let geo = "def distance_km(lat1, lon1, lat2, lon2):\n    return abs(lat2 - lat1) + abs(lon2 - lon1)\n";
+    let trips = "from geo import distance_km\n\n\ndef leg_lengths(stops):\n    return [\n        \
+                 distance_km(a[\"lon\"], a[\"lat\"], b[\"lon\"], b[\"lat\"])\n        \
+                 for a, b in zip(stops, stops[1:])\n    ]\n\n\ndef total_km(stops):\n    return sum(leg_lengths(stops))\n";
+    let function = "def leg_lengths(stops):\n    return [\n        distance_km(a[\"lat\"], a[\"lon\"], b[\"lat\"], b[\"lon\"])\n        \
+                    for a, b in zip(stops, stops[1:])\n    ]\n";
+    let run = whole_file_run(
+        &[("geo.py", geo), ("trips.py", trips)],
+        &[
+            &format!("geo.py\n```\n{geo}```\n\ntrips.py\n```\n{trips}```\n"),
+            "`leg_lengths`\n",
+            &format!("```python\n{function}```\n"),
+        ],
+        "Every leg length of the trip planner seems off; please find and fix the cause.",
+    )
+    .await;
+    assert_eq!(
+        run.read("trips.py"),
+        trips.replace(
+            "a[\"lon\"], a[\"lat\"], b[\"lon\"], b[\"lat\"]",
+            "a[\"lat\"], a[\"lon\"], b[\"lat\"], b[\"lon\"]"
+        )
+    );
+    assert_eq!(run.read("geo.py"), geo);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("Reply with leg_lengths only, as it must read in trips.py"), "{sent}");
+}
+
+#[tokio::test]
 async fn a_changed_file_that_still_uses_what_the_change_removes_is_asked_for_again() {
     // The 1.5B removed read_csv_events and its import, and left the call.
     let events = "def read_events(path, fmt=\"csv\"):\n    return [path, fmt]\n\n\n\

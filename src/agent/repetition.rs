@@ -38,6 +38,7 @@ impl RepetitionGuard {
             || ends_in_copies(&self.tail)
             || ends_in_run(&self.tail)
             || ends_in_repeated_block(&self.tail)
+            || ends_in_repeated_sentence(&self.tail)
     }
 }
 
@@ -91,6 +92,42 @@ fn ends_in_run(text: &str) -> bool {
         tail[unit..].iter().zip(tail).all(|(later, earlier)| later == earlier)
             && !tail.iter().all(|b| b.is_ascii_whitespace())
     })
+}
+
+/// The longest sentence a repeat within a line is looked for of...
+const MAX_SENTENCE: usize = 256;
+/// ...and how many times in a row it must come: a line of prose or code
+/// says a thing once, not eight times.
+const MIN_SENTENCE_REPEATS: usize = 8;
+/// Bytes a sentence must hold, unlike each other: a run of `0, ` or `=`
+/// is padding, which the runs above judge.
+const MIN_SENTENCE_BYTES: usize = 8;
+
+/// The reply ends in one sentence written again and again on one line
+/// (the 1.5B coder: "The function in config.py is called read_config, not
+/// load_config. " until `max_tokens`, two and a half minutes later), too
+/// long a unit for a run and with no line break for a cycle to see.
+fn ends_in_repeated_sentence(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    (MAX_UNIT + 1..=MAX_SENTENCE).any(|unit| {
+        let span = unit * MIN_SENTENCE_REPEATS;
+        if bytes.len() < span {
+            return false;
+        }
+        let tail = &bytes[bytes.len() - span..];
+        let sentence = &tail[..unit];
+        // A line break, or one escaped in a call's JSON, is for the cycles.
+        let one_line = || !sentence.contains(&b'\n') && !sentence.windows(2).any(|pair| pair == b"\\n");
+        tail[unit..].iter().zip(tail).all(|(later, earlier)| later == earlier)
+            && one_line()
+            && distinct_bytes(sentence) >= MIN_SENTENCE_BYTES
+    })
+}
+
+fn distinct_bytes(bytes: &[u8]) -> usize {
+    let mut seen = [false; 256];
+    bytes.iter().for_each(|b| seen[*b as usize] = true);
+    seen.iter().filter(|seen| **seen).count()
 }
 
 /// A line as the cycle sees it: numbers that count up do not break a cycle.
@@ -207,6 +244,17 @@ mod tests {
         assert!(fed_in_pieces(&line.repeat(16)));
         assert!(!fed_in_pieces(&"  }\n".repeat(30)), "short lines repeat");
         assert!(!fed_in_pieces(&"0, 0, 0, 0,\n".repeat(30)), "a row of zeros is too short to judge");
+    }
+
+    #[test]
+    fn a_sentence_written_again_and_again_on_one_line_is_caught() {
+        let sentence = "The function in config.py is called read_config, not load_config. ";
+        assert!(!fed_in_pieces(&sentence.repeat(7)));
+        assert!(fed_in_pieces(&sentence.repeat(8)));
+        assert!(!fed_in_pieces(&format!("x = [{}]\n", "0, ".repeat(100))), "a row of zeros is data");
+        assert!(!fed_in_pieces(&format!("# {}\n", "=-".repeat(200))), "a ruler is padding");
+        let rows = "    assert is_even(2) == True\n".repeat(10);
+        assert!(!fed_in_pieces(&rows), "lines are judged by the cycles");
     }
 
     #[test]

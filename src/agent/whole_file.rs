@@ -393,10 +393,27 @@ impl Conversation {
         let notice = format!("[the reply copied {} back unchanged — asking for the line to change…]", names.join(", "));
         let mut text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
         let mut changes: Vec<Change> = self.line_fix(copied, &text).into_iter().collect();
+        let mut focus = copied.first().copied();
+        // "trip.py": of several files, a small model answers with the one
+        // where the change goes, its name often misspelt. Asked for that
+        // file's line, it can write it.
+        let named = copied.iter().find(|f| names_only(&text, f)).filter(|_| changes.is_empty() && copied.len() > 1);
+        if let Some(file) = named {
+            let path = file.path.display();
+            let ask = format!("Which line of {path} must change? Reply with that line only, as it must read.");
+            let notice = format!("[the reply named {path} — asking for its line to change…]");
+            let shown: String = std::iter::once(*file)
+                .chain(copied.iter().chain(others).copied().filter(|f| f.path != file.path))
+                .map(HandedFile::shown)
+                .collect();
+            text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
+            changes = self.line_fix(&[*file], &text).into_iter().collect();
+            focus = Some(*file);
+        }
         // "line 3": a small model answers where the line is. Shown that
         // line, it writes it as it must read.
         let numbered = line_number(&text).and_then(|n| {
-            let file = copied.first()?;
+            let file = focus?;
             let line = file.text.lines().nth(n.checked_sub(1)?).filter(|line| !line.trim().is_empty())?;
             Some((file, n, line))
         });
@@ -408,7 +425,26 @@ impl Conversation {
             );
             let notice = format!("[the reply named line {n} of {path} — asking for it as it must read…]");
             text = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await?;
-            changes = self.line_fix(&[*file], &text).into_iter().collect();
+            changes = self.line_fix(&[file], &text).into_iter().collect();
+        }
+        // "`leg_lengths`": a small model answers with the function the
+        // change goes in. Asked for that function as it must read, it can
+        // write it.
+        let function = bare_name(&text).and_then(|name| {
+            let mut declaring = copied.iter().filter(|f| declaration(&f.text, name).is_some());
+            let file = declaring.next()?;
+            declaring.next().is_none().then(|| (*file, name.to_string()))
+        });
+        if let Some((file, name)) = function.filter(|_| changes.is_empty()) {
+            let path = file.path.display();
+            let ask = format!("Reply with {name} only, as it must read in {path}, in a code block.");
+            let notice = format!("[the reply named {name} — asking for it as it must read…]");
+            let shown: String = std::iter::once(file)
+                .chain(copied.iter().chain(others).copied().filter(|f| f.path != file.path))
+                .map(HandedFile::shown)
+                .collect();
+            text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
+            changes = self.changes_shown(&text, asking.prompt, asking.handed, Some(&file.path));
         }
         // Asked for a line, a small model writes the function with the line
         // it lacked (`return result`), or the function the prompt asks for:
@@ -515,7 +551,7 @@ impl Conversation {
             (near.iter().filter(|(n, _, _)| *n == best).count() == 1).then_some((at, line, fixed))
         });
         let Some((at, old, fixed)) = fixes.next() else {
-            return added_import(&current, &reply_lines);
+            return added_import(&current, &reply_lines).or_else(|| setting_fix(&current, &reply_lines));
         };
         let (file, text) = &current[at];
         if fixes.next().is_some() || text.matches(old).count() != 1 {
@@ -1125,6 +1161,84 @@ fn added_import(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Op
     Some(("Edit", input))
 }
 
+/// The Edit that gives a name the value a reply line sets it to (`per_page
+/// = 20`) where the files give it another as a default or keyword
+/// (`def paginate(items, page=1, per_page=10):`): asked which line must
+/// change, a model answers with the setting, not the line that holds it.
+/// Only a name set to another value in exactly one place is meant.
+fn setting_fix(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Option<Change> {
+    let mut candidates = reply_lines.iter().filter_map(|line| assignment(line.trim())).flat_map(|(name, value)| {
+        current.iter().flat_map(move |(file, text)| {
+            text.lines()
+                .flat_map(move |line| settings_in(line).into_iter().map(move |set| (line, set)))
+                .filter(move |(_, (set, old))| *set == name && *old != value)
+                .map(move |(line, (_, old))| (*file, text, line, old, value))
+        })
+    });
+    let (file, text, line, old, value) = candidates.next()?;
+    if candidates.next().is_some() || text.matches(line).count() != 1 {
+        return None;
+    }
+    let start = line.find(old).filter(|_| line.matches(old).count() == 1)?;
+    let fixed = format!("{}{value}{}", &line[..start], &line[start + old.len()..]);
+    let input = serde_json::json!({ "file_path": file.path.display(), "old_string": line, "new_string": fixed });
+    Some(("Edit", input))
+}
+
+/// The name and value of a line that only sets one (`per_page = 20`,
+/// `pageSize: 20,` is not one).
+fn assignment(line: &str) -> Option<(&str, &str)> {
+    let (name, value) = line.split_once('=')?;
+    let (name, value) = (name.trim(), value.trim().trim_end_matches([',', ';']).trim_end());
+    let is_name = !name.is_empty() && name.chars().all(is_word) && !name.starts_with(|c: char| c.is_ascii_digit());
+    let simple = !value.is_empty() && !value.starts_with('=') && !value.contains('=');
+    (is_name && simple).then_some((name, value))
+}
+
+/// Every name a line gives a value to with a single `=` (a default, a
+/// keyword argument, an assignment), with that value as the line spells it:
+/// up to the `,` or closing bracket that ends it, or the line's end.
+fn settings_in(line: &str) -> Vec<(&str, &str)> {
+    let bytes = line.as_bytes();
+    let mut found = Vec::new();
+    for (at, _) in line.match_indices('=') {
+        let single = bytes.get(at + 1) != Some(&b'=') && at > 0 && !b"=!<>+-*/%&|^:".contains(&bytes[at - 1]);
+        if !single {
+            continue;
+        }
+        let before = line[..at].trim_end();
+        let name_start = before.rfind(|c: char| !is_word(c)).map_or(0, |i| i + 1);
+        let name = &before[name_start..];
+        if name.is_empty() || before[..name_start].ends_with('.') {
+            continue;
+        }
+        let rest = &line[at + 1..];
+        let value_start = at + 1 + (rest.len() - rest.trim_start().len());
+        let mut depth = 0i32;
+        let mut end = line.len();
+        for (i, c) in line[value_start..].char_indices() {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' if depth == 0 => {
+                    end = value_start + i;
+                    break;
+                }
+                ')' | ']' | '}' => depth -= 1,
+                ',' | ';' if depth == 0 => {
+                    end = value_start + i;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let value = line[value_start..end].trim_end().trim_end_matches(':').trim_end();
+        if !value.is_empty() {
+            found.push((name, value));
+        }
+    }
+    found
+}
+
 /// The handed file that `change` (an Edit or Write of `changes_shown`)
 /// makes, as it will read.
 fn changed_file(change: &Change, handed: &[HandedFile]) -> Option<HandedFile> {
@@ -1366,6 +1480,34 @@ fn copies_only(reply: &str, handed: &[HandedFile]) -> bool {
     !prose && copies(reply, handed).is_some()
 }
 
+/// The one name that is all of `reply` ("`leg_lengths`", "leg_lengths()").
+fn bare_name(reply: &str) -> Option<&str> {
+    let name = reply.trim().trim_matches(['`', '*']).trim_end_matches('.').trim_end_matches("()");
+    let is_name = name.len() > 1 && name.chars().all(is_word) && !name.starts_with(|c: char| c.is_ascii_digit());
+    is_name.then_some(name)
+}
+
+/// Whether all of `reply` is the name of `file` ("trips.py", "`trip.py`"),
+/// or that name with one letter wrong, missing or added.
+fn names_only(reply: &str, file: &HandedFile) -> bool {
+    let reply = reply.trim().trim_matches(['`', '*', '"', '\'']).trim_end_matches('.').to_lowercase();
+    let path = file.path.display().to_lowercase();
+    let name = file_name(&path);
+    !reply.contains(char::is_whitespace) && (one_edit_apart(&reply, &path) || one_edit_apart(&reply, name))
+}
+
+/// Whether `a` becomes `b` by at most one letter changed, left out or added.
+fn one_edit_apart(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    if long.len() - short.len() > 1 {
+        return false;
+    }
+    let head = short.iter().zip(long.iter()).take_while(|(x, y)| x == y).count();
+    let skip = if short.len() == long.len() { 1 } else { 0 };
+    short.len() == head || short[head + skip..] == long[head + 1..]
+}
+
 /// The line number that is all of `reply` ("line 3", "13.", "`7`").
 fn line_number(reply: &str) -> Option<usize> {
     let reply = reply.trim().trim_matches('`').trim().trim_end_matches('.');
@@ -1495,6 +1637,20 @@ fn words_changed(line: &str, fixed: &str) -> Option<usize> {
     let (line_code, fixed_code) = (line.trim(), fixed.trim());
     if line_code.contains(fixed_code) && !line_code.starts_with(fixed_code) {
         return None;
+    }
+    // The same words in another order (`distance_km(a["lat"], a["lon"])`
+    // for `distance_km(a["lon"], a["lat"])`): operands swapped, the line fixed.
+    let mut words: [Vec<&str>; 2] = [words(line_code).collect(), words(fixed_code).collect()];
+    words.iter_mut().for_each(|words| words.sort_unstable());
+    let mut letters: [Vec<char>; 2] =
+        [line_code, fixed_code].map(|code| code.chars().filter(|c| !c.is_whitespace()).collect());
+    // Spaced otherwise, the line is restated.
+    if letters[0] == letters[1] {
+        return None;
+    }
+    letters.iter_mut().for_each(|letters| letters.sort_unstable());
+    if words[0] == words[1] && letters[0] == letters[1] && words[0].len() >= 2 {
+        return Some(2);
     }
     let old: Vec<&str> = line.split_whitespace().collect();
     let new: Vec<&str> = fixed.split_whitespace().collect();
@@ -2030,6 +2186,28 @@ mod tests {
     }
 
     #[test]
+    fn a_setting_is_a_name_given_one_value() {
+        assert_eq!(assignment("per_page = 20"), Some(("per_page", "20")));
+        assert_eq!(assignment("limit=80,"), Some(("limit", "80")));
+        assert_eq!(assignment("if a == b:"), None);
+        assert_eq!(assignment("self.size = 3"), None, "an attribute is no name");
+        assert_eq!(settings_in("def paginate(items, page=1, per_page=10):"), vec![("page", "1"), ("per_page", "10")]);
+        assert_eq!(settings_in("    call(f(x), size=g(1, 2))"), vec![("size", "g(1, 2)")]);
+        assert_eq!(settings_in("if a == b or c <= d:"), vec![]);
+        assert_eq!(settings_in("LIMIT = 5  "), vec![("LIMIT", "5")]);
+        assert_eq!(settings_in("self.limit = 5"), vec![], "an attribute is set on something else");
+    }
+
+    #[test]
+    fn a_file_name_with_one_letter_wrong_still_names_it() {
+        assert!(one_edit_apart("trip.py", "trips.py"));
+        assert!(one_edit_apart("trips.py", "trips.py"));
+        assert!(one_edit_apart("tripz.py", "trips.py"));
+        assert!(!one_edit_apart("trip.py", "strips.py"));
+        assert!(!one_edit_apart("geo.py", "trips.py"));
+    }
+
+    #[test]
     fn a_line_fix_changes_a_few_words_of_a_line() {
         assert_eq!(words_changed("    return n % 2 == 1", "return n % 2 == 0"), Some(1));
         assert_eq!(words_changed("    if total > 100:", "if total >= 100:"), Some(1));
@@ -2047,6 +2225,11 @@ mod tests {
             words_changed("    return total + shipping + 1", "return total + shipping"),
             Some(2),
             "the end dropped"
+        );
+        assert_eq!(
+            words_changed("        distance_km(a[\"lon\"], a[\"lat\"])", "distance_km(a[\"lat\"], a[\"lon\"])"),
+            Some(2),
+            "operands swapped"
         );
     }
 
