@@ -2274,7 +2274,7 @@ async fn a_function_named_for_the_line_is_asked_for_as_it_must_read() {
     );
     assert_eq!(run.read("geo.py"), geo);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(sent.contains("Reply with leg_lengths only, as it must read in trips.py"), "{sent}");
+    assert!(sent.contains("Reply with the whole new code of leg_lengths in trips.py, changed as asked"), "{sent}");
 }
 
 #[tokio::test]

@@ -437,7 +437,8 @@ impl Conversation {
         });
         if let Some((file, name)) = function.filter(|_| changes.is_empty()) {
             let path = file.path.display();
-            let ask = format!("Reply with {name} only, as it must read in {path}, in a code block.");
+            // "As it must read" alone, the 1.5B wrote what leg_lengths returns.
+            let ask = format!("Reply with the whole new code of {name} in {path}, changed as asked, in a code block.");
             let notice = format!("[the reply named {name} — asking for it as it must read…]");
             let shown: String = std::iter::once(file)
                 .chain(copied.iter().chain(others).copied().filter(|f| f.path != file.path))
