@@ -1750,6 +1750,22 @@ async fn whole_file_run(files: &[(&str, &str)], replies: &[&str], prompt: &str) 
 }
 
 #[tokio::test]
+async fn the_projects_rules_go_in_the_system_prompt_not_among_the_files() {
+    let run = whole_file_run(
+        &[("AGENTS.md", "Use tabs.\n"), ("calc.py", "def add(a, b):\n    return a - b\n")],
+        &["calc.py\n```python\ndef add(a, b):\n\treturn a + b\n```\n"],
+        // Naming no file, the prompt is handed every file but the rules.
+        "Fix the bug.",
+    )
+    .await;
+    assert_eq!(run.read("calc.py"), "def add(a, b):\n\treturn a + b\n");
+    let request = run.backend.last_request().unwrap();
+    assert!(request.system.contains("The project's rules (from AGENTS.md):\nUse tabs."), "{}", request.system);
+    let sent = request.messages.last().unwrap().text();
+    assert!(!sent.contains("AGENTS.md"), "{sent}");
+}
+
+#[tokio::test]
 async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     let calc = "def add(a, b):\n    return a + b\n";
     // A changed version of a file: only the change is made, the rest kept;

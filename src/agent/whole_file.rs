@@ -79,8 +79,7 @@ impl Conversation {
     /// its reason: the way a project's tests tell a model its change fails.
     pub(super) async fn whole_file_turn(&mut self, selection: Selection, cancel: &CancellationToken) -> TurnOutcome {
         let mut system = SYSTEM.to_string();
-        let rules = load_rules(self.workspace.root());
-        if let Some((name, rules)) = &rules {
+        if let Some((name, rules)) = &selection.rules {
             system.push_str(&format!("\n\nThe project's rules (from {name}):\n{}", rules.trim_end()));
         }
         let prompt = self.history.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
@@ -622,9 +621,9 @@ impl Conversation {
             return;
         }
         let named = named_files(&self.workspace, prompt, MAX_FILES);
-        // The rules file goes in the system prompt instead.
-        let rules = load_rules(self.workspace.root()).map(|(name, _)| name);
-        let selection = self.select_files(prompt, named, rules.as_deref());
+        let rules = load_rules(self.workspace.root());
+        let mut selection = self.select_files(prompt, named, rules.as_ref().map(|(name, _)| name.as_str()));
+        selection.rules = rules;
         let whole_files = profile == ToolProfile::WholeFiles || selection.complete;
         tracing::debug!(whole_files, "chose the way of this turn");
         self.whole_file_selection = whole_files.then_some(selection);
@@ -800,7 +799,7 @@ impl Conversation {
         }
         // In the project's order, as a listing reads.
         files.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
-        Selection { files, complete, named }
+        Selection { files, complete, named, rules: None }
     }
 
     /// The Edit and Write calls that make the files as `reply` shows them.
@@ -1743,6 +1742,9 @@ pub(super) struct Selection {
     complete: bool,
     /// The existing files the prompt names.
     named: Vec<WorkspacePath>,
+    /// The project's rules file, by name, and its text: read once a turn,
+    /// it goes in the system prompt, not among the files.
+    rules: Option<(String, String)>,
 }
 
 /// An Edit or Write call that a reply's files make, as (tool, input).
