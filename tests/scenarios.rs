@@ -2294,6 +2294,23 @@ async fn a_function_named_for_the_line_is_asked_for_as_it_must_read() {
 }
 
 #[tokio::test]
+async fn a_copy_without_the_files_docstring_is_a_copy_and_asked_for_the_line() {
+    // The 0.5B wrote loans.py back unchanged but for its docstring.
+    let loans = "\"\"\"Loan bookkeeping.\"\"\"\n\nfrom datetime import date\n\n\n\
+                 def is_overdue(due: date, today: date) -> bool:\n    \"\"\"True once the loan is past its due date.\"\"\"\n    \
+                 return today >= due\n\n\ndef days_late(due: date, today: date) -> int:\n    \
+                 return (today - due).days if is_overdue(due, today) else 0\n";
+    let headless = loans.split_once("\n\n").unwrap().1;
+    let run = whole_file_run(
+        &[("loans.py", loans)],
+        &[&format!("```python\n{headless}```\n"), "```python\nreturn today > due\n```\n"],
+        "is_overdue flags a book as overdue on its due date itself, but a loan should only count as overdue from the day after. Please fix it.",
+    )
+    .await;
+    assert_eq!(run.read("loans.py"), loans.replace("today >= due", "today > due"));
+}
+
+#[tokio::test]
 async fn a_changed_file_that_still_uses_what_the_change_removes_is_asked_for_again() {
     // The 1.5B removed read_csv_events and its import, and left the call.
     let events = "def read_events(path, fmt=\"csv\"):\n    return [path, fmt]\n\n\n\

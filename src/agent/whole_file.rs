@@ -1614,11 +1614,21 @@ fn copied_back<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Optio
 /// its blocks show nothing else.
 fn copies<'a>(reply: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFile>> {
     let shown = blocks_for(reply, handed);
-    let is_copy = |f: &HandedFile, block: &ShownFile| same_code(&f.text, &block.text);
+    let is_copy = |f: &HandedFile, block: &ShownFile| same_code(&f.text, &block.text) || headless(&f.text, &block.text);
     if shown.is_empty() || !shown.iter().all(|block| handed.iter().any(|f| is_copy(f, block))) {
         return None;
     }
     Some(handed.iter().filter(|f| shown.iter().any(|block| is_copy(f, block))).collect())
+}
+
+/// Whether `block` is `file` without its head (the module docstring, or
+/// that and its imports) and otherwise unchanged: a copy as a small model
+/// writes one, which the same asks follow as any copy.
+fn headless(file: &str, block: &str) -> bool {
+    let file_code: Vec<&str> = code_lines(file).collect();
+    let block_code: Vec<&str> = code_lines(block).collect();
+    let most = block_code.len() * 3 >= file_code.len() * 2;
+    most && block_code.len() < file_code.len() && file_code.ends_with(&block_code)
 }
 
 /// How many of `line`'s words `fixed` changes, when it keeps the line:
@@ -2136,8 +2146,10 @@ mod tests {
         let orders = "\"\"\"Orders.\"\"\"\n\nfrom shop.tax import tax\n\n\nclass Order:\n    def __init__(self, subtotal):\n        \
                       self.subtotal = subtotal\n\n    def total(self):\n        return tax(self.subtotal)\n\n    \
                       def paid(self):\n        return True\n";
-        let headless = orders.split_once("\n\n\n").unwrap().1;
-        assert_eq!(whole_version_likeness(orders, headless), None);
+        let without_head = orders.split_once("\n\n\n").unwrap().1;
+        assert_eq!(whole_version_likeness(orders, without_head), None);
+        assert!(headless(orders, without_head), "a copy, but for its head");
+        assert!(!headless(orders, orders.split_once("class").unwrap().0), "the head alone is no copy");
         let without_last = orders.trim_end().rsplit_once('\n').unwrap().0;
         assert!(whole_version_likeness(orders, without_last).is_some());
     }
