@@ -401,10 +401,7 @@ impl Conversation {
             let path = file.path.display();
             let ask = format!("Which line of {path} must change? Reply with that line only, as it must read.");
             let notice = format!("[the reply named {path} — asking for its line to change…]");
-            let shown: String = std::iter::once(*file)
-                .chain(copied.iter().chain(others).copied().filter(|f| f.path != file.path))
-                .map(HandedFile::shown)
-                .collect();
+            let shown = shown_first(file, copied.iter().chain(others).copied());
             text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
             changes = self.line_fix(&[*file], &text).into_iter().collect();
             focus = Some(*file);
@@ -439,10 +436,7 @@ impl Conversation {
             // "As it must read" alone, the 1.5B wrote what leg_lengths returns.
             let ask = format!("Reply with the whole new code of {name} in {path}, changed as asked, in a code block.");
             let notice = format!("[the reply named {name} — asking for it as it must read…]");
-            let shown: String = std::iter::once(file)
-                .chain(copied.iter().chain(others).copied().filter(|f| f.path != file.path))
-                .map(HandedFile::shown)
-                .collect();
+            let shown = shown_first(file, copied.iter().chain(others).copied());
             text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
             changes = self.changes_shown(&text, asking.prompt, asking.handed, Some(&file.path));
         }
@@ -1478,6 +1472,12 @@ fn copies_only(reply: &str, handed: &[HandedFile]) -> bool {
         !in_block && !line.trim().is_empty() && path_in(line).is_none()
     });
     !prose && copies(reply, handed).is_some()
+}
+
+/// `first` shown, then the other `files`: the file an ask is about leads.
+fn shown_first<'a>(first: &'a HandedFile, files: impl Iterator<Item = &'a HandedFile>) -> String {
+    let rest = files.filter(|f| f.path != first.path);
+    std::iter::once(first).chain(rest).map(HandedFile::shown).collect()
 }
 
 /// The one name that is all of `reply` ("`leg_lengths`", "leg_lengths()").
