@@ -904,9 +904,7 @@ impl Conversation {
     /// user is told.
     fn breaks_file(&self, path: &WorkspacePath, before: &str, after: &str) -> bool {
         // In prose and settings a name is a word, not code that reads it.
-        const SETTINGS: [&str; 9] = ["ini", "toml", "yaml", "yml", "json", "cfg", "conf", "env", "properties"];
-        let extension = path.rel.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase()).unwrap_or_default();
-        if is_prose(&path.rel) || SETTINGS.contains(&extension.as_str()) {
+        if is_prose(&path.rel) || is_settings(&path.rel) {
             return false;
         }
         let kept = top_level_names(after);
@@ -1597,8 +1595,16 @@ fn is_comment(line: &str) -> bool {
 
 /// Whether the file at `path` is prose, going by its extension.
 fn is_prose(path: &str) -> bool {
-    const PROSE: [&str; 5] = ["md", "markdown", "txt", "rst", "adoc"];
-    path.rsplit_once('.').is_some_and(|(_, ext)| PROSE.contains(&ext.to_ascii_lowercase().as_str()))
+    has_extension_in(path, &["md", "markdown", "txt", "rst", "adoc"])
+}
+
+/// Whether the file at `path` holds settings, going by its extension.
+fn is_settings(path: &str) -> bool {
+    has_extension_in(path, &["ini", "toml", "yaml", "yml", "json", "cfg", "conf", "env", "properties"])
+}
+
+fn has_extension_in(path: &str, extensions: &[&str]) -> bool {
+    path.rsplit_once('.').is_some_and(|(_, ext)| extensions.contains(&ext.to_ascii_lowercase().as_str()))
 }
 
 /// The handed files `reply` copies back, when that is all it shows and
@@ -1650,8 +1656,8 @@ fn words_changed(line: &str, fixed: &str) -> Option<usize> {
     }
     // The same words in another order (`distance_km(a["lat"], a["lon"])`
     // for `distance_km(a["lon"], a["lat"])`): operands swapped, the line fixed.
-    let mut words: [Vec<&str>; 2] = [words(line_code).collect(), words(fixed_code).collect()];
-    words.iter_mut().for_each(|words| words.sort_unstable());
+    let mut sorted_words: [Vec<&str>; 2] = [words(line_code).collect(), words(fixed_code).collect()];
+    sorted_words.iter_mut().for_each(|words| words.sort_unstable());
     let mut letters: [Vec<char>; 2] =
         [line_code, fixed_code].map(|code| code.chars().filter(|c| !c.is_whitespace()).collect());
     // Spaced otherwise, the line is restated.
@@ -1659,7 +1665,7 @@ fn words_changed(line: &str, fixed: &str) -> Option<usize> {
         return None;
     }
     letters.iter_mut().for_each(|letters| letters.sort_unstable());
-    if words[0] == words[1] && letters[0] == letters[1] && words[0].len() >= 2 {
+    if sorted_words[0] == sorted_words[1] && letters[0] == letters[1] && sorted_words[0].len() >= 2 {
         return Some(2);
     }
     let old: Vec<&str> = line.split_whitespace().collect();
