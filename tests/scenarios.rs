@@ -2678,3 +2678,64 @@ async fn a_function_to_remove_copied_back_is_asked_for_the_file_without_it() {
     assert_eq!(run.read("utils.py"), utils);
     assert_eq!((run.backend.used(), run.outcome.stop_reason), (2, StopReason::EndTurn));
 }
+
+#[tokio::test]
+async fn a_reply_that_changes_only_comments_is_a_copy_and_is_asked_for_the_line() {
+    // The 0.5B, asked for a fix it could not see, turned `//!` into `///`.
+    let stats = "//! Helpers.\n\npub fn windows(n: usize, width: usize) -> usize {\n    n - width\n}\n";
+    let run = whole_file_run(
+        &[("src/stats.rs", stats)],
+        &[&format!("src/stats.rs\n```rust\n{}```\n", stats.replace("//!", "///")), "```rust\n    n - width + 1\n```\n"],
+        "windows in src/stats.rs counts one window too few. Fix it.",
+    )
+    .await;
+    let notified =
+        |words: &str| run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains(words)));
+    assert!(notified("[the reply changes only comments of src/stats.rs — not changed]"));
+    assert!(notified("[the reply copied src/stats.rs back unchanged — asking for the line to change…]"));
+    assert_eq!(run.read("src/stats.rs"), stats.replace("n - width", "n - width + 1"));
+    // Asked about comments, a change to them is the change.
+    let run = whole_file_run(
+        &[("src/stats.rs", stats)],
+        &[&format!("src/stats.rs\n```rust\n{}```\n", stats.replace("Helpers.", "Counting helpers."))],
+        "Make the module comment of src/stats.rs say what the helpers count.",
+    )
+    .await;
+    assert_eq!(run.read("src/stats.rs"), stats.replace("Helpers.", "Counting helpers."));
+}
+
+#[tokio::test]
+async fn a_question_answered_with_code_alone_is_asked_for_the_answer() {
+    let settings = "DEFAULTS = {\"port\": 8000}\n\n\ndef setting(name):\n    return DEFAULTS[name]\n";
+    let server =
+        "from settings import setting\n\nADMIN_PORT_OFFSET = 1\n\n\ndef listen_port():\n    return setting(\"port\")\n";
+    let run = whole_file_run(
+        &[("settings.py", settings), ("server.py", server), ("notes.txt", "Deploy on Fridays.\n")],
+        &["```python\nlisten_port()\n```\n", "It listens on port 8000."],
+        "Which port does the server listen on when PORT is not set? Answer with the number.",
+    )
+    .await;
+    assert_eq!(run.outcome.text, "It listens on port 8000.");
+    // server.py uses PORT (in ADMIN_PORT_OFFSET) and imports settings,
+    // where the default is: both are handed, the unrelated notes are not.
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("settings.py\n```") && sent.contains("server.py\n```"), "{sent}");
+    assert!(!sent.contains("notes.txt"), "{sent}");
+    assert_eq!(run.read("settings.py"), settings);
+}
+
+#[tokio::test]
+async fn the_readme_named_without_its_extension_is_handed_over() {
+    let readme = "# cleanup\n\n## Options\n\n- `--verbose`: print every file.\n";
+    let cleanup = "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument(\"--dry-run\")\n";
+    let fixed = readme.replace("file.\n", "file.\n- `--dry-run`: delete nothing.\n");
+    let run = whole_file_run(
+        &[("README.md", readme), ("cleanup.py", cleanup), ("other.py", "X = 1\n")],
+        &[&format!("README.md\n```markdown\n{fixed}```\n")],
+        "cleanup.py gained a --dry-run flag but the README doesn't mention it. Add it to the options list.",
+    )
+    .await;
+    assert_eq!(run.read("README.md"), fixed);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("README.md\n```") && !sent.contains("other.py"), "{sent}");
+}

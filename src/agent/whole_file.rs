@@ -22,7 +22,7 @@ use super::{Conversation, TurnOutcome};
 use crate::config::ToolProfile;
 use crate::protocol::{AgentStatus, Block, Event, Message, PermissionMode, Role, StopReason, Usage};
 use crate::workspace::WorkspacePath;
-use crate::workspace::mentions::{has_extension, is_dotfile, named_files, new_files};
+use crate::workspace::mentions::{has_extension, is_dotfile, named_files, names_conventionally, new_files};
 use crate::workspace::snapshot;
 
 /// The languages a code fence names (```` ```python ````), as a small
@@ -199,11 +199,14 @@ impl Conversation {
         let Asking { prompt, handed, .. } = *asking;
         let mut text = reply_text(generation);
         // A question changes no file. Asked one, a small model copies a
-        // file back (main.py for "which log level…"), or changes one (the
-        // default profile made "production"): asked for the answer alone,
-        // it reads the files for one.
+        // file back (main.py for "which log level…"), changes one (the
+        // default profile made "production"), or quotes code that leads to
+        // the answer (`listen_address()` for "which port…"): asked for the
+        // answer alone, it reads the files for one.
         if asks_question(prompt) {
-            if copies_only(&text, handed) || !self.changes_shown(&text, prompt, handed, only_named.as_ref()).is_empty()
+            if copies_only(&text, handed)
+                || only_code(&text)
+                || !self.changes_shown(&text, prompt, handed, only_named.as_ref()).is_empty()
             {
                 let shown: String = handed.iter().map(HandedFile::shown).collect();
                 let notice = "[the reply did not answer the question — asking for the answer…]";
@@ -721,14 +724,16 @@ impl Conversation {
                 }
             }
         }
-        // The project's modules that the named files, and those declaring
-        // a code name the prompt uses, import (calc.py for test_calc.py's
+        // The project's modules that the named files, and those using a
+        // code name the prompt uses, import (calc.py for test_calc.py's
         // `from calc import mean`; line.py for the `def total` of
-        // invoice.py, which sums `line.amount()`): where what they use is.
-        let declares_code_name = |text: &str| text.lines().filter_map(declared_name).any(|n| code_names.contains(&n));
+        // invoice.py, which sums `line.amount()`; settings.py, which holds
+        // the default, for server.py's `setting("port")` when the prompt
+        // asks about PORT): where what they use is.
+        let uses_code_name = |text: &str| code_names.iter().any(|name| text.contains(name));
         let imported: std::collections::HashSet<String> = readable
             .iter()
-            .filter(|(is_named, _, _, text)| *is_named || declares_code_name(text))
+            .filter(|(is_named, _, _, text)| *is_named || uses_code_name(text))
             .flat_map(|(_, _, _, text)| text.lines().filter(|line| is_import(line)).flat_map(import_names))
             .map(str::to_string)
             .collect();
@@ -868,7 +873,8 @@ impl Conversation {
                 if same_code(&old_string, &new_string) {
                     continue;
                 }
-                if self.breaks_file(&path, &text, &text.replacen(&old_string, &new_string, 1)) {
+                let after = text.replacen(&old_string, &new_string, 1);
+                if self.only_comments_changed(prompt, &path, &text, &after) || self.breaks_file(&path, &text, &after) {
                     continue;
                 }
                 let input =
@@ -879,7 +885,9 @@ impl Conversation {
             {
                 // Every line touched ("def greet(name):" given a parameter,
                 // the call below it changed to use it): the block is the file.
-                if self.breaks_file(&path, &text, &shown.text) {
+                if self.only_comments_changed(prompt, &path, &text, &shown.text)
+                    || self.breaks_file(&path, &text, &shown.text)
+                {
                     continue;
                 }
                 let input = serde_json::json!({ "file_path": file_path, "old_string": text, "new_string": shown.text });
@@ -896,6 +904,17 @@ impl Conversation {
 }
 
 impl Conversation {
+    /// Whether the change of the file at `path` from `before` to `after`
+    /// touches only its comments, when `prompt` asks for no change to them:
+    /// no change to make, and the user is told.
+    fn only_comments_changed(&self, prompt: &str, path: &WorkspacePath, before: &str, after: &str) -> bool {
+        if asks_about_comments(prompt) || !comments_only_differ(&path.rel, before, after) {
+            return false;
+        }
+        self.notify(&format!("[the reply changes only comments of {} — not changed]", path.display()));
+        true
+    }
+
     /// Whether the file at `path`, changed from `before` to `after`, is
     /// broken by the change: it no longer declares a name it still uses
     /// (the 0.5B's recipes.py without the RECIPES table its functions
@@ -1379,9 +1398,11 @@ fn file_name(rel: &str) -> &str {
     rel.rsplit('/').next().unwrap_or(rel)
 }
 
-/// Whether `prompt` names `file` (`cart.py`, or `shop/cart.py`).
+/// Whether `prompt` names `file` (`cart.py`, `shop/cart.py`, or "the
+/// README" at the root).
 fn names_file(prompt: &str, file: &HandedFile) -> bool {
-    prompt.contains(file_name(&file.path.rel))
+    let name = file_name(&file.path.rel);
+    prompt.contains(name) || (!file.path.rel.contains('/') && names_conventionally(prompt, name))
 }
 
 /// The line of `text` that declares `name` at the top level.
@@ -1469,7 +1490,7 @@ fn copies_only(reply: &str, handed: &[HandedFile]) -> bool {
         }
         !in_block && !line.trim().is_empty() && path_in(line).is_none()
     });
-    !prose && copies(reply, handed).is_some()
+    !prose && copies(reply, handed, true).is_some()
 }
 
 /// `first` shown, then the other `files`: the file an ask is about leads.
@@ -1607,20 +1628,109 @@ fn has_extension_in(path: &str, extensions: &[&str]) -> bool {
     path.rsplit_once('.').is_some_and(|(_, ext)| extensions.contains(&ext.to_ascii_lowercase().as_str()))
 }
 
+/// Whether `reply` is code blocks and nothing else: no answer in words.
+fn only_code(reply: &str) -> bool {
+    let mut in_code = false;
+    let mut any_code = false;
+    for line in reply.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            any_code = true;
+        } else if !in_code && !line.trim().is_empty() {
+            return false;
+        }
+    }
+    any_code
+}
+
+/// Whether `prompt` asks about comments or documentation, where a change
+/// to comments alone is the change asked for.
+fn asks_about_comments(prompt: &str) -> bool {
+    const TOPICS: [&str; 8] = ["comment", "doc", "typo", "spell", "licen", "wording", "header", "explain"];
+    let prompt = prompt.to_lowercase();
+    TOPICS.iter().any(|topic| prompt.contains(topic))
+}
+
+/// Whether `before` and `after`, versions of the file at `path`, hold the
+/// same code once comments, docstrings and whitespace are set aside: the
+/// 0.5B, asked for a fix it cannot see, rewrites a module docstring or
+/// turns `//!` into `///`, and that is no fix.
+fn comments_only_differ(path: &str, before: &str, after: &str) -> bool {
+    match (code_without_comments(path, before), code_without_comments(path, after)) {
+        (Some(before_code), Some(after_code)) => before != after && before_code == after_code,
+        _ => false,
+    }
+}
+
+/// The code of `text` without its comments and, in Python, its
+/// docstrings, each line's whitespace collapsed; `None` where the language
+/// (by the extension of `path`) is not known.
+fn code_without_comments(path: &str, text: &str) -> Option<Vec<String>> {
+    let markers: &[&str] =
+        if has_extension_in(path, &["py", "pyi", "sh", "bash", "rb", "pl", "r", "yaml", "yml", "toml"]) {
+            &["#"]
+        } else if has_extension_in(
+            path,
+            &[
+                "js", "mjs", "cjs", "jsx", "ts", "tsx", "rs", "go", "c", "h", "cc", "cpp", "hpp", "java", "kt",
+                "swift", "cs", "scala", "php", "dart",
+            ],
+        ) {
+            &["//", "/*", "*"]
+        } else if has_extension_in(path, &["sql", "lua", "hs"]) {
+            &["--"]
+        } else {
+            return None;
+        };
+    let python = has_extension_in(path, &["py", "pyi"]);
+    let mut code = Vec::new();
+    // The quotes of the docstring being read.
+    let mut docstring: Option<&str> = None;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if let Some(quotes) = docstring {
+            if trimmed.contains(quotes) {
+                docstring = None;
+            }
+            continue;
+        }
+        if trimmed.is_empty() || markers.iter().any(|marker| trimmed.starts_with(marker)) {
+            continue;
+        }
+        // A string alone where a docstring goes: first in the module or
+        // right under a `def` or `class` line.
+        let opens_body = code.last().is_none_or(|last: &String| last.ends_with(':'));
+        let quotes =
+            ["\"\"\"", "'''"].into_iter().find(|q| trimmed.trim_start_matches(['r', 'b', 'u', 'R']).starts_with(q));
+        if let Some(quotes) = quotes.filter(|_| python && opens_body) {
+            if trimmed.matches(quotes).count() < 2 {
+                docstring = Some(quotes);
+            }
+            continue;
+        }
+        code.push(trimmed.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    Some(code)
+}
+
 /// The handed files `reply` copies back, when that is all it shows and
 /// `prompt` asks for a change rather than an answer.
 fn copied_back<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFile>> {
     if asks_question(prompt) {
         return None;
     }
-    copies(reply, handed)
+    copies(reply, handed, !asks_about_comments(prompt))
 }
 
-/// The handed files `reply` copies back unchanged, blank lines aside, when
-/// its blocks show nothing else.
-fn copies<'a>(reply: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFile>> {
+/// The handed files `reply` copies back unchanged, blank lines aside (and
+/// comments, with `comments_aside`), when its blocks show nothing else.
+fn copies<'a>(reply: &str, handed: &'a [HandedFile], comments_aside: bool) -> Option<Vec<&'a HandedFile>> {
     let shown = blocks_for(reply, handed);
-    let is_copy = |f: &HandedFile, block: &ShownFile| same_code(&f.text, &block.text) || headless(&f.text, &block.text);
+    let is_copy = |f: &HandedFile, block: &ShownFile| {
+        same_code(&f.text, &block.text)
+            || headless(&f.text, &block.text)
+            || (comments_aside && comments_only_differ(&f.path.rel, &f.text, &block.text))
+    };
     if shown.is_empty() || !shown.iter().all(|block| handed.iter().any(|f| is_copy(f, block))) {
         return None;
     }
@@ -2371,5 +2481,36 @@ mod tests {
         assert_eq!(comment_path("// main.rs"), Some("main.rs".into()));
         assert_eq!(path_in("File: `src/app.py`:"), Some("src/app.py".into()));
         assert_eq!(path_in("app.py is fixed."), None);
+    }
+
+    #[test]
+    fn a_change_to_comments_and_docstrings_alone_is_no_change_to_code() {
+        let module = "\"\"\"Reading events.\n\nMore.\n\"\"\"\nimport csv\n\n\ndef read(path):\n    \"\"\"Rows of path.\"\"\"\n    return list(csv.reader(open(path)))  # all of them\n";
+        let docstring_split = module.replacen("\"\"\"Reading events.", "\"\"\"\nReading events.", 1);
+        assert!(comments_only_differ("events.py", module, &docstring_split));
+        let commented = module.replace("    return list", "    # Read it all.\n    return  list");
+        assert!(comments_only_differ("events.py", module, &commented), "a comment added, spacing changed");
+        let fixed = module.replace("list(csv.reader", "list(csv.DictReader");
+        assert!(!comments_only_differ("events.py", module, &fixed));
+        assert!(!comments_only_differ("events.py", module, module), "no change at all is a copy, not this");
+        // A print commented out is a change to the code.
+        let script = "x = 1\nprint(x)\n";
+        assert!(!comments_only_differ("run.py", script, "x = 1\n# print(x)\n"));
+        // A string assigned is code, not a docstring.
+        let assigned = "HELP = \"\"\"\nusage\n\"\"\"\n";
+        assert!(!comments_only_differ("cli.py", assigned, &assigned.replace("usage", "Usage")));
+        let rust = "//! Helpers.\n\npub fn one() -> u8 {\n    1\n}\n";
+        assert!(comments_only_differ("src/lib.rs", rust, &rust.replace("//!", "///")));
+        assert!(!comments_only_differ("src/lib.rs", rust, &rust.replace("    1", "    2")));
+        // Where comments are not known, every change counts.
+        assert!(!comments_only_differ("notes.md", "# A\n", "# B\n"));
+        assert!(asks_about_comments("Fix the typo in the docstring of read.") && !asks_about_comments("Fix read."));
+    }
+
+    #[test]
+    fn a_reply_of_code_blocks_alone_says_nothing_in_words() {
+        assert!(only_code("```python\nlisten_address()\n```\n"));
+        assert!(!only_code("It listens on 8000:\n```python\n\"port\": 8000,\n```\n"));
+        assert!(!only_code("8000"));
     }
 }

@@ -22,7 +22,59 @@ pub fn named_files(workspace: &Workspace, text: &str, limit: usize) -> Vec<Works
             found.push(path);
         }
     }
+    for path in conventionally_named(workspace, text) {
+        if found.len() < limit && !found.iter().any(|known| known.abs == path.abs) {
+            found.push(path);
+        }
+    }
     found
+}
+
+/// Files at the root of the workspace that `text` names as people do,
+/// without an extension (see [`names_conventionally`]), one file per word.
+fn conventionally_named(workspace: &Workspace, text: &str) -> Vec<WorkspacePath> {
+    let words: Vec<&str> = conventional_words(text).collect();
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(workspace.root()) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    let mut found = Vec::new();
+    for word in words {
+        let mut meant = names.iter().filter(|name| word_names(word, name));
+        // README.md beside README.txt: which one is meant is a guess.
+        let (Some(name), None) = (meant.next(), meant.next()) else { continue };
+        if let Ok(path) = workspace.resolve(name) {
+            if !found.iter().any(|known: &WorkspacePath| known.abs == path.abs) {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// Whether `text` names the file called `name` as people do, without an
+/// extension: "the README" for README.md, "CHANGELOG", "the Makefile". A
+/// word in capitals names a file of that stem; a capitalised one only a
+/// file of exactly that name, so that "Scale the worker" names no
+/// Scale.swift.
+pub fn names_conventionally(text: &str, name: &str) -> bool {
+    conventional_words(text).any(|word| word_names(word, name))
+}
+
+fn conventional_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| word.len() >= 4 && word.starts_with(|c: char| c.is_ascii_uppercase()))
+}
+
+fn word_names(word: &str, name: &str) -> bool {
+    let capitals = word.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+    name == word || (capitals && name.split('.').next() == Some(word))
 }
 
 /// Files `text` names that do not exist anywhere in the workspace, in the
@@ -151,6 +203,17 @@ mod tests {
         assert_eq!(named(&ws, "stats.py, stats.py and ./stats.py"), ["stats.py"], "each file once");
         assert!(named(&ws, "../outside.py /etc/passwd").is_empty());
         assert!(named(&ws, "lib/").is_empty(), "a folder is not a file");
+    }
+
+    #[test]
+    fn conventional_files_are_named_without_their_extension() {
+        let (_dir, ws) =
+            workspace(&["README.md", "Makefile", "NOTES.txt", "NOTES.md", "Scale.swift", "src/LICENSE", "cleanup.py"]);
+        assert_eq!(named(&ws, "cleanup.py gained a flag the README doesn't mention."), ["cleanup.py", "README.md"]);
+        assert_eq!(named(&ws, "Add a test target to the Makefile"), ["Makefile"]);
+        assert!(named(&ws, "Scale the worker, readme and makefile").is_empty(), "capitalised or lower-case words");
+        assert!(named(&ws, "Update the NOTES").is_empty(), "two files have that stem");
+        assert!(named(&ws, "Add the LICENSE").is_empty(), "only files at the root");
     }
 
     #[test]

@@ -1,0 +1,3 @@
+//! The dashboard's numeric helpers.
+
+pub mod stats;
