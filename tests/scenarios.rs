@@ -2739,3 +2739,36 @@ async fn the_readme_named_without_its_extension_is_handed_over() {
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("README.md\n```") && !sent.contains("other.py"), "{sent}");
 }
+
+#[tokio::test]
+async fn a_function_the_prompt_names_is_asked_for_alone_when_the_file_and_line_asks_change_nothing() {
+    let thermostat = "\"\"\"Tiny thermostat helpers.\"\"\"\n\nCOMFORT_MIN = 18\nCOMFORT_MAX = 24\n\n\n\
+                      def is_comfortable(celsius):\n    return COMFORT_MIN <= celsius < COMFORT_MAX\n\n\n\
+                      def to_fahrenheit(celsius):\n    return celsius * 9 / 5 + 32\n\n\n\
+                      def action(celsius):\n    if celsius < COMFORT_MIN:\n        return \"heat\"\n    \
+                      if celsius > COMFORT_MAX:\n        return \"cool\"\n    return \"idle\"\n";
+    let function = "def is_comfortable(celsius):\n    return COMFORT_MIN <= celsius < COMFORT_MAX\n";
+    // The 0.5B copied the file back, then the function, unchanged; shown
+    // the function alone, it wrote it fixed.
+    let run = whole_file_run(
+        &[("thermostat.py", thermostat)],
+        &[
+            &format!("```python\n{thermostat}```\n"),
+            &format!("```python\n{function}```\n"),
+            &format!("```python\n{}```\n", function.replace("< COMFORT_MAX", "<= COMFORT_MAX")),
+        ],
+        "is_comfortable(24) returns False, but 24 °C should count as comfortable. Fix it.",
+    )
+    .await;
+    assert_eq!(run.read("thermostat.py"), thermostat.replace("< COMFORT_MAX", "<= COMFORT_MAX"));
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(
+        sent.starts_with(&format!("thermostat.py (lines 7 to 8 of 20; the rest is left out)\n```\n{function}```")),
+        "{sent}"
+    );
+    assert!(!sent.contains("def to_fahrenheit"), "{sent}");
+    assert!(
+        sent.ends_with("Reply with the whole new code of is_comfortable, changed as asked, in a code block."),
+        "{sent}"
+    );
+}

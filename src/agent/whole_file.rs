@@ -434,7 +434,7 @@ impl Conversation {
             let file = declaring.next()?;
             declaring.next().is_none().then(|| (*file, name.to_string()))
         });
-        if let Some((file, name)) = function.filter(|_| changes.is_empty()) {
+        if let Some((file, name)) = function.clone().filter(|_| changes.is_empty()) {
             let path = file.path.display();
             // "As it must read" alone, the 1.5B wrote what leg_lengths returns.
             let ask = format!("Reply with the whole new code of {name} in {path}, changed as asked, in a code block.");
@@ -448,6 +448,21 @@ impl Conversation {
         // a change as any reply's blocks make one.
         if changes.is_empty() {
             changes = self.changes_shown(&text, asking.prompt, asking.handed, only_named);
+        }
+        // "is_comfortable(24) returns False": the function the prompt
+        // names, shown alone, away from the rest of its file, is where a
+        // small model that saw no change in the whole file can see it.
+        let asked = asked_function(asking.prompt, copied).filter(|part| {
+            let asked_already =
+                function.as_ref().is_some_and(|(_, name)| Some(name) == part.part.as_ref().map(|p| &p.name));
+            changes.is_empty() && !asked_already
+        });
+        if let Some(part) = asked {
+            let (path, name) = (part.path.display(), part.part.as_ref().map(|p| p.name.clone()).unwrap_or_default());
+            let ask = format!("Reply with the whole new code of {name}, changed as asked, in a code block.");
+            let notice = format!("[no change yet — asking for {name} of {path} alone, as it must read…]");
+            text = self.ask_again(asking, &part.shown(), &ask, &notice, generation, cancel).await?;
+            changes = self.changes_shown(&text, asking.prompt, asking.handed, Some(&part.path));
         }
         Ok((text, changes))
     }
@@ -1626,6 +1641,31 @@ fn is_settings(path: &str) -> bool {
 
 fn has_extension_in(path: &str, extensions: &[&str]) -> bool {
     path.rsplit_once('.').is_some_and(|(_, ext)| extensions.contains(&ext.to_ascii_lowercase().as_str()))
+}
+
+/// The one function (or method, or type) of the `copied` files that
+/// `prompt` names, as the part of its file that declares it; `None` when
+/// the prompt names none or several, or when that part is most of its file
+/// (shown alone, it would show nothing new).
+fn asked_function(prompt: &str, copied: &[&HandedFile]) -> Option<HandedFile> {
+    let asked: std::collections::HashSet<&str> = words(prompt).filter(|word| word.len() > 2).collect();
+    let mut named = copied.iter().flat_map(|file| {
+        let mut names: Vec<&str> = file
+            .text
+            .lines()
+            .filter_map(|line| declared_name(line.trim_start()))
+            .filter(|n| asked.contains(n))
+            .collect();
+        names.dedup();
+        names.into_iter().map(move |name| (*file, name))
+    });
+    let (file, name) = named.next()?;
+    if named.next().is_some() || file.part.is_some() {
+        return None;
+    }
+    let (text, part) = declaring_part(&file.text, &[name])?;
+    let focused = text.lines().count() * 3 < file.text.lines().count() * 2;
+    focused.then(|| HandedFile { path: file.path.clone(), text, part: Some(part) })
 }
 
 /// Whether `reply` is code blocks and nothing else: no answer in words.
