@@ -2772,3 +2772,31 @@ async fn a_function_the_prompt_names_is_asked_for_alone_when_the_file_and_line_a
         "{sent}"
     );
 }
+
+#[tokio::test]
+async fn a_prompt_that_asks_to_run_something_runs_the_command_the_model_gives() {
+    let greet = "import sys\n\nprint('Hello, ' + sys.argv[1] + '!')\n";
+    let run = whole_file_run(
+        &[("greet.py", greet)],
+        &["```bash\n$ python3 greet.py Ada\n```\n", "It prints Hello, Ada!"],
+        "Run greet.py with the name Ada and tell me what it prints.",
+    )
+    .await;
+    assert_eq!(run.outcome.text, "It prints Hello, Ada!");
+    // The harness's own Bash call, run as any call: a real process.
+    assert_eq!(run.results()[0], ("Bash".into(), false, "Hello, Ada!\nexit code 0".into()));
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("`python3 greet.py Ada` was run; it gave:\n```\nHello, Ada!\nexit code 0\n```"), "{sent}");
+    assert_eq!(run.read("greet.py"), greet);
+    // Bash is never offered to the model.
+    let request = run.backend.last_request().unwrap();
+    assert!(request.tools.is_empty(), "{:?}", request.tools);
+    // In plan mode nothing runs: the first reply is the answer.
+    let plan = Scenario::new()
+        .file("greet.py", greet)
+        .tool_settings(whole_files())
+        .mode(tack::protocol::PermissionMode::Plan)
+        .run(&["```bash\npython3 greet.py Ada\n```\n"], "Run greet.py with the name Ada and tell me what it prints.")
+        .await;
+    assert!(plan.results().is_empty());
+}

@@ -816,13 +816,33 @@ impl Conversation {
         input: Value,
         problem: Option<String>,
     ) {
+        let checked = match problem {
+            Some(problem) => Err(problem),
+            None => self.tools.check(&name, &input).cloned().map_err(|problem| problem.to_string()),
+        };
+        self.push_call(generation, id, name, input, checked);
+    }
+
+    /// A call the harness makes itself (the command a prompt asks to run),
+    /// among the tools only it calls too; approved and run as any call.
+    pub(super) fn add_harness_call(&mut self, generation: &mut Generation, name: &str, input: Value) {
+        let id = self.next_call_id();
+        let checked = self.tools.check_harness_call(name, &input).cloned().map_err(|problem| problem.to_string());
+        self.push_call(generation, id, name.to_string(), input, checked);
+    }
+
+    fn push_call(
+        &mut self,
+        generation: &mut Generation,
+        id: String,
+        name: String,
+        input: Value,
+        checked: Result<Arc<dyn Tool>, String>,
+    ) {
         self.events.emit(Event::ToolCall { tool_call_id: id.clone(), name: name.clone(), input: input.clone() });
-        let (tool, problem) = match problem {
-            Some(problem) => (None, Some(problem)),
-            None => match self.tools.check(&name, &input) {
-                Ok(tool) => (Some(tool.clone()), None),
-                Err(problem) => (None, Some(problem.to_string())),
-            },
+        let (tool, problem) = match checked {
+            Ok(tool) => (Some(tool), None),
+            Err(problem) => (None, Some(problem)),
         };
         let repeat = match problem {
             Some(_) => None,

@@ -67,6 +67,9 @@ const MAX_RELEVANT: usize = 4;
 
 const SYSTEM: &str = "You are a coding assistant. The user's project files are shown to you in full.";
 
+/// Put after a prompt that asks to run something.
+const RUN_ASK: &str = "Reply with the shell command that does what is asked, alone in a ```bash code block.";
+
 /// Put after the prompt: the one instruction such a model follows.
 const ASK: &str = "Reply with the whole new content of each file you change, each in a code block after its path. \
 If no file must change, answer in one sentence.";
@@ -97,6 +100,27 @@ impl Conversation {
         let (mut messages, compaction) = self.prompt_messages(fixed_tokens);
         self.report_compaction(compaction, cancel).await;
         let mut usage = Usage::default();
+        // "Run checksum.py on orders.csv and tell me…": a model without
+        // tools is asked for the command, which the harness runs as its own
+        // Bash call, approved as any; what it printed follows the prompt in
+        // every ask of the turn, as a Stop hook's reason does.
+        let may_run = self.tools.harness_can_call("Bash") && self.policy.mode != PermissionMode::Plan;
+        if may_run && asks_to_run(&prompt) {
+            match self.run_asked_command(&system, &messages, &shown, cancel).await {
+                Ok((printed, run_usage)) => {
+                    usage += run_usage;
+                    if let (Some(printed), Some(last)) =
+                        (printed, messages.iter_mut().rev().find(|m| m.role == Role::User))
+                    {
+                        last.blocks.push(Block::Text { text: format!("\n{printed}") });
+                    }
+                }
+                Err(mut outcome) => {
+                    outcome.usage += usage;
+                    return outcome;
+                }
+            }
+        }
         let mut text = String::new();
         let mut stop_hook_active = false;
         for _ in 0..self.settings.max_iterations.max(1) {
@@ -465,6 +489,38 @@ impl Conversation {
             changes = self.changes_shown(&text, asking.prompt, asking.handed, Some(&part.path));
         }
         Ok((text, changes))
+    }
+
+    /// The command the prompt asks to run, asked of the model and run as
+    /// the harness's own Bash call: what it printed, to put after the
+    /// prompt, unless the reply held no command; `Err` ends the turn.
+    async fn run_asked_command(
+        &mut self,
+        system: &str,
+        messages: &[Message],
+        shown: &str,
+        cancel: &CancellationToken,
+    ) -> Result<(Option<String>, Usage), TurnOutcome> {
+        self.events.emit(Event::Status { status: AgentStatus::Thinking });
+        let mut generation =
+            self.whole_file_reply(system, with_files(messages.to_vec(), shown, RUN_ASK), cancel).await?;
+        let Some(command) = command_in(&reply_text(&generation)) else {
+            return Ok((None, generation.usage));
+        };
+        self.add_harness_call(&mut generation, "Bash", serde_json::json!({ "command": command }));
+        let Generation { blocks, mut calls, usage, .. } = generation;
+        self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(usage));
+        let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
+        let output = results.iter().find_map(|block| match block {
+            Block::ToolResult { output, .. } => Some(output.trim_end().to_string()),
+            _ => None,
+        });
+        self.record(Message { role: Role::User, blocks: results });
+        if cancelled {
+            return Err(TurnOutcome { stop_reason: StopReason::Cancelled, text: String::new(), usage });
+        }
+        let printed = format!("`{command}` was run; it gave:\n```\n{}\n```", output.unwrap_or_default());
+        Ok((Some(printed), usage))
     }
 
     /// Asks for the `users` of what the `changed` files change, shown
@@ -1580,8 +1636,8 @@ fn removal<'a, 'p>(prompt: &'p str, copied: &[&'a HandedFile]) -> Option<(&'a Ha
 /// wrong with is_even? Fix it.", "When a password is too short, signup
 /// should say …").
 fn asks_question(prompt: &str) -> bool {
-    const ASKING: [&str; 10] =
-        ["what", "why", "how", "where", "which", "who", "when", "explain", "describe", "summarize"];
+    const ASKING: [&str; 11] =
+        ["what", "why", "how", "where", "which", "who", "when", "explain", "describe", "summarize", "tell"];
     // Verbs count where a request puts them, first in a sentence ("Fix
     // it.", "Can you fix…"): "What does add do?" asks about a function.
     const CHANGING: [&str; 19] = [
@@ -1618,7 +1674,9 @@ fn asks_question(prompt: &str) -> bool {
     let first_sentence = prompt.replace(". ", "\n");
     let first_sentence = first_sentence.split(['\n', '!']).next().unwrap_or_default();
     let reports = first == "when" && first_sentence.contains(',');
-    let asking = prompt.contains('?') || (ASKING.contains(&first.trim_end_matches([',', ':'])) && !reports);
+    // "Run checksum.py and tell me what it prints": an answer asked for.
+    let tell_me = prompt.to_lowercase().contains("tell me");
+    let asking = prompt.contains('?') || tell_me || (ASKING.contains(&first.trim_end_matches([',', ':'])) && !reports);
     asking && !requests && !obliges
 }
 
@@ -1666,6 +1724,26 @@ fn asked_function(prompt: &str, copied: &[&HandedFile]) -> Option<HandedFile> {
     let (text, part) = declaring_part(&file.text, &[name])?;
     let focused = text.lines().count() * 3 < file.text.lines().count() * 2;
     focused.then(|| HandedFile { path: file.path.clone(), text, part: Some(part) })
+}
+
+/// Whether one of the sentences of `prompt` starts by asking to run
+/// something ("Run checksum.py on orders.csv and tell me…", "Execute the
+/// tests and fix what fails").
+fn asks_to_run(prompt: &str) -> bool {
+    // Sentences end at ". ", not at the dot of `checksum.py`.
+    prompt.replace(". ", "\n").split(['!', '?', '\n', ';']).any(|sentence| {
+        let first = sentence.split_whitespace().next().unwrap_or_default().trim_end_matches([',', ':']);
+        ["run", "execute"].iter().any(|verb| first.eq_ignore_ascii_case(verb))
+    })
+}
+
+/// The command of the first code block of `reply`: its first line that is
+/// not blank, without a `$ ` prompt; `None` when there is none.
+fn command_in(reply: &str) -> Option<String> {
+    let mut lines = reply.lines().skip_while(|line| !line.trim_start().starts_with("```")).skip(1);
+    let line = lines.find(|line| !line.trim().is_empty())?;
+    let command = line.trim().trim_start_matches("$ ").trim();
+    (!command.starts_with("```") && !command.is_empty()).then(|| command.to_string())
 }
 
 /// Whether `reply` is code blocks and nothing else: no answer in words.
@@ -2456,9 +2534,27 @@ mod tests {
             "Why does this crash? Please add a check.",
             "Fix calc.py.",
             "When a note's file name has a space in it, the index comes out wrong. Other notes are fine.",
+            "Run the tests and tell me what fails. Then fix it.",
         ] {
             assert!(!asks_question(request), "{request}");
         }
+        assert!(asks_question("Tell me what add does."));
+        assert!(asks_question("Run checksum.py on orders.csv and tell me the checksum it prints."));
+    }
+
+    #[test]
+    fn a_prompt_that_asks_to_run_something_and_the_command_a_reply_gives() {
+        assert!(asks_to_run("Run checksum.py on orders.csv and tell me the checksum it prints."));
+        assert!(asks_to_run("The build is red. Execute the tests and fix what fails."));
+        assert!(!asks_to_run("Fix the bug in tasks.run so the runner stops."), "a name, not a sentence");
+        assert!(!asks_to_run("Running the script crashes with KeyError. Fix it."));
+        assert_eq!(
+            command_in("```bash\n$ python3 checksum.py orders.csv\n```\n").as_deref(),
+            Some("python3 checksum.py orders.csv")
+        );
+        assert_eq!(command_in("Run it:\n```\n\npytest -q\n```").as_deref(), Some("pytest -q"));
+        assert_eq!(command_in("```bash\n```\n"), None);
+        assert_eq!(command_in("python3 checksum.py"), None, "no code block, no command");
     }
 
     #[test]

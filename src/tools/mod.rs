@@ -489,6 +489,10 @@ pub struct ToolRegistry {
     /// that hand over files) the model is offered no tools and answers with
     /// whole files; the tools here apply its changes.
     profile: ToolProfile,
+    /// Tools never offered to the model that the harness calls itself, as
+    /// any call is made, approved and run: Bash, with the whole-file
+    /// profiles, for the command a prompt asks to run.
+    harness_only: Vec<Registered>,
 }
 
 impl ToolRegistry {
@@ -535,11 +539,15 @@ impl ToolRegistry {
         }
         let compact =
             matches!(settings.profile, ToolProfile::Compact | ToolProfile::WholeFiles | ToolProfile::Adaptive);
-        let mut registry = ToolRegistry::new(
-            all.into_iter()
-                .filter(|t| !settings.disabled.contains(&t.set()))
-                .filter(|t| !compact || COMPACT_TOOLS.contains(&t.name())),
-        );
+        let whole_files = matches!(settings.profile, ToolProfile::WholeFiles | ToolProfile::Adaptive);
+        let (offered, rest): (Vec<_>, Vec<_>) = all
+            .into_iter()
+            .filter(|t| !settings.disabled.contains(&t.set()))
+            .partition(|t| !compact || COMPACT_TOOLS.contains(&t.name()));
+        let mut registry = ToolRegistry::new(offered);
+        if whole_files {
+            registry.harness_only = ToolRegistry::new(rest.into_iter().filter(|t| t.name() == "Bash")).tools;
+        }
         registry.profile = match settings.profile {
             ToolProfile::Auto => ToolProfile::Full,
             chosen => chosen,
@@ -560,7 +568,7 @@ impl ToolRegistry {
                 Registered { tool, schema, validator }
             })
             .collect();
-        ToolRegistry { tools, skills: None, mcp: None, profile: ToolProfile::Full }
+        ToolRegistry { tools, skills: None, mcp: None, profile: ToolProfile::Full, harness_only: Vec::new() }
     }
 
     /// Adds the Skill tool when there are skills and reading is enabled.
@@ -627,6 +635,20 @@ impl ToolRegistry {
             .collect()
     }
 
+    /// Whether the harness may call `name` itself (see `harness_only`).
+    pub fn harness_can_call(&self, name: &str) -> bool {
+        self.harness_only.iter().chain(&self.tools).any(|r| r.tool.name() == name)
+    }
+
+    /// As `check`, for a call the harness makes itself: among the tools
+    /// offered and those only it calls.
+    pub fn check_harness_call(&self, name: &str, input: &Value) -> Result<&Arc<dyn Tool>, CallProblem> {
+        match self.harness_only.iter().find(|r| r.tool.name() == name) {
+            Some(registered) => Self::validated(registered, input),
+            None => self.check(name, input),
+        }
+    }
+
     /// Finds the tool and checks the input against its schema.
     pub fn check(&self, name: &str, input: &Value) -> Result<&Arc<dyn Tool>, CallProblem> {
         let Some(registered) = self.tools.iter().find(|r| r.tool.name() == name) else {
@@ -635,6 +657,10 @@ impl ToolRegistry {
                 available: self.names().collect::<Vec<_>>().join(", "),
             });
         };
+        Self::validated(registered, input)
+    }
+
+    fn validated<'r>(registered: &'r Registered, input: &Value) -> Result<&'r Arc<dyn Tool>, CallProblem> {
         let problems: Vec<String> = registered
             .validator
             .iter_errors(input)
@@ -647,7 +673,7 @@ impl ToolRegistry {
             Ok(&registered.tool)
         } else {
             Err(CallProblem::SchemaViolation {
-                name: name.to_string(),
+                name: registered.tool.name().to_string(),
                 problems: problems.join("; "),
                 schema: registered.schema.to_string(),
             })
