@@ -109,10 +109,8 @@ impl Conversation {
             match self.run_asked_command(&system, &messages, &shown, cancel).await {
                 Ok((printed, run_usage)) => {
                     usage += run_usage;
-                    if let (Some(printed), Some(last)) =
-                        (printed, messages.iter_mut().rev().find(|m| m.role == Role::User))
-                    {
-                        last.blocks.push(Block::Text { text: format!("\n{printed}") });
+                    if let Some(printed) = printed {
+                        after_prompt(&mut messages, &printed);
                     }
                 }
                 Err(mut outcome) => {
@@ -147,9 +145,7 @@ impl Conversation {
             self.record(Message::user_text(sent_back(&reason)));
             self.notify("[a Stop hook sent the model back to work — handing the files over again, as they are now…]");
             // Every ask of the next round carries the reason, after the prompt.
-            if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
-                last.blocks.push(Block::Text { text: format!("\nThe change is not done: {}", reason.trim_end()) });
-            }
+            after_prompt(&mut messages, &format!("The change is not done: {}", reason.trim_end()));
             // The files as they are now, those the last round made included,
             // and those the reason names (the test that fails).
             let (mut files, mut new) = (Vec::new(), Vec::new());
@@ -1148,13 +1144,19 @@ fn declared_name(line: &str) -> Option<&str> {
 /// `messages` with the last user message led by the files `shown` and
 /// followed by `ask`.
 fn with_files(mut messages: Vec<Message>, shown: &str, ask: &str) -> Vec<Message> {
-    if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
-        if !shown.is_empty() {
-            last.blocks.insert(0, Block::Text { text: shown.to_string() });
-        }
-        last.blocks.push(Block::Text { text: format!("\n{ask}") });
+    if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User).filter(|_| !shown.is_empty()) {
+        last.blocks.insert(0, Block::Text { text: shown.to_string() });
     }
+    after_prompt(&mut messages, ask);
     messages
+}
+
+/// `text` on a line of its own after the prompt, in the last user message
+/// of `messages`.
+fn after_prompt(messages: &mut [Message], text: &str) {
+    if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
+        last.blocks.push(Block::Text { text: format!("\n{text}") });
+    }
 }
 
 /// When `reply` shows only unchanged copies of handed files, and `prompt`
@@ -1553,15 +1555,20 @@ fn inline_code(line: &str) -> &str {
 /// change nothing, and not a word beside them ("It listens on:" before a
 /// copy of config.py makes the copy an answer).
 fn copies_only(reply: &str, handed: &[HandedFile]) -> bool {
-    let mut in_block = false;
-    let prose = reply.lines().any(|line| {
+    let prose = lines_outside_code(reply).any(|line| path_in(line).is_none());
+    !prose && copies(reply, handed, true).is_some()
+}
+
+/// The lines of `reply` outside its code blocks that are not blank.
+fn lines_outside_code(reply: &str) -> impl Iterator<Item = &str> {
+    let mut in_code = false;
+    reply.lines().filter(move |line| {
         if line.trim_start().starts_with("```") {
-            in_block = !in_block;
+            in_code = !in_code;
             return false;
         }
-        !in_block && !line.trim().is_empty() && path_in(line).is_none()
-    });
-    !prose && copies(reply, handed, true).is_some()
+        !in_code && !line.trim().is_empty()
+    })
 }
 
 /// `first` shown, then the other `files`: the file an ask is about leads.
@@ -1664,7 +1671,7 @@ fn asks_question(prompt: &str) -> bool {
     const POLITE: [&str; 6] = ["please", "can", "could", "would", "you", "then"];
     let first = prompt.split_whitespace().next().unwrap_or_default().to_lowercase();
     // Sentences end at ". ", not at the dot of `calc.py`.
-    let requests = prompt.replace(". ", "\n").split(['?', '!', '\n', ';']).any(|sentence| {
+    let requests = sentences(prompt).any(|sentence| {
         let verb = sentence.split_whitespace().map(str::to_lowercase).find(|word| !POLITE.contains(&word.as_str()));
         verb.is_some_and(|verb| CHANGING.contains(&verb.trim_end_matches([',', ':', '.'])))
     });
@@ -1726,12 +1733,17 @@ fn asked_function(prompt: &str, copied: &[&HandedFile]) -> Option<HandedFile> {
     focused.then(|| HandedFile { path: file.path.clone(), text, part: Some(part) })
 }
 
+/// The sentences of `text`: they end at ". " (not at the dot of
+/// `checksum.py`), at `?`, `!`, `;` and at line breaks.
+fn sentences(text: &str) -> impl Iterator<Item = &str> {
+    text.split(". ").flat_map(|part| part.split(['?', '!', '\n', ';']))
+}
+
 /// Whether one of the sentences of `prompt` starts by asking to run
 /// something ("Run checksum.py on orders.csv and tell me…", "Execute the
 /// tests and fix what fails").
 fn asks_to_run(prompt: &str) -> bool {
-    // Sentences end at ". ", not at the dot of `checksum.py`.
-    prompt.replace(". ", "\n").split(['!', '?', '\n', ';']).any(|sentence| {
+    sentences(prompt).any(|sentence| {
         let first = sentence.split_whitespace().next().unwrap_or_default().trim_end_matches([',', ':']);
         ["run", "execute"].iter().any(|verb| first.eq_ignore_ascii_case(verb))
     })
@@ -1748,17 +1760,8 @@ fn command_in(reply: &str) -> Option<String> {
 
 /// Whether `reply` is code blocks and nothing else: no answer in words.
 fn only_code(reply: &str) -> bool {
-    let mut in_code = false;
-    let mut any_code = false;
-    for line in reply.lines() {
-        if line.trim_start().starts_with("```") {
-            in_code = !in_code;
-            any_code = true;
-        } else if !in_code && !line.trim().is_empty() {
-            return false;
-        }
-    }
-    any_code
+    let any_code = reply.lines().any(|line| line.trim_start().starts_with("```"));
+    any_code && lines_outside_code(reply).next().is_none()
 }
 
 /// Whether `prompt` asks about comments or documentation, where a change
