@@ -1980,9 +1980,10 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
             .await;
     assert_eq!(run.read("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n");
     assert_eq!(run.read("README.md"), readme);
-    // Asked by name, with the file to change shown first.
+    // Asked by name, shown only the file to change: shown the copy too, a
+    // small model writes its lines into the file asked for.
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(sent.starts_with("mathutil.py\n```\n\n```\n\nREADME.md\n```"), "{sent}");
+    assert!(sent.starts_with("mathutil.py\n```\n\n```\n\n") && !sent.contains("README.md"), "{sent}");
     assert!(
         sent.ends_with(
             "Reply with the whole new content of mathutil.py, changed as asked, in a code block after its path."
@@ -2614,10 +2615,36 @@ async fn the_modules_that_the_file_declaring_a_named_function_imports_are_handed
     ];
     let run =
         whole_file_run(&files, &["No change."], "The total of an invoice ignores the quantity of each line.").await;
-    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    let attached: Vec<&Event> = run.events.iter().map(|e| &e.event).filter(|e| e.kind() == "files_attached").collect();
     // invoice.py declares `total`; what it sums is in line.py.
-    assert!(sent.contains("billing/invoice.py\n```") && sent.contains("billing/line.py\n```"), "{sent}");
-    assert!(!sent.contains("billing/tax.py"), "{sent}");
+    let paths = vec!["billing/invoice.py".to_string(), "billing/line.py".to_string()];
+    assert_eq!(attached, [&Event::FilesAttached { paths }]);
+}
+
+#[tokio::test]
+async fn a_reply_that_changes_nothing_is_asked_for_the_file_most_to_do_with_the_prompt() {
+    // The 0.5B answered with empty code blocks. Of the two files, only
+    // validate.js holds "short" as well as "password".
+    let signup = "const { passwordErrors } = require('./validate');\n\nfunction signup(name, password) {\n  \
+                  return passwordErrors(password);\n}\n";
+    let validate = "function passwordErrors(password) {\n  const errors = [];\n  if (password.length < 8) {\n    \
+                    errors.push('Password too short.');\n  }\n  return errors;\n}\n";
+    let fixed = validate.replace("Password too short.", "Password must be at least 8 characters long.");
+    let run = whole_file_run(
+        &[("signup.js", signup), ("validate.js", validate)],
+        &["```\n```\n", &format!("validate.js\n```js\n{fixed}```\n")],
+        "A password that is too short should be told \"Password must be at least 8 characters long.\"",
+    )
+    .await;
+    assert_eq!(run.read("validate.js"), fixed);
+    assert_eq!(run.read("signup.js"), signup);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(
+        sent.ends_with(
+            "Reply with the whole new content of validate.js, changed as asked, in a code block after its path."
+        ),
+        "{sent}"
+    );
 }
 
 #[tokio::test]

@@ -240,7 +240,7 @@ impl Conversation {
         // once more for the others by name, a small model writes the change.
         let overlooked = overlooked(&text, prompt, handed).filter(|_| changes.is_empty());
         let asked_by_name = overlooked.is_some();
-        if let Some((echoed, others)) = overlooked {
+        if let Some(others) = overlooked {
             let names: Vec<String> = others.iter().map(|f| f.path.display().to_string()).collect();
             let ask = match names.as_slice() {
                 [one] => format!(
@@ -251,7 +251,9 @@ impl Conversation {
                     names.join(", ")
                 ),
             };
-            let shown: String = others.iter().chain(&echoed).map(|f| f.shown()).collect();
+            // Shown only the others: shown the copied file too, a small
+            // model wrote its lines (a test's imports) into the one asked for.
+            let shown: String = others.iter().map(|f| f.shown()).collect();
             let notice = format!("[the reply only copied files back — asking for {} by name…]", names.join(", "));
             text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
             if let [one] = others.as_slice() {
@@ -472,7 +474,7 @@ impl Conversation {
         // "is_comfortable(24) returns False": the function the prompt
         // names, shown alone, away from the rest of its file, is where a
         // small model that saw no change in the whole file can see it.
-        let asked = asked_function(asking.prompt, copied).filter(|part| {
+        let asked = asked_function(asking.prompt, &text, copied).filter(|part| {
             let asked_already =
                 function.as_ref().is_some_and(|(_, name)| Some(name) == part.part.as_ref().map(|p| &p.name));
             changes.is_empty() && !asked_already
@@ -1160,13 +1162,9 @@ fn after_prompt(messages: &mut [Message], text: &str) {
 }
 
 /// When `reply` shows only unchanged copies of handed files, and `prompt`
-/// asks for a change rather than an answer: the copied files and the few
-/// others handed over, one of which the change must be in.
-fn overlooked<'a>(
-    reply: &str,
-    prompt: &str,
-    handed: &'a [HandedFile],
-) -> Option<(Vec<&'a HandedFile>, Vec<&'a HandedFile>)> {
+/// asks for a change rather than an answer: the few other files handed
+/// over, one of which the change must be in.
+fn overlooked<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFile>> {
     const MAX_OTHERS: usize = 3;
     let echoed = copied_back(reply, prompt, handed)?;
     let asked: std::collections::HashSet<&str> = words(prompt).collect();
@@ -1180,9 +1178,29 @@ fn overlooked<'a>(
     // Prose that mentions what the prompt asks about (a README) is no place
     // for the change unless the prompt names it.
     let may_hold_change = |f: &HandedFile| !is_prose(&f.path.rel) || names_file(prompt, f);
-    let others: Vec<&HandedFile> =
+    let mut others: Vec<&HandedFile> =
         handed.iter().filter(|f| !echoed.iter().any(|e| e.path.rel == f.path.rel) && may_hold_change(f)).collect();
-    (!others.is_empty() && others.len() <= MAX_OTHERS).then_some((echoed, others))
+    // Of many others (a test copied back, the package it tests handed
+    // too): those that declare what the prompt names (slugify, in
+    // shop/text.py), else the one most to do with the prompt, if one is.
+    if others.len() > MAX_OTHERS {
+        let declaring: Vec<&HandedFile> = others.iter().copied().filter(|f| declares_asked(f)).collect();
+        others = if declaring.is_empty() { most_relevant(prompt, &others).into_iter().collect() } else { declaring };
+    }
+    (!others.is_empty() && others.len() <= MAX_OTHERS).then_some(others)
+}
+
+/// The one of `files` that has most to do with `prompt` by `relevance`,
+/// when one has more than every other.
+fn most_relevant<'a>(prompt: &str, files: &[&'a HandedFile]) -> Option<&'a HandedFile> {
+    let scores = relevance(prompt, files.iter().map(|f| f.text.as_str()));
+    let mut ranked: Vec<(f32, &HandedFile)> = scores.into_iter().zip(files.iter().copied()).collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    match ranked.as_slice() {
+        [(best, file), (next, _), ..] if best > next => Some(file),
+        [(best, file)] if *best > 0.0 => Some(file),
+        _ => None,
+    }
 }
 
 /// How much each of `texts` has to do with `prompt`: the sum, over the
@@ -1251,14 +1269,20 @@ fn added_import(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Op
 /// change, a model answers with the setting, not the line that holds it.
 /// Only a name set to another value in exactly one place is meant.
 fn setting_fix(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Option<Change> {
-    let mut candidates = reply_lines.iter().filter_map(|line| assignment(line.trim())).flat_map(|(name, value)| {
-        current.iter().flat_map(move |(file, text)| {
-            text.lines()
-                .flat_map(move |line| settings_in(line).into_iter().map(move |set| (line, set)))
-                .filter(move |(_, (set, old))| *set == name && *old != value)
-                .map(move |(line, (_, old))| (*file, text, line, old, value))
-        })
-    });
+    // A line a file holds as it is (`n=$((n + 0))` quoted for the line to
+    // change) is a line restated, not one fixed.
+    let held = |line: &str| current.iter().any(|(_, text)| text.lines().any(|held| held.trim() == line));
+    let mut candidates =
+        reply_lines.iter().filter(|line| !held(line.trim())).filter_map(|line| assignment(line.trim())).flat_map(
+            |(name, value)| {
+                current.iter().flat_map(move |(file, text)| {
+                    text.lines()
+                        .flat_map(move |line| settings_in(line).into_iter().map(move |set| (line, set)))
+                        .filter(move |(_, (set, old))| *set == name && *old != value)
+                        .map(move |(line, (_, old))| (*file, text, line, old, value))
+                })
+            },
+        );
     let (file, text, line, old, value) = candidates.next()?;
     if candidates.next().is_some() || text.matches(line).count() != 1 {
         return None;
@@ -1613,12 +1637,17 @@ fn line_number(reply: &str) -> Option<usize> {
 }
 
 /// The one handed file the prompt names, else the one the reply names,
-/// else the one file handed over: where the change asked for goes.
+/// else the one file handed over, else the code file that has most to do
+/// with the prompt: where the change asked for goes.
 fn file_to_ask_for<'a>(prompt: &str, reply: &str, handed: &'a [HandedFile]) -> Option<&'a HandedFile> {
     let named_in = |text: &str| handed.iter().filter(|f| names_file(text, f)).collect::<Vec<_>>();
     match (named_in(prompt).as_slice(), named_in(reply).as_slice(), handed) {
         ([one], _, _) | ([], [one], _) => Some(*one),
         ([], [], [one]) => Some(one),
+        ([], [], _) => {
+            let code: Vec<&HandedFile> = handed.iter().filter(|f| !is_prose(&f.path.rel)).collect();
+            most_relevant(prompt, &code)
+        }
         _ => None,
     }
 }
@@ -1709,28 +1738,42 @@ fn has_extension_in(path: &str, extensions: &[&str]) -> bool {
 }
 
 /// The one function (or method, or type) of the `copied` files that
-/// `prompt` names, as the part of its file that declares it; `None` when
-/// the prompt names none or several, or when that part is most of its file
-/// (shown alone, it would show nothing new).
-fn asked_function(prompt: &str, copied: &[&HandedFile]) -> Option<HandedFile> {
+/// `prompt` names, else the one whose declaration `reply` repeats (asked
+/// for the line to change, a small model quotes the function unchanged),
+/// as the part of its file that declares it; `None` when there is none
+/// or several, or when that part is most of its file (shown alone, it
+/// would show nothing new).
+fn asked_function(prompt: &str, reply: &str, copied: &[&HandedFile]) -> Option<HandedFile> {
     let asked: std::collections::HashSet<&str> = words(prompt).filter(|word| word.len() > 2).collect();
-    let mut named = copied.iter().flat_map(|file| {
-        let mut names: Vec<&str> = file
-            .text
-            .lines()
-            .filter_map(|line| declared_name(line.trim_start()))
-            .filter(|n| asked.contains(n))
-            .collect();
-        names.dedup();
-        names.into_iter().map(move |name| (*file, name))
-    });
-    let (file, name) = named.next()?;
-    if named.next().is_some() || file.part.is_some() {
+    let quoted: std::collections::HashSet<&str> =
+        reply.lines().filter_map(|line| declared_name(line.trim_start())).collect();
+    let (file, name) = one_declared(copied, &asked).or_else(|| one_declared(copied, &quoted))?;
+    if file.part.is_some() {
         return None;
     }
     let (text, part) = declaring_part(&file.text, &[name])?;
     let focused = text.lines().count() * 3 < file.text.lines().count() * 2;
     focused.then(|| HandedFile { path: file.path.clone(), text, part: Some(part) })
+}
+
+/// The one of `names` that the `files` declare, and the file that does;
+/// `None` when they declare none of them, or several.
+fn one_declared<'a>(
+    files: &[&'a HandedFile],
+    names: &std::collections::HashSet<&str>,
+) -> Option<(&'a HandedFile, &'a str)> {
+    let mut declared = files.iter().flat_map(|file| {
+        let mut found: Vec<&str> = file
+            .text
+            .lines()
+            .filter_map(|line| declared_name(line.trim_start()))
+            .filter(|n| names.contains(n))
+            .collect();
+        found.dedup();
+        found.into_iter().map(move |name| (*file, name))
+    });
+    let first = declared.next()?;
+    declared.next().is_none().then_some(first)
 }
 
 /// The sentences of `text`: they end at ". " (not at the dot of
@@ -2651,5 +2694,70 @@ mod tests {
         assert!(only_code("```python\nlisten_address()\n```\n"));
         assert!(!only_code("It listens on 8000:\n```python\n\"port\": 8000,\n```\n"));
         assert!(!only_code("8000"));
+    }
+
+    #[test]
+    fn of_many_files_the_one_to_ask_for_declares_what_the_prompt_names_or_has_most_to_do_with_it() {
+        let file = |path: &str, text: &str| {
+            let path = WorkspacePath { abs: path.into(), rel: path.to_string(), real_rel: path.to_string() };
+            HandedFile::whole(path, text.to_string())
+        };
+        let test = "from shop.text import slugify\n\n\ndef test_slug():\n    assert slugify(\"A B\") == \"a-b\"\n";
+        let handed = [
+            file("shop/cart.py", "class Cart:\n    \"\"\"Products to buy.\"\"\"\n"),
+            file("shop/orders.py", "class Order:\n    def total(self):\n        return 1\n"),
+            file("shop/shipping.py", "def shipping_cost(subtotal):\n    \"\"\"Orders of 50 or more ship free.\"\"\"\n"),
+            file("shop/text.py", "def slugify(title):\n    return \"-\".join(title.split())\n"),
+            file("tests/test_shop.py", test),
+        ];
+        let copy = format!("```python\n{test}```\n");
+        let paths = |files: Vec<&HandedFile>| files.iter().map(|f| f.path.rel.clone()).collect::<Vec<_>>();
+        // The test copied back: of four others, the one that declares slugify.
+        let asked = overlooked(&copy, "slugify keeps capital letters. Fix it.", &handed).expect("others");
+        assert_eq!(paths(asked), ["shop/text.py"]);
+        // Named by none: the one that shares the prompt's rarest words.
+        let asked = overlooked(&copy, "Big orders should ship free but are charged. Fix it.", &handed).expect("others");
+        assert_eq!(paths(asked), ["shop/shipping.py"]);
+        // Nothing to tell them apart: no file to ask for.
+        assert!(overlooked(&copy, "It is broken. Fix it.", &handed).is_none());
+
+        // A reply that changed nothing: the code file most to do with the
+        // prompt, when the prompt and the reply name none.
+        let prompt = "Big orders should ship free but are charged for shipping.";
+        let asked = file_to_ask_for(prompt, "```\n```\n", &handed).expect("a file");
+        assert_eq!(asked.path.rel, "shop/shipping.py");
+        assert!(file_to_ask_for("Fix the bug.", "", &handed).is_none());
+    }
+
+    #[test]
+    fn the_function_shown_alone_is_the_one_the_prompt_names_else_the_one_the_reply_quotes() {
+        let path = WorkspacePath { abs: "text.py".into(), rel: "text.py".into(), real_rel: "text.py".into() };
+        let text = "import re\n\n\ndef slugify(title):\n    words = re.findall(r\"\\w+\", title)\n    return \"-\".join(words)\n\n\n\
+                    def excerpt(text, limit=80):\n    if len(text) <= limit:\n        return text\n    return text[:limit]\n";
+        let file = HandedFile::whole(path, text.to_string());
+        let part_name = |found: Option<HandedFile>| found.and_then(|f| f.part).map(|part| part.name);
+        let quoted = "```python\ndef slugify(title):\n    words = re.findall(r\"\\w+\", title)\n```\n";
+        let unnamed = "Product URLs keep capital letters. Fix it.";
+        assert_eq!(part_name(asked_function(unnamed, quoted, &[&file])), Some("slugify".to_string()));
+        // The prompt's name comes first.
+        assert_eq!(part_name(asked_function("excerpt cuts too much.", quoted, &[&file])), Some("excerpt".to_string()));
+        // A line that declares nothing points at no function.
+        assert_eq!(part_name(asked_function(unnamed, "return \"-\".join(words)", &[&file])), None);
+    }
+
+    #[test]
+    fn a_setting_quoted_as_a_file_already_has_it_fixes_nothing() {
+        let file = |path: &str, text: &str| {
+            let path = WorkspacePath { abs: path.into(), rel: path.to_string(), real_rel: path.to_string() };
+            HandedFile::whole(path, text.to_string())
+        };
+        let lines = |reply: &str| reply.lines().map(str::to_string).collect::<Vec<_>>();
+        let script = file("count.sh", "for f in \"$@\"; do\n  n=$(wc -l < $f)\n  n=$((n + 0))\ndone\n");
+        let current = [(&script, script.text.clone())];
+        assert!(setting_fix(&current, &lines("n=$((n + 0))")).is_none());
+        let pager = file("pager.py", "def paginate(items, per_page=10):\n    return items[:per_page]\n");
+        let current = [(&pager, pager.text.clone())];
+        let (_, input) = setting_fix(&current, &lines("per_page = 20")).expect("an Edit");
+        assert_eq!(input["new_string"], "def paginate(items, per_page=20):");
     }
 }
