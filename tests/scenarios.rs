@@ -2827,3 +2827,26 @@ async fn a_prompt_that_asks_to_run_something_runs_the_command_the_model_gives() 
         .await;
     assert!(plan.results().is_empty());
 }
+
+#[tokio::test]
+async fn a_change_to_a_file_the_model_was_not_shown_hands_it_over_and_asks_again() {
+    let cleanup = "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument(\"--dry-run\")\n";
+    let usage = "# Usage\n\nOptions:\n\n- `--verbose`: print every file\n";
+    let documented = format!("{usage}- `--dry-run`: delete nothing\n");
+    // Shown cleanup.py alone, the model writes docs/usage.md as a guess.
+    let guessed = "docs/usage.md\n```\n# Usage\n\n- `--dry-run`: delete nothing\n```\n";
+    let run = whole_file_run(
+        &[("cleanup.py", cleanup), ("docs/usage.md", usage)],
+        &[guessed, &format!("docs/usage.md\n```\n{documented}```\n")],
+        "cleanup.py gained a flag. Document it.",
+    )
+    .await;
+    assert_eq!(run.read("docs/usage.md"), documented);
+    assert_eq!(run.read("cleanup.py"), cleanup);
+    let attached: Vec<&Event> = run.events.iter().map(|e| &e.event).filter(|e| e.kind() == "files_attached").collect();
+    let paths = |paths: &[&str]| Event::FilesAttached { paths: paths.iter().map(|p| p.to_string()).collect() };
+    assert_eq!(attached, [&paths(&["cleanup.py"]), &paths(&["docs/usage.md"])]);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("docs/usage.md\n```\n# Usage\n\nOptions:"), "shown as it is: {sent}");
+    assert!(run.results().iter().all(|(_, is_error, _)| !is_error), "{:?}", run.results());
+}

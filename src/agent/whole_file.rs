@@ -190,8 +190,36 @@ impl Conversation {
             (reply_text(&generation), Vec::new())
         } else {
             let asking = Asking { system, messages, prompt, handed };
-            self.changes_asked_for(&asking, only_named, &mut generation, cancel).await?
+            self.changes_asked_for(&asking, only_named.clone(), &mut generation, cancel).await?
         };
+        // A change to a file the model was not shown (a README.md written
+        // from what READMEs say) is a guess at it, which the read guard
+        // refuses: handed that file and asked again, it changes what is there.
+        let unseen: Vec<HandedFile> = changes
+            .iter()
+            .filter_map(|(_, input)| input["file_path"].as_str())
+            .filter(|path| !handed.iter().any(|f| f.path.display() == *path))
+            .filter_map(|path| self.workspace.resolve(path).ok())
+            .filter(|path| path.abs.exists())
+            .filter_map(|path| self.showable(path))
+            .collect();
+        if !unseen.is_empty() && handed.len() + unseen.len() <= MAX_FILES {
+            let names = unseen.iter().map(|f| f.path.display().to_string()).collect::<Vec<_>>().join(", ");
+            self.notify(&format!("[the reply changed {names}, which it had not been shown — handing it over…]"));
+            let mut widened = handed.to_vec();
+            widened.extend(self.hand_over_files(unseen, &[]));
+            let round = Box::pin(self.whole_file_round(system, messages, prompt, &widened, only_named, cancel)).await;
+            return match round {
+                Ok((text, mut round_usage, cancelled)) => {
+                    round_usage += generation.usage;
+                    Ok((text, round_usage, cancelled))
+                }
+                Err(mut outcome) => {
+                    outcome.usage += generation.usage;
+                    Err(outcome)
+                }
+            };
+        }
         for (name, input) in changes {
             let id = self.next_call_id();
             self.add_call(&mut generation, id, name.to_string(), input, None);
