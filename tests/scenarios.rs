@@ -2850,3 +2850,29 @@ async fn a_change_to_a_file_the_model_was_not_shown_hands_it_over_and_asks_again
     assert!(sent.contains("docs/usage.md\n```\n# Usage\n\nOptions:"), "shown as it is: {sent}");
     assert!(run.results().iter().all(|(_, is_error, _)| !is_error), "{:?}", run.results());
 }
+
+#[tokio::test]
+async fn a_rename_no_reply_makes_is_made_as_an_editor_makes_it() {
+    let recipes = "RECIPES = {\"soup\": 2}\n\n\ndef fetch_rec(name):\n    return RECIPES[name]\n";
+    let cli = "from recipes import fetch_rec\n\nprint(fetch_rec(\"soup\"))\n";
+    // Replies that change nothing, asked again or not.
+    let said = ["Rename it in both files.", "Done."];
+    let files = [("cli.py", cli), ("recipes.py", recipes), ("notes.txt", "fetch_rec is slow\n")];
+    let run = whole_file_run(&files, &said, "Rename fetch_rec to load_recipe everywhere it is used.").await;
+    assert_eq!(run.read("recipes.py"), recipes.replace("fetch_rec", "load_recipe"));
+    assert_eq!(run.read("cli.py"), cli.replace("fetch_rec", "load_recipe"));
+    assert_eq!(run.read("notes.txt"), "fetch_rec is slow\n", "prose is left as written");
+    let told = run.events.iter().any(|e| {
+        matches!(&e.event, Event::Text { text } if text.contains("renaming fetch_rec to load_recipe in cli.py, recipes.py"))
+    });
+    assert!(told, "the user is told the harness renamed it");
+    // In plan mode nothing is renamed.
+    let planned = files
+        .iter()
+        .fold(Scenario::new(), |scenario, (path, text)| scenario.file(path, text))
+        .tool_settings(whole_files())
+        .mode(PermissionMode::Plan)
+        .run(&said, "Rename fetch_rec to load_recipe everywhere it is used.")
+        .await;
+    assert_eq!(planned.read("recipes.py"), recipes);
+}

@@ -186,12 +186,27 @@ impl Conversation {
         let shown: String = handed.iter().map(HandedFile::shown).collect();
         let mut generation = self.whole_file_reply(system, with_files(messages.to_vec(), &shown, ASK), cancel).await?;
         // In plan mode the files a reply shows are the plan, not changes.
-        let (text, changes) = if self.policy.mode == PermissionMode::Plan {
+        let (text, mut changes) = if self.policy.mode == PermissionMode::Plan {
             (reply_text(&generation), Vec::new())
         } else {
             let asking = Asking { system, messages, prompt, handed };
             self.changes_asked_for(&asking, only_named.clone(), &mut generation, cancel).await?
         };
+        // "Rename fetch_rec to load_recipe everywhere": a refactoring an
+        // editor does without a model. When every reply failed to make it
+        // (the 0.5B rewrote recipes.py without its RECIPES table), the
+        // harness renames the name where the handed files use it.
+        if changes.is_empty() && self.policy.mode != PermissionMode::Plan {
+            if let Some((old, new)) = asked_rename(prompt, handed) {
+                let renamed = renamed_everywhere(handed, old, new);
+                let names = renamed.iter().filter_map(|(_, input)| input["file_path"].as_str()).collect::<Vec<_>>();
+                self.notify(&format!(
+                    "[no reply made the rename — renaming {old} to {new} in {}, as an editor's rename does]",
+                    names.join(", ")
+                ));
+                changes = renamed;
+            }
+        }
         // A change to a file the model was not shown (a README.md written
         // from what READMEs say) is a guess at it, which the read guard
         // refuses: handed that file and asked again, it changes what is there.
@@ -1478,6 +1493,50 @@ fn renames(changed: &[HandedFile], handed: &[HandedFile]) -> Vec<(String, String
             };
             let renamed = replace_word(declaration(&old.text, gone)?, gone, came);
             new.text.lines().any(|line| line == renamed).then(|| (gone.to_string(), came.to_string()))
+        })
+        .collect()
+}
+
+/// The name `prompt` asks to rename and its new name ("Rename fetch_rec
+/// to load_recipe everywhere it is used", "rename the function `calc` to
+/// `total`"), when a handed file declares the one and none uses the other.
+fn asked_rename<'p>(prompt: &'p str, handed: &[HandedFile]) -> Option<(&'p str, &'p str)> {
+    const KINDS: [&str; 9] = ["the", "function", "method", "class", "variable", "constant", "type", "field", "struct"];
+    let is_name =
+        |name: &str| !name.is_empty() && name.chars().all(is_word) && !name.starts_with(|c: char| c.is_ascii_digit());
+    let (old, new) = sentences(prompt).find_map(|sentence| {
+        let mut tokens = sentence.split_whitespace().map(|token| token.trim_matches(|c: char| !is_word(c)));
+        if !tokens.next()?.eq_ignore_ascii_case("rename") {
+            return None;
+        }
+        let old = tokens.find(|token| !KINDS.contains(&token.to_lowercase().as_str()))?;
+        if !tokens.next()?.eq_ignore_ascii_case("to") {
+            return None;
+        }
+        let new = tokens.next()?;
+        (is_name(old) && is_name(new) && old != new).then_some((old, new))
+    })?;
+    let declares = |f: &HandedFile| {
+        top_level_names(&f.text).contains(old)
+            || f.text.lines().any(|line| declared_name(line.trim_start()) == Some(old))
+    };
+    let whole = || handed.iter().filter(|f| f.part.is_none());
+    (whole().any(declares) && !whole().any(|f| uses_word(&f.text, new))).then_some((old, new))
+}
+
+/// The Edits that rename `old` to `new` wherever a whole handed code file
+/// uses it: prose that mentions it (notes, a changelog) is left as written.
+fn renamed_everywhere(handed: &[HandedFile], old: &str, new: &str) -> Vec<Change> {
+    handed
+        .iter()
+        .filter(|f| f.part.is_none() && !is_prose(&f.path.rel) && uses_word(&f.text, old))
+        .map(|f| {
+            let input = serde_json::json!({
+                "file_path": f.path.display(),
+                "old_string": f.text,
+                "new_string": replace_word(&f.text, old, new),
+            });
+            ("Edit", input)
         })
         .collect()
 }
@@ -2787,5 +2846,21 @@ mod tests {
         let current = [(&pager, pager.text.clone())];
         let (_, input) = setting_fix(&current, &lines("per_page = 20")).expect("an Edit");
         assert_eq!(input["new_string"], "def paginate(items, per_page=20):");
+    }
+
+    #[test]
+    fn a_rename_asked_for_is_a_declared_name_and_a_new_one() {
+        let path = WorkspacePath { abs: "recipes.py".into(), rel: "recipes.py".into(), real_rel: "recipes.py".into() };
+        let handed =
+            [HandedFile::whole(path, "RECIPES = {}\n\n\ndef fetch_rec(name):\n    return RECIPES[name]\n".into())];
+        let asked = |prompt: &'static str| asked_rename(prompt, &handed);
+        assert_eq!(asked("Rename fetch_rec to load_recipe everywhere it is used."), Some(("fetch_rec", "load_recipe")));
+        assert_eq!(asked("Please help. rename the function `fetch_rec()` to `load`."), Some(("fetch_rec", "load")));
+        assert_eq!(asked("Rename RECIPES to CATALOGUE."), Some(("RECIPES", "CATALOGUE")));
+        // Not declared, a new name already in use, or no new name at all.
+        assert_eq!(asked("Rename get_rec to load_recipe."), None);
+        assert_eq!(asked("Rename fetch_rec to RECIPES."), None);
+        assert_eq!(asked("Rename fetch_rec for clarity."), None);
+        assert_eq!(asked("Why is fetch_rec not renamed to load_recipe?"), None);
     }
 }
