@@ -197,8 +197,9 @@ impl Conversation {
         // (the 0.5B rewrote recipes.py without its RECIPES table), the
         // harness renames the name where the handed files use it.
         if changes.is_empty() && self.policy.mode != PermissionMode::Plan {
-            if let Some((old, new)) = asked_rename(prompt, handed) {
-                let renamed = renamed_everywhere(handed, old, new);
+            let rename =
+                asked_rename(prompt, handed).map(|(old, new)| (old, new, renamed_everywhere(handed, old, new)));
+            if let Some((old, new, renamed)) = rename.filter(|(_, _, renamed)| !renamed.is_empty()) {
                 let names = renamed.iter().filter_map(|(_, input)| input["file_path"].as_str()).collect::<Vec<_>>();
                 self.notify(&format!(
                     "[no reply made the rename — renaming {old} to {new} in {}, as an editor's rename does]",
@@ -2388,6 +2389,11 @@ fn looks_like_path(words: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn handed_file(path: &str, text: &str) -> HandedFile {
+        let path = WorkspacePath { abs: path.into(), rel: path.to_string(), real_rel: path.to_string() };
+        HandedFile::whole(path, text.to_string())
+    }
+
     fn shown(path: Option<&str>, text: &str) -> ShownFile {
         ShownFile { path: path.map(str::to_string), text: text.to_string() }
     }
@@ -2428,11 +2434,7 @@ mod tests {
 
     #[test]
     fn one_block_holding_several_handed_files_is_cut_at_each_path() {
-        let file = |path: &str| {
-            let path = WorkspacePath { abs: path.into(), rel: path.to_string(), real_rel: path.to_string() };
-            HandedFile::whole(path, String::new())
-        };
-        let handed = [file("shop/text.py"), file("tests/test_shop.py")];
+        let handed = [handed_file("shop/text.py", ""), handed_file("tests/test_shop.py", "")];
         let reply =
             "```python\n# shop/text.py\nimport re\n\n# tests/test_shop.py\nfrom shop.text import slugify\n```\n";
         assert_eq!(
@@ -2692,12 +2694,8 @@ mod tests {
 
     #[test]
     fn an_import_line_is_added_only_to_the_one_file_that_uses_it() {
-        let file = |path: &str, text: &str| {
-            let path = WorkspacePath { abs: path.into(), rel: path.to_string(), real_rel: path.to_string() };
-            HandedFile::whole(path, text.to_string())
-        };
-        let stats = file("stats.py", "def sd(xs):\n    return math.sqrt(xs)\n");
-        let main = file("main.py", "from stats import sd\nprint(sd([1]))\n");
+        let stats = handed_file("stats.py", "def sd(xs):\n    return math.sqrt(xs)\n");
+        let main = handed_file("main.py", "from stats import sd\nprint(sd([1]))\n");
         let current: Vec<(&HandedFile, String)> = vec![(&stats, stats.text.clone()), (&main, main.text.clone())];
         let lines = |reply: &str| reply.lines().map(str::to_string).collect::<Vec<_>>();
         let (name, input) = added_import(&current, &lines("import math")).expect("an Edit");
@@ -2730,11 +2728,7 @@ mod tests {
     fn a_word_is_replaced_whole_and_a_rename_is_one_declaration_renamed() {
         assert_eq!(replace_word("f(f_x, xf, f) # f", "f", "g"), "g(f_x, xf, g) # g");
         assert_eq!(replace_word("ff", "f", "g"), "ff");
-        let file = |text: &str| {
-            let path = WorkspacePath { abs: "cart.py".into(), rel: "cart.py".into(), real_rel: "cart.py".into() };
-            HandedFile::whole(path, text.to_string())
-        };
-        let handed = [file("def calc(a):\n    return a\n")];
+        let handed = [handed_file("cart.py", "def calc(a):\n    return a\n")];
         let edit = |new: &str| {
             ("Edit", serde_json::json!({"file_path": "cart.py", "old_string": "def calc(a):", "new_string": new}))
         };
@@ -2785,17 +2779,16 @@ mod tests {
 
     #[test]
     fn of_many_files_the_one_to_ask_for_declares_what_the_prompt_names_or_has_most_to_do_with_it() {
-        let file = |path: &str, text: &str| {
-            let path = WorkspacePath { abs: path.into(), rel: path.to_string(), real_rel: path.to_string() };
-            HandedFile::whole(path, text.to_string())
-        };
         let test = "from shop.text import slugify\n\n\ndef test_slug():\n    assert slugify(\"A B\") == \"a-b\"\n";
         let handed = [
-            file("shop/cart.py", "class Cart:\n    \"\"\"Products to buy.\"\"\"\n"),
-            file("shop/orders.py", "class Order:\n    def total(self):\n        return 1\n"),
-            file("shop/shipping.py", "def shipping_cost(subtotal):\n    \"\"\"Orders of 50 or more ship free.\"\"\"\n"),
-            file("shop/text.py", "def slugify(title):\n    return \"-\".join(title.split())\n"),
-            file("tests/test_shop.py", test),
+            handed_file("shop/cart.py", "class Cart:\n    \"\"\"Products to buy.\"\"\"\n"),
+            handed_file("shop/orders.py", "class Order:\n    def total(self):\n        return 1\n"),
+            handed_file(
+                "shop/shipping.py",
+                "def shipping_cost(subtotal):\n    \"\"\"Orders of 50 or more ship free.\"\"\"\n",
+            ),
+            handed_file("shop/text.py", "def slugify(title):\n    return \"-\".join(title.split())\n"),
+            handed_file("tests/test_shop.py", test),
         ];
         let copy = format!("```python\n{test}```\n");
         let paths = |files: Vec<&HandedFile>| files.iter().map(|f| f.path.rel.clone()).collect::<Vec<_>>();
@@ -2818,10 +2811,9 @@ mod tests {
 
     #[test]
     fn the_function_shown_alone_is_the_one_the_prompt_names_else_the_one_the_reply_quotes() {
-        let path = WorkspacePath { abs: "text.py".into(), rel: "text.py".into(), real_rel: "text.py".into() };
         let text = "import re\n\n\ndef slugify(title):\n    words = re.findall(r\"\\w+\", title)\n    return \"-\".join(words)\n\n\n\
                     def excerpt(text, limit=80):\n    if len(text) <= limit:\n        return text\n    return text[:limit]\n";
-        let file = HandedFile::whole(path, text.to_string());
+        let file = handed_file("text.py", text);
         let part_name = |found: Option<HandedFile>| found.and_then(|f| f.part).map(|part| part.name);
         let quoted = "```python\ndef slugify(title):\n    words = re.findall(r\"\\w+\", title)\n```\n";
         let unnamed = "Product URLs keep capital letters. Fix it.";
@@ -2834,15 +2826,11 @@ mod tests {
 
     #[test]
     fn a_setting_quoted_as_a_file_already_has_it_fixes_nothing() {
-        let file = |path: &str, text: &str| {
-            let path = WorkspacePath { abs: path.into(), rel: path.to_string(), real_rel: path.to_string() };
-            HandedFile::whole(path, text.to_string())
-        };
         let lines = |reply: &str| reply.lines().map(str::to_string).collect::<Vec<_>>();
-        let script = file("count.sh", "for f in \"$@\"; do\n  n=$(wc -l < $f)\n  n=$((n + 0))\ndone\n");
+        let script = handed_file("count.sh", "for f in \"$@\"; do\n  n=$(wc -l < $f)\n  n=$((n + 0))\ndone\n");
         let current = [(&script, script.text.clone())];
         assert!(setting_fix(&current, &lines("n=$((n + 0))")).is_none());
-        let pager = file("pager.py", "def paginate(items, per_page=10):\n    return items[:per_page]\n");
+        let pager = handed_file("pager.py", "def paginate(items, per_page=10):\n    return items[:per_page]\n");
         let current = [(&pager, pager.text.clone())];
         let (_, input) = setting_fix(&current, &lines("per_page = 20")).expect("an Edit");
         assert_eq!(input["new_string"], "def paginate(items, per_page=20):");
@@ -2850,9 +2838,7 @@ mod tests {
 
     #[test]
     fn a_rename_asked_for_is_a_declared_name_and_a_new_one() {
-        let path = WorkspacePath { abs: "recipes.py".into(), rel: "recipes.py".into(), real_rel: "recipes.py".into() };
-        let handed =
-            [HandedFile::whole(path, "RECIPES = {}\n\n\ndef fetch_rec(name):\n    return RECIPES[name]\n".into())];
+        let handed = [handed_file("recipes.py", "RECIPES = {}\n\n\ndef fetch_rec(name):\n    return RECIPES[name]\n")];
         let asked = |prompt: &'static str| asked_rename(prompt, &handed);
         assert_eq!(asked("Rename fetch_rec to load_recipe everywhere it is used."), Some(("fetch_rec", "load_recipe")));
         assert_eq!(asked("Please help. rename the function `fetch_rec()` to `load`."), Some(("fetch_rec", "load")));
