@@ -1980,10 +1980,9 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
             .await;
     assert_eq!(run.read("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n");
     assert_eq!(run.read("README.md"), readme);
-    // Asked by name, shown only the file to change: shown the copy too, a
-    // small model writes its lines into the file asked for.
+    // Asked by name, with the file to change shown first.
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(sent.starts_with("mathutil.py\n```\n\n```\n\n") && !sent.contains("README.md"), "{sent}");
+    assert!(sent.starts_with("mathutil.py\n```\n\n```\n\nREADME.md\n```"), "{sent}");
     assert!(
         sent.ends_with(
             "Reply with the whole new content of mathutil.py, changed as asked, in a code block after its path."

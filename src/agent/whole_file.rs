@@ -284,7 +284,7 @@ impl Conversation {
         // once more for the others by name, a small model writes the change.
         let overlooked = overlooked(&text, prompt, handed).filter(|_| changes.is_empty());
         let asked_by_name = overlooked.is_some();
-        if let Some(others) = overlooked {
+        if let Some((echoed, others)) = overlooked {
             let names: Vec<String> = others.iter().map(|f| f.path.display().to_string()).collect();
             let ask = match names.as_slice() {
                 [one] => format!(
@@ -295,9 +295,7 @@ impl Conversation {
                     names.join(", ")
                 ),
             };
-            // Shown only the others: shown the copied file too, a small
-            // model wrote its lines (a test's imports) into the one asked for.
-            let shown: String = others.iter().map(|f| f.shown()).collect();
+            let shown: String = others.iter().chain(&echoed).map(|f| f.shown()).collect();
             let notice = format!("[the reply only copied files back — asking for {} by name…]", names.join(", "));
             text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
             if let [one] = others.as_slice() {
@@ -1206,11 +1204,19 @@ fn after_prompt(messages: &mut [Message], text: &str) {
 }
 
 /// When `reply` shows only unchanged copies of handed files, and `prompt`
-/// asks for a change rather than an answer: the few other files handed
-/// over, one of which the change must be in.
-fn overlooked<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFile>> {
+/// asks for a change rather than an answer: the copied files to show
+/// again, and the few others handed over, one of which the change must be
+/// in. A copied test tells what the code must do (greet.py's test, the
+/// greeting expected); but picked from many files, the one asked for is
+/// shown alone: shown the test too, a small model wrote the test's imports
+/// into shop/text.py.
+fn overlooked<'a>(
+    reply: &str,
+    prompt: &str,
+    handed: &'a [HandedFile],
+) -> Option<(Vec<&'a HandedFile>, Vec<&'a HandedFile>)> {
     const MAX_OTHERS: usize = 3;
-    let echoed = copied_back(reply, prompt, handed)?;
+    let mut echoed = copied_back(reply, prompt, handed)?;
     let asked: std::collections::HashSet<&str> = words(prompt).collect();
     let declares_asked = |f: &HandedFile| declared_names(&f.text).iter().any(|name| asked.contains(name));
     // The file the prompt names, or that declares what it asks about,
@@ -1230,8 +1236,9 @@ fn overlooked<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Option
     if others.len() > MAX_OTHERS {
         let declaring: Vec<&HandedFile> = others.iter().copied().filter(|f| declares_asked(f)).collect();
         others = if declaring.is_empty() { most_relevant(prompt, &others).into_iter().collect() } else { declaring };
+        echoed.clear();
     }
-    (!others.is_empty() && others.len() <= MAX_OTHERS).then_some(others)
+    (!others.is_empty() && others.len() <= MAX_OTHERS).then_some((echoed, others))
 }
 
 /// The one of `files` that has most to do with `prompt` by `relevance`,
@@ -2793,10 +2800,12 @@ mod tests {
         let copy = format!("```python\n{test}```\n");
         let paths = |files: Vec<&HandedFile>| files.iter().map(|f| f.path.rel.clone()).collect::<Vec<_>>();
         // The test copied back: of four others, the one that declares slugify.
-        let asked = overlooked(&copy, "slugify keeps capital letters. Fix it.", &handed).expect("others");
+        let (echoed, asked) = overlooked(&copy, "slugify keeps capital letters. Fix it.", &handed).expect("others");
         assert_eq!(paths(asked), ["shop/text.py"]);
+        assert!(echoed.is_empty(), "picked from many, the file is shown alone");
         // Named by none: the one that shares the prompt's rarest words.
-        let asked = overlooked(&copy, "Big orders should ship free but are charged. Fix it.", &handed).expect("others");
+        let (_, asked) =
+            overlooked(&copy, "Big orders should ship free but are charged. Fix it.", &handed).expect("others");
         assert_eq!(paths(asked), ["shop/shipping.py"]);
         // Nothing to tell them apart: no file to ask for.
         assert!(overlooked(&copy, "It is broken. Fix it.", &handed).is_none());
