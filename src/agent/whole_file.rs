@@ -1349,7 +1349,7 @@ fn setting_fix(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Opt
 fn assignment(line: &str) -> Option<(&str, &str)> {
     let (name, value) = line.split_once('=')?;
     let (name, value) = (name.trim(), value.trim().trim_end_matches([',', ';']).trim_end());
-    let is_name = !name.is_empty() && name.chars().all(is_word) && !name.starts_with(|c: char| c.is_ascii_digit());
+    let is_name = is_identifier(name);
     let simple = !value.is_empty() && !value.starts_with('=') && !value.contains('=');
     (is_name && simple).then_some((name, value))
 }
@@ -1510,8 +1510,6 @@ fn renames(changed: &[HandedFile], handed: &[HandedFile]) -> Vec<(String, String
 /// `total`"), when a handed file declares the one and none uses the other.
 fn asked_rename<'p>(prompt: &'p str, handed: &[HandedFile]) -> Option<(&'p str, &'p str)> {
     const KINDS: [&str; 9] = ["the", "function", "method", "class", "variable", "constant", "type", "field", "struct"];
-    let is_name =
-        |name: &str| !name.is_empty() && name.chars().all(is_word) && !name.starts_with(|c: char| c.is_ascii_digit());
     let (old, new) = sentences(prompt).find_map(|sentence| {
         let mut tokens = sentence.split_whitespace().map(|token| token.trim_matches(|c: char| !is_word(c)));
         if !tokens.next()?.eq_ignore_ascii_case("rename") {
@@ -1522,7 +1520,7 @@ fn asked_rename<'p>(prompt: &'p str, handed: &[HandedFile]) -> Option<(&'p str, 
             return None;
         }
         let new = tokens.next()?;
-        (is_name(old) && is_name(new) && old != new).then_some((old, new))
+        (is_identifier(old) && is_identifier(new) && old != new).then_some((old, new))
     })?;
     let declares = |f: &HandedFile| {
         top_level_names(&f.text).contains(old)
@@ -1609,6 +1607,12 @@ fn is_word(c: char) -> bool {
 /// The words of `text`, as code names them (`in_stock`, `parseDate`).
 fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !is_word(c)).filter(|word| !word.is_empty())
+}
+
+/// Whether `word` can name something in code: letters, digits and `_`,
+/// not led by a digit.
+fn is_identifier(word: &str) -> bool {
+    !word.is_empty() && word.chars().all(is_word) && !word.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// Whether `text` holds `name` as a whole word.
@@ -1699,7 +1703,7 @@ fn shown_first<'a>(first: &'a HandedFile, files: impl Iterator<Item = &'a Handed
 /// The one name that is all of `reply` ("`leg_lengths`", "leg_lengths()").
 fn bare_name(reply: &str) -> Option<&str> {
     let name = reply.trim().trim_matches(['`', '*']).trim_end_matches('.').trim_end_matches("()");
-    let is_name = name.len() > 1 && name.chars().all(is_word) && !name.starts_with(|c: char| c.is_ascii_digit());
+    let is_name = name.len() > 1 && is_identifier(name);
     is_name.then_some(name)
 }
 
