@@ -18,7 +18,7 @@ use serde::Deserialize;
 use tack::agent::{HookCall, ToolHook};
 use tack::model::scripted::{FaultKind, ScriptEntry, ScriptedBackend};
 use tack::permissions::{Rule, RuleAction};
-use tack::protocol::{ApprovalDecision, Event, PermissionMode, StopReason, Usage};
+use tack::protocol::{ApprovalDecision, Event, PermissionMode, Role, StopReason, Usage};
 use tack::tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
 use tack::workspace::buffers::MemoryBuffers;
 use tokio_util::sync::CancellationToken;
@@ -2748,6 +2748,42 @@ async fn a_question_answered_with_code_alone_is_asked_for_the_answer() {
     assert!(sent.contains("settings.py\n```") && sent.contains("server.py\n```"), "{sent}");
     assert!(!sent.contains("notes.txt"), "{sent}");
     assert_eq!(run.read("settings.py"), settings);
+}
+
+#[tokio::test]
+async fn a_question_of_fact_is_worked_out_from_the_lines_and_answered_with_the_last() {
+    // "How many retries": asked for the answer alone, the 1.5B said 8 for
+    // `range(MAX_RETRIES + 1)`; worked out line by line, it says 7.
+    let settings = "MAX_RETRIES = 7\n";
+    let client = "from settings import MAX_RETRIES\n\n\ndef fetch(get):\n    for attempt in range(MAX_RETRIES + 1):\n        \
+                  if get():\n            return True\n    return False\n";
+    let files = [("settings.py", settings), ("client.py", client)];
+    let prompt = "How many times does the client retry a failed request? Answer with the number.";
+    let working = "`for attempt in range(MAX_RETRIES + 1):` tries MAX_RETRIES + 1 times.\n\
+                   `MAX_RETRIES = 7`, so 8 attempts: the first and 7 retries.\n";
+    let run = whole_file_run(&files, &[&format!("{working}\nAnswer: 7\n")], prompt).await;
+    assert_eq!(run.outcome.text, "7");
+    assert_eq!(run.backend.used(), 1);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("quote each line it depends on") && sent.contains("\"Answer:\""), "{sent}");
+    assert_eq!(run.read("client.py"), client);
+
+    // A working out that ends without the answer line is asked for the
+    // answer, the working out kept before the ask.
+    let steps = "1. client.py loops over `range(MAX_RETRIES + 1)`.\n2. settings.py sets `MAX_RETRIES = 7`.\n\
+                 3. That is 8 attempts.\n4. The first is no retry.\n";
+    let run = whole_file_run(&files, &[steps, "It retries 7 times."], prompt).await;
+    assert_eq!(run.outcome.text, "It retries 7 times.");
+    let request = run.backend.last_request().unwrap();
+    let [.., working, ask] = request.messages.as_slice() else { panic!("{:?}", request.messages) };
+    assert_eq!((working.role, working.text()), (Role::Assistant, steps.to_string()));
+    assert_eq!(ask.text(), "Now answer the question in one sentence.");
+    assert!(run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains("the working out"))));
+
+    // A question that asks how something works is answered at length.
+    let run = whole_file_run(&files, &[steps], "How does the client retry a failed request?").await;
+    assert_eq!(run.outcome.text, steps);
+    assert_eq!(run.backend.used(), 1);
 }
 
 #[tokio::test]

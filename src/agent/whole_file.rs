@@ -74,6 +74,12 @@ const RUN_ASK: &str = "Reply with the shell command that does what is asked, alo
 const ASK: &str = "Reply with the whole new content of each file you change, each in a code block after its path. \
 If no file must change, answer in one sentence.";
 
+/// Put after a prompt that asks a question: a small model that works the
+/// answer out line by line gets it right where one asked for the answer
+/// alone guesses (eight retries for `range(MAX_RETRIES + 1)`).
+const QUESTION_ASK: &str = "Work the answer out from the files: quote each line it depends on, and follow each name \
+to the line that gives its value. Then give the answer alone on a last line that starts with \"Answer:\".";
+
 impl Conversation {
     /// One turn of the whole-file way, handing over `selection`: a reply,
     /// its files applied; asked again (three times at most) when it only
@@ -184,7 +190,8 @@ impl Conversation {
         cancel: &CancellationToken,
     ) -> Result<(String, Usage, bool), TurnOutcome> {
         let shown: String = handed.iter().map(HandedFile::shown).collect();
-        let mut generation = self.whole_file_reply(system, with_files(messages.to_vec(), &shown, ASK), cancel).await?;
+        let ask = if asks_for_fact(prompt) { QUESTION_ASK } else { ASK };
+        let mut generation = self.whole_file_reply(system, with_files(messages.to_vec(), &shown, ask), cancel).await?;
         // In plan mode the files a reply shows are the plan, not changes.
         let (text, mut changes) = if self.policy.mode == PermissionMode::Plan {
             (reply_text(&generation), Vec::new())
@@ -268,6 +275,21 @@ impl Conversation {
         // the answer (`listen_address()` for "which port…"): asked for the
         // answer alone, it reads the files for one.
         if asks_question(prompt) {
+            // Worked out line by line, the answer is its last line; a
+            // working out that ends without one is asked for it, with the
+            // working out kept in the conversation.
+            if let Some(answer) = answer_line(&text) {
+                return Ok((answer, Vec::new()));
+            }
+            if asks_for_fact(prompt) && lines_outside_code(&text).count() > 3 {
+                let shown: String = handed.iter().map(HandedFile::shown).collect();
+                let mut messages = with_files(asking.messages.to_vec(), &shown, QUESTION_ASK);
+                messages.push(Message { role: Role::Assistant, blocks: vec![Block::Text { text }] });
+                messages.push(Message::user_text("Now answer the question in one sentence."));
+                let notice = "[asking for the answer the working out leads to…]";
+                text = self.reply_to(asking.system, messages, notice, generation, cancel).await?;
+                return Ok((text, Vec::new()));
+            }
             if copies_only(&text, handed)
                 || only_code(&text)
                 || !self.changes_shown(&text, prompt, handed, only_named.as_ref()).is_empty()
@@ -609,10 +631,23 @@ impl Conversation {
         generation: &mut Generation,
         cancel: &CancellationToken,
     ) -> Result<String, TurnOutcome> {
+        let messages = with_files(asking.messages.to_vec(), shown, ask);
+        self.reply_to(asking.system, messages, notice, generation, cancel).await
+    }
+
+    /// The reply to `messages`, after `notice`, in place of `generation`
+    /// (whose usage it adds to): its text.
+    async fn reply_to(
+        &mut self,
+        system: &str,
+        messages: Vec<Message>,
+        notice: &str,
+        generation: &mut Generation,
+        cancel: &CancellationToken,
+    ) -> Result<String, TurnOutcome> {
         self.notify(notice);
         let usage = generation.usage;
-        let messages = with_files(asking.messages.to_vec(), shown, ask);
-        match self.whole_file_reply(asking.system, messages, cancel).await {
+        match self.whole_file_reply(system, messages, cancel).await {
             Ok(next) => {
                 *generation = next;
                 generation.usage += usage;
@@ -1815,6 +1850,36 @@ fn asks_question(prompt: &str) -> bool {
     asking && !requests && !obliges
 }
 
+/// The answer a worked-out reply ends with, on its line that starts with "Answer:".
+fn answer_line(reply: &str) -> Option<String> {
+    let line = reply
+        .lines()
+        .rev()
+        .map(|line| line.trim().trim_start_matches(['*', '#', ' ']))
+        .find(|line| line.get(..7).is_some_and(|head| head.eq_ignore_ascii_case("answer:")))?;
+    let answer = line[7..].trim().trim_start_matches(['*', ' ']).trim();
+    (!answer.is_empty()).then(|| answer.to_string())
+}
+
+/// Whether `prompt` asks for a fact of the code: a question, not one that
+/// asks for an explanation.
+fn asks_for_fact(prompt: &str) -> bool {
+    asks_question(prompt) && !asks_for_explanation(prompt)
+}
+
+/// Whether the question `prompt` asks how or why, which takes more than a
+/// line to answer ("Explain the retry logic", "What does add do?"), rather
+/// than for a fact ("How many times does it retry?").
+fn asks_for_explanation(prompt: &str) -> bool {
+    const EXPLAINING: [&str; 6] = ["explain", "describe", "summarize", "summarise", "why", "walk"];
+    let lower = prompt.to_lowercase();
+    let first = lower.split_whitespace().next().unwrap_or_default().trim_end_matches([',', ':']);
+    let what_it_does = lower.starts_with("what do") && lower.trim_end_matches(['?', '.', ' ']).ends_with(" do");
+    EXPLAINING.contains(&first)
+        || what_it_does
+        || ["how does", "how do ", "tell me about"].iter().any(|phrase| lower.contains(phrase))
+}
+
 /// Whether `line` is a comment in the common languages.
 fn is_comment(line: &str) -> bool {
     const OPENERS: [&str; 6] = ["#", "//", "--", "/*", "*", "<!--"];
@@ -2685,7 +2750,22 @@ mod tests {
             assert!(!asks_question(request), "{request}");
         }
         assert!(asks_question("Tell me what add does."));
+        for explaining in ["What does add do?", "Explain the retry logic in client.py", "How does the cache work?"] {
+            assert!(asks_for_explanation(explaining), "{explaining}");
+        }
+        for fact in ["How many times does utils.fix retry?", "Which port does the server listen on?"] {
+            assert!(!asks_for_explanation(fact), "{fact}");
+        }
         assert!(asks_question("Run checksum.py on orders.csv and tell me the checksum it prints."));
+    }
+
+    #[test]
+    fn the_answer_a_worked_out_reply_ends_with() {
+        let reply = "MAX_RETRIES = 7\nrange(MAX_RETRIES + 1) makes 8 attempts: the first and 7 retries.\n\nAnswer: 7\n";
+        assert_eq!(answer_line(reply).as_deref(), Some("7"));
+        assert_eq!(answer_line("Steps…\n**Answer:** `write_bundle`").as_deref(), Some("`write_bundle`"));
+        assert_eq!(answer_line("The answer: it retries 7 times."), None);
+        assert_eq!(answer_line("Answer:\n"), None);
     }
 
     #[test]
