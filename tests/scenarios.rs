@@ -2787,6 +2787,40 @@ async fn a_question_of_fact_is_worked_out_from_the_lines_and_answered_with_the_l
 }
 
 #[tokio::test]
+async fn a_tiny_model_is_asked_a_question_of_fact_for_the_answer_alone() {
+    // Asked to work the answer out, the 0.5B wrote "Answer: 15" alone.
+    let backend = ScriptedBackend::from_texts(["calc.py declares add."]).with_parameters(500_000_000);
+    let run = Scenario::new()
+        .file("calc.py", "def add(a, b):\n    return a + b\n")
+        .tool_settings(whole_files())
+        .run_backend(backend, "Which file declares add?", CancellationToken::new())
+        .await;
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.ends_with("If no file must change, answer in one sentence."), "{sent}");
+    assert_eq!(run.outcome.text, "calc.py declares add.");
+}
+
+#[tokio::test]
+async fn new_files_a_fix_does_not_ask_for_and_nothing_uses_are_left_out() {
+    // Around its fix of shop/text.py, the 1.5B wrote "example usage"
+    // views.py and models.py.
+    let text = "def slugify(title):\n    return \"-\".join(title.split())\n";
+    let fixed = text.replace("title.split()", "title.lower().split()");
+    let reply = format!(
+        "shop/text.py\n```python\n{fixed}```\n\nshop/views.py\n```python\n# Example usage\nfrom .models import Product\n```\n\n\
+         shop/models.py\n```python\nclass Product:\n    title = \"\"\n```\n"
+    );
+    let prompt = "Product URLs keep capital letters; they must be lowercase. Fix it.";
+    let run = whole_file_run(&[("shop/text.py", text)], &[&reply], prompt).await;
+    assert_eq!(run.read("shop/text.py"), fixed);
+    assert!(!run.exists("shop/views.py") && !run.exists("shop/models.py"));
+    assert!(run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains("left out"))));
+    // Asked for something new, the new files are the change.
+    let run = whole_file_run(&[("shop/text.py", text)], &[&reply], "Add a Product model and a view for it.").await;
+    assert!(run.exists("shop/views.py") && run.exists("shop/models.py"));
+}
+
+#[tokio::test]
 async fn the_readme_named_without_its_extension_is_handed_over() {
     let readme = "# cleanup\n\n## Options\n\n- `--verbose`: print every file.\n";
     let cleanup = "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument(\"--dry-run\")\n";

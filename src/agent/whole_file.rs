@@ -74,9 +74,9 @@ const RUN_ASK: &str = "Reply with the shell command that does what is asked, alo
 const ASK: &str = "Reply with the whole new content of each file you change, each in a code block after its path. \
 If no file must change, answer in one sentence.";
 
-/// Put after a prompt that asks a question: a small model that works the
-/// answer out line by line gets it right where one asked for the answer
-/// alone guesses (eight retries for `range(MAX_RETRIES + 1)`).
+/// Put after a prompt that asks a question of fact: a model past tiny that
+/// works the answer out line by line gets it right where one asked for the
+/// answer alone guesses (eight retries for `range(MAX_RETRIES + 1)`).
 const QUESTION_ASK: &str = "Work the answer out from the files: quote each line it depends on, and follow each name \
 to the line that gives its value. Then give the answer alone on a last line that starts with \"Answer:\".";
 
@@ -190,7 +190,7 @@ impl Conversation {
         cancel: &CancellationToken,
     ) -> Result<(String, Usage, bool), TurnOutcome> {
         let shown: String = handed.iter().map(HandedFile::shown).collect();
-        let ask = if asks_for_fact(prompt) { QUESTION_ASK } else { ASK };
+        let ask = self.first_ask(prompt);
         let mut generation = self.whole_file_reply(system, with_files(messages.to_vec(), &shown, ask), cancel).await?;
         // In plan mode the files a reply shows are the plan, not changes.
         let (text, mut changes) = if self.policy.mode == PermissionMode::Plan {
@@ -213,6 +213,21 @@ impl Conversation {
                     names.join(", ")
                 ));
                 changes = renamed;
+            }
+        }
+        // Beside its fix of shop/text.py, the 1.5B wrote "example usage"
+        // files (views.py, models.py, urls.py…) that a bug report does not
+        // ask for and no file uses: they are left out, and the user told.
+        if !asks_for_new_code(prompt) {
+            let unasked = unasked_new_files(&changes, handed, |path| {
+                self.workspace.resolve(path).is_ok_and(|path| path.abs.exists())
+            });
+            if !unasked.is_empty() {
+                self.notify(&format!(
+                    "[the reply also wrote {}, which the request does not ask for and no file uses — left out]",
+                    unasked.join(", ")
+                ));
+                changes.retain(|(_, input)| !unasked.iter().any(|path| input["file_path"] == path.as_str()));
             }
         }
         // A change to a file the model was not shown (a README.md written
@@ -283,7 +298,7 @@ impl Conversation {
             }
             if asks_for_fact(prompt) && lines_outside_code(&text).count() > 3 {
                 let shown: String = handed.iter().map(HandedFile::shown).collect();
-                let mut messages = with_files(asking.messages.to_vec(), &shown, QUESTION_ASK);
+                let mut messages = with_files(asking.messages.to_vec(), &shown, self.first_ask(prompt));
                 messages.push(Message { role: Role::Assistant, blocks: vec![Block::Text { text }] });
                 messages.push(Message::user_text("Now answer the question in one sentence."));
                 let notice = "[asking for the answer the working out leads to…]";
@@ -658,6 +673,14 @@ impl Conversation {
                 Err(outcome)
             }
         }
+    }
+
+    /// What follows the prompt in the first ask of a round. A tiny model
+    /// follows one instruction: asked to work the answer out first, it
+    /// answers with that alone ("Answer: 15", no working out).
+    fn first_ask(&self, prompt: &str) -> &'static str {
+        let tiny = self.backend.parameters().is_some_and(|p| p < crate::config::TINY_MODEL_PARAMETERS);
+        if !tiny && asks_for_fact(prompt) { QUESTION_ASK } else { ASK }
     }
 
     /// Tells the user, between the model's replies, what the turn does next.
@@ -1880,6 +1903,54 @@ fn asks_for_explanation(prompt: &str) -> bool {
         || ["how does", "how do ", "tell me about"].iter().any(|phrase| lower.contains(phrase))
 }
 
+/// Whether `prompt` asks for code that is not there yet: a file, a test,
+/// a function, rather than a change to what exists ("Fix it.").
+fn asks_for_new_code(prompt: &str) -> bool {
+    const MAKING: [&str; 12] = [
+        "add",
+        "create",
+        "write",
+        "new",
+        "test",
+        "tests",
+        "split",
+        "move",
+        "extract",
+        "generate",
+        "implement",
+        "example",
+    ];
+    words(&prompt.to_lowercase()).any(|word| MAKING.contains(&word))
+}
+
+/// The files `changes` create that were not handed over (none the prompt
+/// names) and that nothing uses by name, when they also change a file that
+/// `exists`: written around the change, not part of it.
+fn unasked_new_files(changes: &[Change], handed: &[HandedFile], exists: impl Fn(&str) -> bool) -> Vec<String> {
+    let path_of = |(_, input): &Change| input["file_path"].as_str().map(str::to_string);
+    let (existing, created): (Vec<&Change>, Vec<&Change>) =
+        changes.iter().partition(|change| path_of(change).is_some_and(|path| exists(&path)));
+    if existing.is_empty() {
+        return Vec::new();
+    }
+    // Used by the change to existing files, or by those files: another new
+    // file's use (views.py importing models.py) counts for nothing.
+    let texts: Vec<&str> = existing
+        .iter()
+        .filter_map(|(_, input)| input["new_string"].as_str().or(input["content"].as_str()))
+        .chain(handed.iter().map(|f| f.text.as_str()))
+        .collect();
+    created
+        .into_iter()
+        .filter_map(path_of)
+        .filter(|path| !handed.iter().any(|f| f.path.display() == *path))
+        .filter(|path| {
+            let stem = file_name(path).split('.').next().unwrap_or_default();
+            !texts.iter().any(|text| uses_word(text, stem))
+        })
+        .collect()
+}
+
 /// Whether `line` is a comment in the common languages.
 fn is_comment(line: &str) -> bool {
     const OPENERS: [&str; 6] = ["#", "//", "--", "/*", "*", "<!--"];
@@ -2306,7 +2377,7 @@ fn shown_files(reply: &str) -> Vec<ShownFile> {
         match (block.take(), line) {
             (None, None) => break,
             (None, Some(_)) if fence => block = Some(Vec::new()),
-            (None, Some(line)) if !line.trim().is_empty() => label = path_in(line),
+            (None, Some(line)) if !line.trim().is_empty() => label = path_in(line).or_else(|| introduced_path(line)),
             (None, Some(_)) => {}
             (Some(mut lines), Some(line)) if !fence => {
                 lines.push(line);
@@ -2444,6 +2515,20 @@ fn path_in(line: &str) -> Option<String> {
     looks_like_path(words).then(|| words.to_string())
 }
 
+/// The one path a sentence that introduces a block quotes ("Here's the
+/// updated `test_slug.py` with the tests:"), as a model asked first to say
+/// what must change writes its labels.
+fn introduced_path(line: &str) -> Option<String> {
+    if !line.trim_end().ends_with(':') {
+        return None;
+    }
+    let mut quoted = line.split('`').skip(1).step_by(2).filter(|span| looks_like_path(span));
+    match (quoted.next(), quoted.next()) {
+        (Some(path), None) => Some(path.to_string()),
+        _ => None,
+    }
+}
+
 /// The path a first line of code names in a comment (`# calc.py`, `// src/main.rs`).
 fn comment_path(line: &str) -> Option<String> {
     let trimmed = line.trim();
@@ -2472,6 +2557,16 @@ mod tests {
 
     fn shown(path: Option<&str>, text: &str) -> ShownFile {
         ShownFile { path: path.map(str::to_string), text: text.to_string() }
+    }
+
+    #[test]
+    fn a_sentence_that_quotes_one_path_and_introduces_a_block_labels_it() {
+        let reply = "The tests:\n\nHere's the updated `test_slug.py` with the tests:\n```python\nX = 1\n```\n\n\
+                     It reads `a.py` and `b.py`:\n```\nY = 2\n```\n\nSee `c.py`.\n```\nZ = 3\n```\n";
+        assert_eq!(
+            shown_files(reply),
+            [shown(Some("test_slug.py"), "X = 1\n"), shown(None, "Y = 2\n"), shown(None, "Z = 3\n")]
+        );
     }
 
     #[test]
@@ -2757,6 +2852,31 @@ mod tests {
             assert!(!asks_for_explanation(fact), "{fact}");
         }
         assert!(asks_question("Run checksum.py on orders.csv and tell me the checksum it prints."));
+    }
+
+    #[test]
+    fn new_files_beside_a_fix_that_nothing_uses_are_unasked() {
+        let text = "def slugify(title):\n    return title\n";
+        let handed = [handed_file("shop/text.py", text)];
+        let edit = |path: &str, new: &str| {
+            ("Edit", serde_json::json!({"file_path": path, "old_string": "x", "new_string": new}))
+        };
+        let write = |path: &str, content: &str| ("Write", serde_json::json!({"file_path": path, "content": content}));
+        let exists = |path: &str| path == "shop/text.py";
+        let fix = edit("shop/text.py", "    return title.lower()");
+        let views = write("shop/views.py", "from .models import Product\n");
+        let models = write("shop/models.py", "class Product:\n    pass\n");
+        // views.py uses models.py, but nothing uses views.py: both are unasked.
+        let changes = [fix, views.clone(), models];
+        assert_eq!(unasked_new_files(&changes, &handed, exists), ["shop/views.py", "shop/models.py"]);
+        // A new module the fix imports is part of it.
+        let uses = edit("shop/text.py", "from shop.casing import lower\n");
+        let casing = write("shop/casing.py", "def lower(s):\n    return s.lower()\n");
+        assert!(unasked_new_files(&[uses, casing], &handed, exists).is_empty());
+        // New files alone are the change.
+        assert!(unasked_new_files(&[views], &handed, exists).is_empty());
+        assert!(asks_for_new_code("Add a test for slugify."));
+        assert!(!asks_for_new_code("URLs keep capital letters; they must be all lowercase. Fix it."));
     }
 
     #[test]
