@@ -2516,8 +2516,8 @@ fn path_in(line: &str) -> Option<String> {
 }
 
 /// The one path a sentence that introduces a block quotes ("Here's the
-/// updated `test_slug.py` with the tests:"), as a model asked first to say
-/// what must change writes its labels.
+/// updated `test_slug.py` with the tests:"), as the 1.5B coder labels a
+/// block when it explains its change before it.
 fn introduced_path(line: &str) -> Option<String> {
     if !line.trim_end().ends_with(':') {
         return None;
