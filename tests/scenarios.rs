@@ -2945,3 +2945,79 @@ async fn a_rename_no_reply_makes_is_made_as_an_editor_makes_it() {
         .await;
     assert_eq!(planned.read("recipes.py"), recipes);
 }
+
+#[tokio::test]
+async fn the_tests_handed_over_are_run_around_a_change_and_one_they_fail_is_sent_back() {
+    let pricing = "def discount(total):\n    if total > 100:\n        return 0.1\n    return 0\n";
+    let test = "from pricing import discount\n\n\ndef test_discount_from_100():\n    assert discount(100) == 0.1\n";
+    let wrong = pricing.replace("if total > 100:", "if total > 100 and total != 100:");
+    let fixed = pricing.replace("if total > 100:", "if total >= 100:");
+    let files = [("pricing.py", pricing), ("test_pricing.py", test)];
+    let replies = [format!("pricing.py\n```python\n{wrong}```\n"), format!("pricing.py\n```python\n{fixed}```\n")];
+    let replies: Vec<&str> = replies.iter().map(String::as_str).collect();
+    let prompt = "An order of exactly 100 gets no discount. Fix it.";
+    let run = whole_file_run(&files, &replies, prompt).await;
+    assert_eq!(run.read("pricing.py"), fixed);
+    assert_eq!(run.read("test_pricing.py"), test);
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    // Real runs of the test, before the change, after each: failing,
+    // failing, passing.
+    let results = run.results();
+    let runs: Vec<(bool, &str)> = results
+        .iter()
+        .map(|(name, is_error, output)| (*is_error, if name == "Bash" { output.as_str() } else { name.as_str() }))
+        .collect();
+    assert_eq!(runs.len(), 5, "{results:?}");
+    assert!(runs[0].0 && runs[0].1.contains("FAILED test_pricing.py::test_discount_from_100"), "{runs:?}");
+    assert_eq!(runs[1], (false, "Edit"));
+    assert!(runs[2].0 && runs[2].1.contains("FAILED test_pricing.py::test_discount_from_100"), "{runs:?}");
+    assert_eq!(runs[3], (false, "Edit"));
+    assert!(!runs[4].0 && runs[4].1.ends_with("exit code 0"), "{runs:?}");
+    // Sent back with what failed and the file as its change left it.
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("The change is not done: the tests in test_pricing.py fail:\n```\n"), "{sent}");
+    assert_eq!(sent.matches("the tests in test_pricing.py fail").count(), 1, "not before the change: {sent}");
+    assert!(sent.contains("assert discount(100) == 0.1"), "{sent}");
+    assert!(sent.contains(&format!("pricing.py\n```\n{wrong}```")), "shown as it is now: {sent}");
+
+    // A reply that makes the failing test expect what the code does fixes
+    // nothing: the test is left as it is, unless the prompt asks about tests.
+    let lenient = test.replace("== 0.1", "== 0");
+    let run = whole_file_run(&files, &[&format!("test_pricing.py\n```python\n{lenient}```\n")], prompt).await;
+    assert_eq!(run.read("test_pricing.py"), test);
+    assert!(
+        run.streamed().contains("[the reply changed test_pricing.py, whose failing tests check the fix"),
+        "{}",
+        run.streamed()
+    );
+    let run = whole_file_run(
+        &files,
+        &[&format!("test_pricing.py\n```python\n{lenient}```\n")],
+        "Exactly 100 gets no discount, and that is right: the test is wrong. Fix it.",
+    )
+    .await;
+    assert_eq!(run.read("test_pricing.py"), lenient);
+
+    // Passing tests add nothing; a question runs none; plan mode runs none.
+    let passing = test.replace("discount(100)", "discount(200)");
+    let run = whole_file_run(
+        &[("pricing.py", pricing), ("test_pricing.py", &passing)],
+        &[&format!("pricing.py\n```python\n{fixed}```\n")],
+        prompt,
+    )
+    .await;
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(!sent.contains("the tests in"), "{sent}");
+    let names: Vec<String> = run.results().into_iter().map(|(name, _, _)| name).collect();
+    assert_eq!(names, ["Bash", "Edit", "Bash"]);
+    let run = whole_file_run(&files, &["It gives none."], "Does an order of exactly 100 get the discount?").await;
+    assert!(run.results().is_empty(), "{:?}", run.results());
+    let plan = Scenario::new()
+        .file("pricing.py", pricing)
+        .file("test_pricing.py", test)
+        .tool_settings(whole_files())
+        .mode(tack::protocol::PermissionMode::Plan)
+        .run(&["Change > to >= in discount."], prompt)
+        .await;
+    assert!(plan.results().is_empty(), "{:?}", plan.results());
+}

@@ -15,6 +15,7 @@ mod rewrite;
 pub mod servers;
 pub mod session;
 mod subagent;
+mod tests_run;
 mod turn;
 mod whole_file;
 

@@ -67,6 +67,10 @@ const MAX_RELEVANT: usize = 4;
 
 const SYSTEM: &str = "You are a coding assistant. The user's project files are shown to you in full.";
 
+/// Rounds a failing test sends back: a model that two tries did not bring
+/// to pass is not brought there by a third.
+const MAX_TEST_CHECKS: usize = 2;
+
 /// Put after a prompt that asks to run something.
 const RUN_ASK: &str = "Reply with the shell command that does what is asked, alone in a ```bash code block.";
 
@@ -125,11 +129,29 @@ impl Conversation {
                 }
             }
         }
+        // A change is checked by the tests handed over: those that fail
+        // before it say what it must do, and failing after it, they send
+        // the model back, as a Stop hook does. What they print before it is
+        // not shown: told it, the 0.5B wrapped the demo's greet in a string.
+        let checks_tests = may_run && !asks_question(&prompt);
+        let mut checks = Vec::new();
+        if checks_tests && !asks_to_run(&prompt) {
+            match self.failing_tests(&handed_paths(&handed), cancel).await {
+                Ok(Some(failure)) => checks = failure.files,
+                Ok(None) => {}
+                Err(mut outcome) => {
+                    outcome.usage += usage;
+                    return outcome;
+                }
+            }
+        }
+        let mut test_checks_left = MAX_TEST_CHECKS;
         let mut text = String::new();
         let mut stop_hook_active = false;
         for _ in 0..self.settings.max_iterations.max(1) {
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
-            let round = self.whole_file_round(&system, &messages, &prompt, &handed, only_named.clone(), cancel).await;
+            let asked = (system.as_str(), messages.as_slice(), prompt.as_str());
+            let round = self.whole_file_round(asked, &handed, (only_named.clone(), &checks), cancel).await;
             let cancelled = match round {
                 Ok((round_text, round_usage, cancelled)) => {
                     text = round_text;
@@ -144,12 +166,31 @@ impl Conversation {
             if cancelled {
                 return TurnOutcome { stop_reason: StopReason::Cancelled, text, usage };
             }
-            let Some(reason) = self.stop_hook_blocks(stop_hook_active, &text, cancel).await else {
-                return TurnOutcome { stop_reason: StopReason::EndTurn, text, usage };
+            let reason = match self.stop_hook_blocks(stop_hook_active, &text, cancel).await {
+                Some(reason) => {
+                    stop_hook_active = true;
+                    self.record(Message::user_text(sent_back(&reason)));
+                    self.notify(
+                        "[a Stop hook sent the model back to work — handing the files over again, as they are now…]",
+                    );
+                    reason
+                }
+                None if checks_tests && test_checks_left > 0 && self.last_round_changed() => {
+                    test_checks_left -= 1;
+                    match self.failing_tests(&handed_paths(&handed), cancel).await {
+                        Ok(Some(failure)) => {
+                            self.notify("[the tests still fail — handing the files over again, as they are now…]");
+                            failure.report
+                        }
+                        Ok(None) => return TurnOutcome { stop_reason: StopReason::EndTurn, text, usage },
+                        Err(mut outcome) => {
+                            outcome.usage += usage;
+                            return outcome;
+                        }
+                    }
+                }
+                None => return TurnOutcome { stop_reason: StopReason::EndTurn, text, usage },
             };
-            stop_hook_active = true;
-            self.record(Message::user_text(sent_back(&reason)));
-            self.notify("[a Stop hook sent the model back to work — handing the files over again, as they are now…]");
             // Every ask of the next round carries the reason, after the prompt.
             after_prompt(&mut messages, &format!("The change is not done: {}", reason.trim_end()));
             // The files as they are now, those the last round made included,
@@ -182,11 +223,9 @@ impl Conversation {
     /// while they ran. `Err` ends the turn.
     async fn whole_file_round(
         &mut self,
-        system: &str,
-        messages: &[Message],
-        prompt: &str,
+        (system, messages, prompt): (&str, &[Message], &str),
         handed: &[HandedFile],
-        only_named: Option<WorkspacePath>,
+        (only_named, checks): (Option<WorkspacePath>, &[String]),
         cancel: &CancellationToken,
     ) -> Result<(String, Usage, bool), TurnOutcome> {
         let shown: String = handed.iter().map(HandedFile::shown).collect();
@@ -196,7 +235,7 @@ impl Conversation {
         let (text, mut changes) = if self.policy.mode == PermissionMode::Plan {
             (reply_text(&generation), Vec::new())
         } else {
-            let asking = Asking { system, messages, prompt, handed };
+            let asking = Asking { system, messages, prompt, handed, checks };
             self.changes_asked_for(&asking, only_named.clone(), &mut generation, cancel).await?
         };
         // "Rename fetch_rec to load_recipe everywhere": a refactoring an
@@ -230,6 +269,25 @@ impl Conversation {
                 changes.retain(|(_, input)| !unasked.iter().any(|path| input["file_path"] == path.as_str()));
             }
         }
+        // "An order of exactly 100 gets none. Fix it.": the test that fails
+        // until the fix is made says what the fix must do; a reply that
+        // changes it instead (the 1.5B made `shipping_cost(20, 2.0) == 0.0`
+        // expected) fixes nothing.
+        if !asks_about_tests(prompt) {
+            let tampered: Vec<String> = changes
+                .iter()
+                .filter_map(|(_, input)| input["file_path"].as_str())
+                .filter(|path| checks.iter().any(|check| check == path))
+                .map(str::to_string)
+                .collect();
+            if !tampered.is_empty() {
+                self.notify(&format!(
+                    "[the reply changed {}, whose failing tests check the fix — left as it is]",
+                    tampered.join(", ")
+                ));
+                changes.retain(|(_, input)| !tampered.iter().any(|path| input["file_path"] == path.as_str()));
+            }
+        }
         // A change to a file the model was not shown (a README.md written
         // from what READMEs say) is a guess at it, which the read guard
         // refuses: handed that file and asked again, it changes what is there.
@@ -246,7 +304,8 @@ impl Conversation {
             self.notify(&format!("[the reply changed {names}, which it had not been shown — handing it over…]"));
             let mut widened = handed.to_vec();
             widened.extend(self.hand_over_files(unseen, &[]));
-            let round = Box::pin(self.whole_file_round(system, messages, prompt, &widened, only_named, cancel)).await;
+            let asked = (system, messages, prompt);
+            let round = Box::pin(self.whole_file_round(asked, &widened, (only_named, checks), cancel)).await;
             return match round {
                 Ok((text, mut round_usage, cancelled)) => {
                     round_usage += generation.usage;
@@ -282,7 +341,7 @@ impl Conversation {
         generation: &mut Generation,
         cancel: &CancellationToken,
     ) -> Result<(String, Vec<Change>), TurnOutcome> {
-        let Asking { prompt, handed, .. } = *asking;
+        let Asking { prompt, handed, checks, .. } = *asking;
         let mut text = reply_text(generation);
         // A question changes no file. Asked one, a small model copies a
         // file back (main.py for "which log level…"), changes one (the
@@ -319,7 +378,7 @@ impl Conversation {
         let mut changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
         // A reply that only copies files back looked at the wrong ones: asked
         // once more for the others by name, a small model writes the change.
-        let overlooked = overlooked(&text, prompt, handed).filter(|_| changes.is_empty());
+        let overlooked = overlooked(&text, prompt, handed, checks).filter(|_| changes.is_empty());
         let asked_by_name = overlooked.is_some();
         if let Some((echoed, others)) = overlooked {
             let names: Vec<String> = others.iter().map(|f| f.path.display().to_string()).collect();
@@ -681,6 +740,15 @@ impl Conversation {
     fn first_ask(&self, prompt: &str) -> &'static str {
         let tiny = self.backend.parameters().is_some_and(|p| p < crate::config::TINY_MODEL_PARAMETERS);
         if !tiny && asks_for_fact(prompt) { QUESTION_ASK } else { ASK }
+    }
+
+    /// Whether the last round changed a file: its calls, the last message,
+    /// applied.
+    fn last_round_changed(&self) -> bool {
+        self.history.last().is_some_and(|message| {
+            message.role == Role::User
+                && message.blocks.iter().any(|block| matches!(block, Block::ToolResult { is_error: false, .. }))
+        })
     }
 
     /// Tells the user, between the model's replies, what the turn does next.
@@ -1121,6 +1189,10 @@ impl Conversation {
     }
 }
 
+fn handed_paths(handed: &[HandedFile]) -> Vec<&str> {
+    handed.iter().map(|file| file.path.display()).collect()
+}
+
 /// The handed file `label` names: by its path or, bare, by its name.
 fn handed_under<'a>(label: &str, handed: &'a [HandedFile]) -> Option<&'a HandedFile> {
     handed.iter().find(|f| f.path.rel == label || (!label.contains('/') && file_name(&f.path.rel) == label))
@@ -1272,6 +1344,7 @@ fn overlooked<'a>(
     reply: &str,
     prompt: &str,
     handed: &'a [HandedFile],
+    checks: &[String],
 ) -> Option<(Vec<&'a HandedFile>, Vec<&'a HandedFile>)> {
     const MAX_OTHERS: usize = 3;
     let mut echoed = copied_back(reply, prompt, handed)?;
@@ -1284,8 +1357,10 @@ fn overlooked<'a>(
         return None;
     }
     // Prose that mentions what the prompt asks about (a README) is no place
-    // for the change unless the prompt names it.
-    let may_hold_change = |f: &HandedFile| !is_prose(&f.path.rel) || names_file(prompt, f);
+    // for the change unless the prompt names it, nor a test that fails
+    // until the change is made.
+    let may_hold_change =
+        |f: &HandedFile| (!is_prose(&f.path.rel) && !checks.contains(&f.path.rel)) || names_file(prompt, f);
     let mut others: Vec<&HandedFile> =
         handed.iter().filter(|f| !echoed.iter().any(|e| e.path.rel == f.path.rel) && may_hold_change(f)).collect();
     // Of many others (a test copied back, the package it tests handed
@@ -1903,6 +1978,12 @@ fn asks_for_explanation(prompt: &str) -> bool {
         || ["how does", "how do ", "tell me about"].iter().any(|phrase| lower.contains(phrase))
 }
 
+/// "Write tests for slugify", "the test is wrong": a prompt that asks
+/// about tests, whose changes to them are meant.
+fn asks_about_tests(prompt: &str) -> bool {
+    words(prompt).any(|word| matches!(word.to_lowercase().as_str(), "test" | "tests" | "testing"))
+}
+
 /// Whether `prompt` asks for code that is not there yet: a file, a test,
 /// a function, rather than a change to what exists ("Fix it.").
 fn asks_for_new_code(prompt: &str) -> bool {
@@ -2282,6 +2363,9 @@ struct Asking<'a> {
     messages: &'a [Message],
     prompt: &'a str,
     handed: &'a [HandedFile],
+    /// The test files whose tests failed before any change: what the
+    /// change must make pass, not a place for it.
+    checks: &'a [String],
 }
 
 /// A file shown to the model, as it was then: whole, or the part of a
@@ -3004,15 +3088,22 @@ mod tests {
         let copy = format!("```python\n{test}```\n");
         let paths = |files: Vec<&HandedFile>| files.iter().map(|f| f.path.rel.clone()).collect::<Vec<_>>();
         // The test copied back: of four others, the one that declares slugify.
-        let (echoed, asked) = overlooked(&copy, "slugify keeps capital letters. Fix it.", &handed).expect("others");
+        let (echoed, asked) =
+            overlooked(&copy, "slugify keeps capital letters. Fix it.", &handed, &[]).expect("others");
         assert_eq!(paths(asked), ["shop/text.py"]);
         assert!(echoed.is_empty(), "picked from many, the file is shown alone");
         // Named by none: the one that shares the prompt's rarest words.
         let (_, asked) =
-            overlooked(&copy, "Big orders should ship free but are charged. Fix it.", &handed).expect("others");
+            overlooked(&copy, "Big orders should ship free but are charged. Fix it.", &handed, &[]).expect("others");
         assert_eq!(paths(asked), ["shop/shipping.py"]);
         // Nothing to tell them apart: no file to ask for.
-        assert!(overlooked(&copy, "It is broken. Fix it.", &handed).is_none());
+        assert!(overlooked(&copy, "It is broken. Fix it.", &handed, &[]).is_none());
+        // A test that fails until the change is made is no place for it.
+        let two = [handed[0].clone(), handed[4].clone()];
+        let cart = format!("```python\n{}```\n", handed[0].text);
+        let prompt = "Big orders are charged. Fix it.";
+        assert!(overlooked(&cart, prompt, &two, &[]).is_some());
+        assert!(overlooked(&cart, prompt, &two, &["tests/test_shop.py".to_string()]).is_none());
 
         // A reply that changed nothing: the code file most to do with the
         // prompt, when the prompt and the reply name none.

@@ -329,6 +329,17 @@ impl ModelRun {
 }
 
 impl Run {
+    /// Every text delta of the turn, the harness's notices among them.
+    pub fn streamed(&self) -> String {
+        self.events
+            .iter()
+            .filter_map(|e| match &e.event {
+                Event::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub fn read(&self, path: &str) -> String {
         std::fs::read_to_string(self.dir.path().join(path)).unwrap()
     }

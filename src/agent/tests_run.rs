@@ -1,0 +1,234 @@
+//! The project's tests among the files handed over, run by the harness
+//! around a change in the whole-file way, as an engineer runs them: before
+//! it, so the model reads what fails ("assert discount(100) == 0.1"), and
+//! after it, so a change they still fail is sent back instead of ending the
+//! turn. Each run is the harness's own Bash call, approved as any.
+
+use std::sync::OnceLock;
+
+use tokio_util::sync::CancellationToken;
+
+use super::turn::Generation;
+use super::{Conversation, TurnOutcome};
+use crate::protocol::{Block, Message, Role, StopReason};
+
+/// The lines of a failing run the model is shown: a traceback ends with
+/// what failed, and a small model's window is short.
+const SHOWN_LINES: usize = 30;
+
+/// Runs plain test functions, unittest cases among them, where pytest is
+/// not installed: pytest's style needs nothing but `assert`, and a project
+/// checked that way still gets checked.
+const PLAIN_RUNNER: &str = r#"import importlib, inspect, sys, traceback, unittest
+failed = 0
+for path in sys.argv[1:]:
+    try:
+        module = importlib.import_module(path[:-3].replace("/", "."))
+    except Exception:
+        failed += 1
+        traceback.print_exc(file=sys.stdout)
+        continue
+    for name, test in list(vars(module).items()):
+        if name.startswith("test") and inspect.isfunction(test) and not inspect.signature(test).parameters:
+            try:
+                test()
+            except Exception:
+                failed += 1
+                print(f"FAILED {path}::{name}")
+                traceback.print_exc(file=sys.stdout)
+        elif name.startswith("Test") and isinstance(test, type) and issubclass(test, unittest.TestCase):
+            cases = unittest.defaultTestLoader.loadTestsFromTestCase(test)
+            failed += not unittest.TextTestRunner(stream=sys.stdout, verbosity=0).run(cases).wasSuccessful()
+print(f"{failed} failed" if failed else "passed")
+sys.exit(1 if failed else 0)"#;
+
+/// Tests that ran and failed.
+pub(super) struct TestFailure {
+    /// What the model is told: which files' tests fail, and the end of
+    /// what they printed.
+    pub(super) report: String,
+    /// The files that hold a failing test.
+    pub(super) files: Vec<String>,
+}
+
+impl Conversation {
+    /// What the Python tests among `paths` print when they fail; `None`
+    /// when they pass, none exists, or the run was refused. `Err` when the
+    /// turn was cancelled meanwhile.
+    pub(super) async fn failing_tests(
+        &mut self,
+        paths: &[&str],
+        cancel: &CancellationToken,
+    ) -> Result<Option<TestFailure>, TurnOutcome> {
+        let tests: Vec<&str> = paths
+            .iter()
+            .copied()
+            .filter(|path| is_python_test(path) && is_plain_path(path))
+            .filter(|path| self.workspace.resolve(path).is_ok_and(|path| path.abs.is_file()))
+            .collect();
+        if tests.is_empty() {
+            return Ok(None);
+        }
+        let command = python_tests_command(&tests, pytest_installed().await);
+        let mut generation = Generation::default();
+        self.add_harness_call(&mut generation, "Bash", serde_json::json!({ "command": command }));
+        let Generation { blocks, mut calls, .. } = generation;
+        self.record(Message { role: Role::Assistant, blocks });
+        let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
+        let output = results.iter().find_map(|block| match block {
+            Block::ToolResult { output, .. } => Some(output.clone()),
+            _ => None,
+        });
+        self.record(Message { role: Role::User, blocks: results });
+        if cancelled {
+            return Err(TurnOutcome {
+                stop_reason: StopReason::Cancelled,
+                text: String::new(),
+                usage: Default::default(),
+            });
+        }
+        Ok(output.filter(|output| tests_failed(output)).map(|output| TestFailure {
+            report: format!("the tests in {} fail:\n```\n{}\n```", tests.join(", "), last_lines(&output, SHOWN_LINES)),
+            files: failing_files(&tests, &output),
+        }))
+    }
+}
+
+/// `test_pricing.py`, `tests/test_shop.py`, `pricing_test.py`: where
+/// pytest looks for tests.
+fn is_python_test(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
+}
+
+/// A path the shell takes as one word, and Python as a module path.
+fn is_plain_path(path: &str) -> bool {
+    !path.is_empty() && path.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+}
+
+fn python_tests_command(tests: &[&str], pytest: bool) -> String {
+    let tests = tests.join(" ");
+    if pytest {
+        format!("python3 -m pytest -q -p no:cacheprovider {tests}")
+    } else {
+        format!("python3 -c '{PLAIN_RUNNER}' {tests}")
+    }
+}
+
+/// Whether the Bash tool's output is that of tests that ran and failed:
+/// a refused or timed-out run says nothing of the change, and pytest's
+/// exit code 5 means it found no test.
+fn tests_failed(output: &str) -> bool {
+    output
+        .lines()
+        .last()
+        .and_then(|line| line.strip_prefix("exit code "))
+        .is_some_and(|code| code != "0" && code != "5")
+}
+
+/// The files of `tests` a run's output reports a test of failing
+/// (`FAILED test_pricing.py::test_from_100`, as pytest and the plain
+/// runner both say), or all of them when it names none (one would not
+/// import).
+fn failing_files(tests: &[&str], output: &str) -> Vec<String> {
+    let named: Vec<String> = tests
+        .iter()
+        .filter(|test| output.lines().any(|line| line.starts_with(&format!("FAILED {test}::"))))
+        .map(|test| test.to_string())
+        .collect();
+    if named.is_empty() { tests.iter().map(|test| test.to_string()).collect() } else { named }
+}
+
+fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
+}
+
+/// Whether `python3` can import pytest, asked once per process.
+async fn pytest_installed() -> bool {
+    static INSTALLED: OnceLock<bool> = OnceLock::new();
+    if let Some(installed) = INSTALLED.get() {
+        return *installed;
+    }
+    let status = tokio::process::Command::new("python3")
+        .args(["-c", "import pytest"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .await;
+    *INSTALLED.get_or_init(|| status.is_ok_and(|status| status.success()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_files_pytest_collects_are_tests() {
+        assert!(is_python_test("test_pricing.py"));
+        assert!(is_python_test("tests/test_shop.py"));
+        assert!(is_python_test("pricing_test.py"));
+        assert!(!is_python_test("pricing.py"));
+        assert!(!is_python_test("testing.py"));
+        assert!(!is_python_test("test_pricing.js"));
+        assert!(!is_plain_path("my tests/test_a.py"), "a space splits the shell's word");
+        assert!(!is_plain_path("test_'a.py"));
+    }
+
+    #[test]
+    fn only_tests_that_ran_and_failed_count_as_failing() {
+        assert!(tests_failed("FAILED test_pricing.py::test_discount\n1 failed\nexit code 1"));
+        assert!(!tests_failed("passed\nexit code 0"));
+        assert!(!tests_failed("no tests ran\nexit code 5"), "pytest found no test");
+        assert!(!tests_failed("permission denied: the user denied this call"));
+        assert!(!tests_failed("timed out after 120000 ms; the command and its children were killed"));
+    }
+
+    #[test]
+    fn the_files_of_failing_tests_are_those_named_failing() {
+        let output = "FAILED tests/test_shop.py::test_free_shipping - AssertionError\n1 failed\nexit code 1";
+        assert_eq!(failing_files(&["tests/test_shop.py", "tests/test_text.py"], output), ["tests/test_shop.py"]);
+        let broken = "Traceback (most recent call last):\nImportError: cannot import name 'x'\nexit code 1";
+        assert_eq!(failing_files(&["test_a.py", "test_b.py"], broken), ["test_a.py", "test_b.py"]);
+    }
+
+    #[test]
+    fn a_long_failure_keeps_its_end() {
+        let output: String = (1..=50).map(|n| format!("line {n}\n")).collect();
+        let kept = last_lines(&output, 3);
+        assert_eq!(kept, "line 48\nline 49\nline 50");
+    }
+
+    /// The plain runner, run by a real python3: a failing assert fails the
+    /// run and names the test; a module of passing tests passes.
+    #[test]
+    fn the_plain_runner_runs_assert_functions_and_unittest_cases() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("pricing.py"), "def discount(total):\n    return 0.1 if total > 100 else 0\n")
+            .unwrap();
+        std::fs::write(
+            dir.path().join("test_pricing.py"),
+            "from pricing import discount\n\ndef test_from_100():\n    assert discount(100) == 0.1\n\n\
+             def test_above():\n    assert discount(200) == 0.1\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("test_cases.py"),
+            "import unittest\nfrom pricing import discount\n\nclass TestDiscount(unittest.TestCase):\n    \
+             def test_none_below(self):\n        self.assertEqual(discount(5), 0)\n",
+        )
+        .unwrap();
+        let run = |tests: &[&str]| {
+            let command = python_tests_command(tests, false);
+            std::process::Command::new("bash").arg("-c").arg(command).current_dir(dir.path()).output().unwrap()
+        };
+        let failing = run(&["test_pricing.py"]);
+        let printed = String::from_utf8_lossy(&failing.stdout);
+        assert!(!failing.status.success(), "{printed}");
+        assert!(printed.contains("FAILED test_pricing.py::test_from_100"), "{printed}");
+        assert!(!printed.contains("test_above"), "a passing test is not reported: {printed}");
+        let passing = run(&["test_cases.py"]);
+        assert!(passing.status.success(), "{}", String::from_utf8_lossy(&passing.stdout));
+    }
+}
