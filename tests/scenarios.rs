@@ -2986,9 +2986,9 @@ async fn the_tests_handed_over_are_run_around_a_change_and_one_they_fail_is_sent
     let run = whole_file_run(&files, &[&format!("test_pricing.py\n```python\n{lenient}```\n")], prompt).await;
     assert_eq!(run.read("test_pricing.py"), test);
     assert!(
-        run.streamed().contains("[the reply changed test_pricing.py, whose failing tests check the fix"),
+        run.text().contains("[the reply changed test_pricing.py, whose failing tests check the fix"),
         "{}",
-        run.streamed()
+        run.text()
     );
     let run = whole_file_run(
         &files,

@@ -318,26 +318,26 @@ impl ModelRun {
 
     /// Every text delta of the turn, joined.
     pub fn text(&self) -> String {
-        self.events
-            .iter()
-            .filter_map(|e| match &e.event {
-                Event::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect()
+        text_of(&self.events)
     }
 }
 
+/// Every text delta of `events`, joined: the model's text and the
+/// harness's notices between its replies.
+fn text_of(events: &[SequencedEvent]) -> String {
+    events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
 impl Run {
-    /// Every text delta of the turn, the harness's notices among them.
-    pub fn streamed(&self) -> String {
-        self.events
-            .iter()
-            .filter_map(|e| match &e.event {
-                Event::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect()
+    /// Every text delta of the turn, joined.
+    pub fn text(&self) -> String {
+        text_of(&self.events)
     }
 
     pub fn read(&self, path: &str) -> String {
