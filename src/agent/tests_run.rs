@@ -10,7 +10,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::turn::Generation;
 use super::{Conversation, TurnOutcome};
-use crate::protocol::{Block, Message, Role, StopReason};
 
 /// The lines of a failing run the model is shown: a traceback ends with
 /// what failed, and a small model's window is short.
@@ -70,23 +69,7 @@ impl Conversation {
             return Ok(None);
         }
         let command = python_tests_command(&tests, pytest_installed().await);
-        let mut generation = Generation::default();
-        self.add_harness_call(&mut generation, "Bash", serde_json::json!({ "command": command }));
-        let Generation { blocks, mut calls, .. } = generation;
-        self.record(Message { role: Role::Assistant, blocks });
-        let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
-        let output = results.iter().find_map(|block| match block {
-            Block::ToolResult { output, .. } => Some(output.clone()),
-            _ => None,
-        });
-        self.record(Message { role: Role::User, blocks: results });
-        if cancelled {
-            return Err(TurnOutcome {
-                stop_reason: StopReason::Cancelled,
-                text: String::new(),
-                usage: Default::default(),
-            });
-        }
+        let output = self.run_own_bash(Generation::default(), &command, cancel).await?;
         Ok(output.filter(|output| tests_failed(output)).map(|output| TestFailure {
             report: format!("the tests in {} fail:\n```\n{}\n```", tests.join(", "), last_lines(&output, SHOWN_LINES)),
             files: failing_files(&tests, &output),

@@ -638,11 +638,25 @@ impl Conversation {
         cancel: &CancellationToken,
     ) -> Result<(Option<String>, Usage), TurnOutcome> {
         self.events.emit(Event::Status { status: AgentStatus::Thinking });
-        let mut generation =
-            self.whole_file_reply(system, with_files(messages.to_vec(), shown, RUN_ASK), cancel).await?;
+        let generation = self.whole_file_reply(system, with_files(messages.to_vec(), shown, RUN_ASK), cancel).await?;
         let Some(command) = command_in(&reply_text(&generation)) else {
             return Ok((None, generation.usage));
         };
+        let usage = generation.usage;
+        let output = self.run_own_bash(generation, &command, cancel).await?;
+        let printed = format!("`{command}` was run; it gave:\n```\n{}\n```", output.unwrap_or_default());
+        Ok((Some(printed), usage))
+    }
+
+    /// Runs `command` as the harness's own Bash call, approved as any,
+    /// added to `generation` and recorded with its result: what the call
+    /// output, end trimmed. `Err` when the turn was cancelled meanwhile.
+    pub(super) async fn run_own_bash(
+        &mut self,
+        mut generation: Generation,
+        command: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Option<String>, TurnOutcome> {
         self.add_harness_call(&mut generation, "Bash", serde_json::json!({ "command": command }));
         let Generation { blocks, mut calls, usage, .. } = generation;
         self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(usage));
@@ -655,8 +669,7 @@ impl Conversation {
         if cancelled {
             return Err(TurnOutcome { stop_reason: StopReason::Cancelled, text: String::new(), usage });
         }
-        let printed = format!("`{command}` was run; it gave:\n```\n{}\n```", output.unwrap_or_default());
-        Ok((Some(printed), usage))
+        Ok(output)
     }
 
     /// Asks for the `users` of what the `changed` files change, shown
