@@ -2898,6 +2898,40 @@ async fn a_prompt_that_asks_to_run_something_runs_the_command_the_model_gives() 
 }
 
 #[tokio::test]
+async fn an_answer_worked_out_by_hand_is_computed_by_the_projects_own_code() {
+    let config = "SECONDS_PER_DAY = 86_400\nPOLL_INTERVAL_S = 45\n";
+    let buffer = "import config\n\nCAPACITY = config.SECONDS_PER_DAY // config.POLL_INTERVAL_S * 2\n";
+    let files = [("buffer.py", buffer), ("config.py", config)];
+    let prompt = "How many readings does the buffer hold? Answer with the number.";
+    let worked_out = "`CAPACITY = SECONDS_PER_DAY // POLL_INTERVAL_S * 2`\n\n86400 // 45 = 1824, so 1824 * 2 = 3648.\n\nAnswer: 3648\n";
+    let command = "```bash\npython3 -c 'import buffer; print(buffer.CAPACITY)'\n```\n";
+    let run = whole_file_run(&files, &[worked_out, command, "It holds 3840 readings."], prompt).await;
+    assert_eq!(run.outcome.text, "It holds 3840 readings.");
+    // The harness's own Bash call, run as any call: a real process.
+    assert_eq!(run.results(), [("Bash".into(), false, "3840\nexit code 0".into())]);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("was run; it printed:\n```\n3840\n```\nAnswer the question in one sentence."), "{sent}");
+    // A command that fails says nothing: the answer worked out stands.
+    let failing = "```bash\npython3 -c 'import nowhere'\n```\n";
+    let run = whole_file_run(&files, &[worked_out, failing], prompt).await;
+    assert_eq!(run.outcome.text, "3648");
+    assert!(run.results()[0].1, "the failed run is shown as failed: {:?}", run.results());
+    // An answer read off the files, with no sum done, runs nothing.
+    let run = whole_file_run(&files, &["`POLL_INTERVAL_S = 45`\n\nAnswer: 45\n"], "How often is it polled?").await;
+    assert_eq!(run.outcome.text, "45");
+    assert!(run.results().is_empty());
+    // In plan mode nothing runs.
+    let plan = files
+        .iter()
+        .fold(Scenario::new(), |scenario, (path, text)| scenario.file(path, text))
+        .tool_settings(whole_files())
+        .mode(PermissionMode::Plan)
+        .run(&[worked_out], prompt)
+        .await;
+    assert!(plan.results().is_empty());
+}
+
+#[tokio::test]
 async fn a_change_to_a_file_the_model_was_not_shown_hands_it_over_and_asks_again() {
     let cleanup = "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument(\"--dry-run\")\n";
     let usage = "# Usage\n\nOptions:\n\n- `--verbose`: print every file\n";

@@ -69,7 +69,7 @@ impl Conversation {
             return Ok(None);
         }
         let command = python_tests_command(&tests, pytest_installed().await);
-        let output = self.run_own_bash(Generation::default(), &command, cancel).await?;
+        let output = self.run_own_bash(Generation::default(), &command, None, cancel).await?;
         Ok(output.filter(|output| tests_failed(output)).map(|output| TestFailure {
             report: format!("the tests in {} fail:\n```\n{}\n```", tests.join(", "), last_lines(&output, SHOWN_LINES)),
             files: failing_files(&tests, &output),

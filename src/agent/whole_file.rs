@@ -74,6 +74,14 @@ const MAX_TEST_CHECKS: usize = 2;
 /// Put after a prompt that asks to run something.
 const RUN_ASK: &str = "Reply with the shell command that does what is asked, alone in a ```bash code block.";
 
+/// Put after a question whose answer a reply worked out by hand.
+const COMPUTE_ASK: &str = "Reply with one shell command that prints the answer by running the project's own code, \
+alone in a ```bash code block.";
+
+/// How long a command that computes an answer may run: one that starts a
+/// server instead says nothing of the answer.
+const COMPUTE_TIMEOUT_MS: u64 = 10_000;
+
 /// Put after the prompt: the one instruction such a model follows.
 const ASK: &str = "Reply with the whole new content of each file you change, each in a code block after its path. \
 If no file must change, answer in one sentence.";
@@ -114,7 +122,7 @@ impl Conversation {
         // tools is asked for the command, which the harness runs as its own
         // Bash call, approved as any; what it printed follows the prompt in
         // every ask of the turn, as a Stop hook's reason does.
-        let may_run = self.tools.harness_can_call("Bash") && self.policy.mode != PermissionMode::Plan;
+        let may_run = self.may_run_commands();
         if may_run && asks_to_run(&prompt) {
             match self.run_asked_command(&system, &messages, &shown, cancel).await {
                 Ok((printed, run_usage)) => {
@@ -349,6 +357,18 @@ impl Conversation {
         // the answer (`listen_address()` for "which port…"): asked for the
         // answer alone, it reads the files for one.
         if asks_question(prompt) {
+            // "86_400 / 45 = 1824": a model past tiny that works an answer
+            // out by hand gets its arithmetic wrong. The project's own
+            // code, run by a command the model writes, computes it.
+            if asks_for_fact(prompt) && does_arithmetic(&text) && self.may_run_commands() {
+                if let Some(printed) = self.computed(asking, generation, cancel).await? {
+                    let shown: String = handed.iter().map(HandedFile::shown).collect();
+                    let ask = format!("{printed}\nAnswer the question in one sentence.");
+                    let notice = "[asking for the answer from what the command printed…]";
+                    text = self.ask_again(asking, &shown, &ask, notice, generation, cancel).await?;
+                    return Ok((text, Vec::new()));
+                }
+            }
             // Worked out line by line, the answer is its last line; a
             // working out that ends without one is asked for it, with the
             // working out kept in the conversation.
@@ -643,21 +663,66 @@ impl Conversation {
             return Ok((None, generation.usage));
         };
         let usage = generation.usage;
-        let output = self.run_own_bash(generation, &command, cancel).await?;
+        let output = self.run_own_bash(generation, &command, None, cancel).await?;
         let printed = format!("`{command}` was run; it gave:\n```\n{}\n```", output.unwrap_or_default());
         Ok((Some(printed), usage))
     }
 
+    /// The answer to the question asked, computed by a command the model
+    /// writes, run as the harness's own Bash call: what it printed, to put
+    /// after the prompt, unless no command ran to its end and printed. The
+    /// ask's usage goes to `generation`'s.
+    async fn computed(
+        &mut self,
+        asking: &Asking<'_>,
+        generation: &mut Generation,
+        cancel: &CancellationToken,
+    ) -> Result<Option<String>, TurnOutcome> {
+        let shown: String = asking.handed.iter().map(HandedFile::shown).collect();
+        let messages = with_files(asking.messages.to_vec(), &shown, COMPUTE_ASK);
+        self.notify("[the answer was worked out by hand — asking for a command that computes it…]");
+        let mut reply = self.whole_file_reply(asking.system, messages, cancel).await.map_err(|mut outcome| {
+            outcome.usage += generation.usage;
+            outcome
+        })?;
+        // Counted once: with the answer, which the turn records last.
+        generation.usage += std::mem::take(&mut reply.usage);
+        let Some(command) = command_in(&reply_text(&reply)) else {
+            return Ok(None);
+        };
+        let output =
+            self.run_own_bash(reply, &command, Some(COMPUTE_TIMEOUT_MS), cancel).await.map_err(|mut outcome| {
+                outcome.usage += generation.usage;
+                outcome
+            })?;
+        let printed = output.as_deref().and_then(|output| output.strip_suffix("exit code 0")).map(str::trim_end);
+        Ok(printed
+            .filter(|printed| !printed.is_empty())
+            .map(|printed| format!("`{command}` was run; it printed:\n```\n{printed}\n```")))
+    }
+
+    /// Whether the harness may run its own Bash calls: the tool is on and
+    /// the turn is no plan.
+    fn may_run_commands(&self) -> bool {
+        self.tools.harness_can_call("Bash") && self.policy.mode != PermissionMode::Plan
+    }
+
     /// Runs `command` as the harness's own Bash call, approved as any,
     /// added to `generation` and recorded with its result: what the call
-    /// output, end trimmed. `Err` when the turn was cancelled meanwhile.
+    /// output, end trimmed. `timeout_ms` in place of the Bash tool's.
+    /// `Err` when the turn was cancelled meanwhile.
     pub(super) async fn run_own_bash(
         &mut self,
         mut generation: Generation,
         command: &str,
+        timeout_ms: Option<u64>,
         cancel: &CancellationToken,
     ) -> Result<Option<String>, TurnOutcome> {
-        self.add_harness_call(&mut generation, "Bash", serde_json::json!({ "command": command }));
+        let mut input = serde_json::json!({ "command": command });
+        if let Some(timeout_ms) = timeout_ms {
+            input["timeout_ms"] = timeout_ms.into();
+        }
+        self.add_harness_call(&mut generation, "Bash", input);
         let Generation { blocks, mut calls, usage, .. } = generation;
         self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(usage));
         let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
@@ -1367,7 +1432,16 @@ fn overlooked<'a>(
     // copied back, was the right one to look at: the model saw where the
     // change goes but not what it is.
     if echoed.iter().all(|f| names_file(prompt, f) || declares_asked(f)) {
-        return None;
+        // "cleanup.py gained --dry-run but the README doesn't mention it":
+        // code the prompt names, copied back, is what the change tells of;
+        // the prose it names, not copied, is where the change goes.
+        let named_prose: Vec<&HandedFile> = handed
+            .iter()
+            .filter(|f| is_prose(&f.path.rel) && names_file(prompt, f))
+            .filter(|f| !echoed.iter().any(|e| e.path.rel == f.path.rel))
+            .collect();
+        let echoed_code = echoed.iter().all(|f| !is_prose(&f.path.rel));
+        return (echoed_code && !named_prose.is_empty()).then_some((echoed, named_prose));
     }
     // Prose that mentions what the prompt asks about (a README) is no place
     // for the change unless the prompt names it, nor a test that fails
@@ -1970,6 +2044,17 @@ fn answer_line(reply: &str) -> Option<String> {
         .find(|line| line.get(..7).is_some_and(|head| head.eq_ignore_ascii_case("answer:")))?;
     let answer = line[7..].trim().trim_start_matches(['*', ' ']).trim();
     (!answer.is_empty()).then(|| answer.to_string())
+}
+
+/// Whether `reply` does arithmetic on numbers by hand, a result after an
+/// `=` on the line ("8000 + 1 = 8001", "\frac{86_400}{45} = 1824").
+fn does_arithmetic(reply: &str) -> bool {
+    static SUM: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let sum = SUM.get_or_init(|| {
+        regex::Regex::new(r"(\d\s*([-+*/×÷%]|\\times|\\div|\\cdot)\s*\(?\d|\\frac\s*\{\s*\d).*=\s*\$?\d")
+            .expect("a valid pattern")
+    });
+    reply.lines().any(|line| sum.is_match(line))
 }
 
 /// Whether `prompt` asks for a fact of the code: a question, not one that
@@ -3079,6 +3164,16 @@ mod tests {
     }
 
     #[test]
+    fn a_sum_done_by_hand_is_told_from_numbers_quoted() {
+        assert!(does_arithmetic("Then `8000 + 1 = 8001`."));
+        assert!(does_arithmetic("READINGS_PER_DAY = \\frac{86_400}{45} = 1824"));
+        assert!(does_arithmetic("CAPACITY = 1824 \\times 2 + 32 = 3680"));
+        assert!(!does_arithmetic("`PORT = 8000`\nAnswer: 8000"));
+        assert!(!does_arithmetic("It was released on 2024-05-04."));
+        assert!(!does_arithmetic("`TIMEOUT = 30 * 60`"), "quoted code, no result");
+    }
+
+    #[test]
     fn a_reply_of_code_blocks_alone_says_nothing_in_words() {
         assert!(only_code("```python\nlisten_address()\n```\n"));
         assert!(!only_code("It listens on 8000:\n```python\n\"port\": 8000,\n```\n"));
@@ -3111,6 +3206,16 @@ mod tests {
         assert_eq!(paths(asked), ["shop/shipping.py"]);
         // Nothing to tell them apart: no file to ask for.
         assert!(overlooked(&copy, "It is broken. Fix it.", &handed, &[]).is_none());
+        // The code the prompt names copied back: the README it names.
+        let flag = [
+            handed_file("README.md", "# cleanup\n\nOptions:\n- `--verbose`\n"),
+            handed_file("cleanup.py", "import argparse\nparser.add_argument(\"--dry-run\")\n"),
+        ];
+        let cleanup = format!("```python\n{}```\n", flag[1].text);
+        let prompt = "cleanup.py gained a --dry-run flag but the README doesn't mention it. Add it.";
+        let (_, asked) = overlooked(&cleanup, prompt, &flag, &[]).expect("the README");
+        assert_eq!(paths(asked), ["README.md"]);
+        assert!(overlooked(&cleanup, "cleanup.py ignores --dry-run. Fix it.", &flag, &[]).is_none());
         // A test that fails until the change is made is no place for it.
         let two = [handed[0].clone(), handed[4].clone()];
         let cart = format!("```python\n{}```\n", handed[0].text);
