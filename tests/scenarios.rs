@@ -2932,6 +2932,23 @@ async fn an_answer_worked_out_by_hand_is_computed_by_the_projects_own_code() {
 }
 
 #[tokio::test]
+async fn what_the_request_says_stays_as_it_is_is_left_out_of_a_change() {
+    let ini = "; Services.\n\n[web]\nport = 8080\nlog_level = INFO\n\n[worker]\nqueue = jobs\nlog_level = INFO\n";
+    let prompt = "Turn on debug logging for the worker in app.ini, but leave the web server's logging as it is.";
+    let every = format!("app.ini\n```ini\n{}```\n", ini.replace("INFO", "DEBUG"));
+    let run = whole_file_run(&[("app.ini", ini)], &[&every], prompt).await;
+    let worker_only =
+        "; Services.\n\n[web]\nport = 8080\nlog_level = INFO\n\n[worker]\nqueue = jobs\nlog_level = DEBUG\n";
+    assert_eq!(run.read("app.ini"), worker_only);
+    assert!(run.text().contains("[the reply also changed web in app.ini, which the request says stays as it is"));
+    // A change only there is no change.
+    let web_only = format!("app.ini\n```ini\n{}```\n", ini.replacen("INFO", "DEBUG", 1));
+    let run = whole_file_run(&[("app.ini", ini)], &[&web_only], prompt).await;
+    assert_eq!(run.read("app.ini"), ini);
+    assert!(run.results().is_empty(), "{:?}", run.results());
+}
+
+#[tokio::test]
 async fn a_change_to_a_file_the_model_was_not_shown_hands_it_over_and_asks_again() {
     let cleanup = "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument(\"--dry-run\")\n";
     let usage = "# Usage\n\nOptions:\n\n- `--verbose`: print every file\n";

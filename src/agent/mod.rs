@@ -9,6 +9,7 @@ mod attach;
 pub mod context;
 pub mod guard;
 pub mod hooks;
+mod kept;
 pub mod prompt;
 mod repetition;
 mod rewrite;

@@ -15,6 +15,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::attach::{MAX_BYTES, MAX_LINES};
+use super::kept::{kept_names, sparing};
 use super::prompt::load_rules;
 use super::rewrite::{Rewrite, rewrite_of};
 use super::turn::{Generation, StreamEnd, sent_back};
@@ -294,6 +295,37 @@ impl Conversation {
                     tampered.join(", ")
                 ));
                 changes.retain(|(_, input)| !tampered.iter().any(|path| input["file_path"] == path.as_str()));
+            }
+        }
+        // "…but leave the web server's logging as it is": what a reply
+        // changes there anyway (the 1.5B set every log level to DEBUG) is
+        // left out, and the user told.
+        let kept = kept_names(prompt);
+        if !kept.is_empty() {
+            let mut spared = Vec::new();
+            changes = changes
+                .into_iter()
+                .filter_map(|change| {
+                    let file = handed.iter().find(|f| change.1["file_path"] == f.path.display())?;
+                    let Some(changed) = changed_file(&change, handed).filter(|_| !file.text.is_empty()) else {
+                        return Some(change);
+                    };
+                    let (text, parts) = sparing(&file.path.rel, &file.text, &changed.text, &kept);
+                    if parts.is_empty() {
+                        return Some(change);
+                    }
+                    spared.push(format!("{} in {}", parts.join(", "), file.path.display()));
+                    let path = file.path.display();
+                    (text != file.text).then(|| {
+                        ("Edit", serde_json::json!({ "file_path": path, "old_string": file.text, "new_string": text }))
+                    })
+                })
+                .collect();
+            if !spared.is_empty() {
+                self.notify(&format!(
+                    "[the reply also changed {}, which the request says stays as it is — that part left out]",
+                    spared.join("; ")
+                ));
             }
         }
         // A change to a file the model was not shown (a README.md written
@@ -1384,7 +1416,7 @@ fn code_uses(text: &str, name: &str) -> bool {
 /// The name `line` declares, if it declares one: a declaring keyword led
 /// only by modifiers (`pub fn main`, `export default function f`), so that
 /// prose ("the type checker") declares nothing.
-fn declared_name(line: &str) -> Option<&str> {
+pub(super) fn declared_name(line: &str) -> Option<&str> {
     const KEYWORDS: [&str; 9] = ["def", "class", "function", "fn", "func", "struct", "enum", "interface", "type"];
     const MODIFIERS: [&str; 10] =
         ["pub", "crate", "export", "default", "async", "static", "public", "private", "abstract", "unsafe"];
