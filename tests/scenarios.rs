@@ -2911,11 +2911,18 @@ async fn an_answer_worked_out_by_hand_is_computed_by_the_projects_own_code() {
     assert_eq!(run.results(), [("Bash".into(), false, "3840\nexit code 0".into())]);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("was run; it printed:\n```\n3840\n```\nAnswer the question in one sentence."), "{sent}");
-    // A command that fails says nothing: the answer worked out stands.
+    // A command that fails is shown failing and asked for again.
     let failing = "```bash\npython3 -c 'import nowhere'\n```\n";
-    let run = whole_file_run(&files, &[worked_out, failing], prompt).await;
+    let run = whole_file_run(&files, &[worked_out, failing, command, "It holds 3840 readings."], prompt).await;
+    assert_eq!(run.outcome.text, "It holds 3840 readings.");
+    let results = run.results();
+    assert!(results[0].1 && results[0].2.contains("No module named 'nowhere'"), "{results:?}");
+    assert_eq!(results[1], ("Bash".into(), false, "3840\nexit code 0".into()));
+    assert!(run.text().contains("[the command gave no answer — asking for another…]"));
+    // Failing twice, it says nothing: the answer worked out stands.
+    let run = whole_file_run(&files, &[worked_out, failing, failing], prompt).await;
     assert_eq!(run.outcome.text, "3648");
-    assert!(run.results()[0].1, "the failed run is shown as failed: {:?}", run.results());
+    assert!(run.results().iter().all(|(_, failed, _)| *failed), "shown as failed: {:?}", run.results());
     // An answer read off the files, with no sum done, runs nothing.
     let run = whole_file_run(&files, &["`POLL_INTERVAL_S = 45`\n\nAnswer: 45\n"], "How often is it polled?").await;
     assert_eq!(run.outcome.text, "45");

@@ -79,6 +79,9 @@ const RUN_ASK: &str = "Reply with the shell command that does what is asked, alo
 const COMPUTE_ASK: &str = "Reply with one shell command that prints the answer by running the project's own code, \
 alone in a ```bash code block.";
 
+/// Put after what a command that gave no answer printed.
+const COMPUTE_AGAIN: &str = "Reply with one shell command that prints the answer, alone in a ```bash code block.";
+
 /// How long a command that computes an answer may run: one that starts a
 /// server instead says nothing of the answer.
 const COMPUTE_TIMEOUT_MS: u64 = 10_000;
@@ -702,35 +705,63 @@ impl Conversation {
 
     /// The answer to the question asked, computed by a command the model
     /// writes, run as the harness's own Bash call: what it printed, to put
-    /// after the prompt, unless no command ran to its end and printed. The
-    /// ask's usage goes to `generation`'s.
+    /// after the prompt, unless no command ran to its end and printed. A
+    /// command that failed or printed nothing is shown so and asked for
+    /// again, as an agent reads an error and tries again. The asks' usage
+    /// goes to `generation`'s.
     async fn computed(
         &mut self,
         asking: &Asking<'_>,
         generation: &mut Generation,
         cancel: &CancellationToken,
     ) -> Result<Option<String>, TurnOutcome> {
+        const MAX_COMMANDS: usize = 2;
         let shown: String = asking.handed.iter().map(HandedFile::shown).collect();
-        let messages = with_files(asking.messages.to_vec(), &shown, COMPUTE_ASK);
+        let mut messages = with_files(asking.messages.to_vec(), &shown, COMPUTE_ASK);
         self.notify("[the answer was worked out by hand — asking for a command that computes it…]");
-        let mut reply = self.whole_file_reply(asking.system, messages, cancel).await.map_err(|mut outcome| {
-            outcome.usage += generation.usage;
-            outcome
-        })?;
-        // Counted once: with the answer, which the turn records last.
-        generation.usage += std::mem::take(&mut reply.usage);
-        let Some(command) = command_in(&reply_text(&reply)) else {
-            return Ok(None);
-        };
-        let output =
-            self.run_own_bash(reply, &command, Some(COMPUTE_TIMEOUT_MS), cancel).await.map_err(|mut outcome| {
-                outcome.usage += generation.usage;
-                outcome
-            })?;
-        let printed = output.as_deref().and_then(|output| output.strip_suffix("exit code 0")).map(str::trim_end);
-        Ok(printed
-            .filter(|printed| !printed.is_empty())
-            .map(|printed| format!("`{command}` was run; it printed:\n```\n{printed}\n```")))
+        for tried in 1..=MAX_COMMANDS {
+            let mut reply = self
+                .whole_file_reply(asking.system, messages.clone(), cancel)
+                .await
+                .map_err(adding(generation.usage))?;
+            // Counted once: with the answer, which the turn records last.
+            generation.usage += std::mem::take(&mut reply.usage);
+            let said = reply_text(&reply);
+            let Some(command) = command_in(&said) else {
+                return Ok(None);
+            };
+            let output = self
+                .run_own_bash(reply, &command, Some(COMPUTE_TIMEOUT_MS), cancel)
+                .await
+                .map_err(adding(generation.usage))?
+                .unwrap_or_default();
+            let (printed, code) = output.rsplit_once('\n').unwrap_or(("", &output));
+            // Refused, timed out or killed: nothing to correct.
+            let Some(code) = code.strip_prefix("exit code ") else {
+                return Ok(None);
+            };
+            let printed = printed.trim_end();
+            if code == "0" && !printed.is_empty() {
+                return Ok(Some(format!("`{command}` was run; it printed:\n```\n{printed}\n```")));
+            }
+            if tried == MAX_COMMANDS {
+                break;
+            }
+            let told = if printed.is_empty() {
+                let how = value_printing(&command)
+                    .map(|how| format!(" To print a value it computes: `{how}`."))
+                    .unwrap_or_default();
+                format!("`{command}` printed nothing.{how}")
+            } else {
+                let tail: Vec<&str> = printed.lines().rev().take(15).collect();
+                let tail: Vec<&str> = tail.into_iter().rev().collect();
+                format!("`{command}` failed:\n```\n{}\n```", tail.join("\n"))
+            };
+            messages.push(Message { role: Role::Assistant, blocks: vec![Block::Text { text: said }] });
+            messages.push(Message::user_text(format!("{told}\n{COMPUTE_AGAIN}")));
+            self.notify("[the command gave no answer — asking for another…]");
+        }
+        Ok(None)
     }
 
     /// Whether the harness may run its own Bash calls: the tool is on and
@@ -2078,6 +2109,34 @@ fn answer_line(reply: &str) -> Option<String> {
     (!answer.is_empty()).then(|| answer.to_string())
 }
 
+/// For a command that runs a script (`python buffer.py`), one that
+/// imports it and prints a value of it, its name left to fill in: run as a
+/// script, a module prints only what it prints itself.
+fn value_printing(command: &str) -> Option<String> {
+    let mut words = command.split_whitespace();
+    let program = words.next()?;
+    let script = words.next().filter(|word| !word.starts_with('-'))?;
+    let program = program.rsplit('/').next().unwrap_or(program);
+    if program.starts_with("python") {
+        let module = script.strip_suffix(".py")?.trim_start_matches("./").replace('/', ".");
+        Some(format!("python3 -c 'import {module}; print({module}.<name>)'"))
+    } else if program == "node" {
+        let module = script.trim_end_matches(".js");
+        let module = if module.starts_with('.') { module.to_string() } else { format!("./{module}") };
+        Some(format!("node -e \"console.log(require('{module}').<name>)\""))
+    } else {
+        None
+    }
+}
+
+/// What ends a turn, with `usage` spent before it added.
+fn adding(usage: Usage) -> impl FnOnce(TurnOutcome) -> TurnOutcome {
+    move |mut outcome| {
+        outcome.usage += usage;
+        outcome
+    }
+}
+
 /// Whether `reply` does arithmetic on numbers by hand, a result after an
 /// `=` on the line ("8000 + 1 = 8001", "\frac{86_400}{45} = 1824").
 fn does_arithmetic(reply: &str) -> bool {
@@ -3193,6 +3252,21 @@ mod tests {
         // Where comments are not known, every change counts.
         assert!(!comments_only_differ("notes.md", "# A\n", "# B\n"));
         assert!(asks_about_comments("Fix the typo in the docstring of read.") && !asks_about_comments("Fix read."));
+    }
+
+    #[test]
+    fn a_script_that_printed_nothing_is_imported_to_print_a_value() {
+        assert_eq!(value_printing("python buffer.py").unwrap(), "python3 -c 'import buffer; print(buffer.<name>)'");
+        assert_eq!(
+            value_printing("python3 ./app/config.py").unwrap(),
+            "python3 -c 'import app.config; print(app.config.<name>)'"
+        );
+        assert_eq!(
+            value_printing("node lib/limits.js").unwrap(),
+            "node -e \"console.log(require('./lib/limits').<name>)\""
+        );
+        assert!(value_printing("python3 -c 'print(1)'").is_none());
+        assert!(value_printing("cat config.py").is_none());
     }
 
     #[test]
