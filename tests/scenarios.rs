@@ -2948,9 +2948,13 @@ async fn what_the_request_says_stays_as_it_is_is_left_out_of_a_change() {
         "; Services.\n\n[web]\nport = 8080\nlog_level = INFO\n\n[worker]\nqueue = jobs\nlog_level = DEBUG\n";
     assert_eq!(run.read("app.ini"), worker_only);
     assert!(run.text().contains("[the reply also changed web in app.ini, which the request says stays as it is"));
-    // A change only there is no change.
+    // A change only there changes nothing: the model is asked again.
     let web_only = format!("app.ini\n```ini\n{}```\n", ini.replacen("INFO", "DEBUG", 1));
-    let run = whole_file_run(&[("app.ini", ini)], &[&web_only], prompt).await;
+    let run = whole_file_run(&[("app.ini", ini)], &[&web_only, &every], prompt).await;
+    assert_eq!(run.read("app.ini"), worker_only);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.ends_with("Reply with the whole new content of app.ini, changed as asked; web stays as it is, in a code block after its path."), "{sent}");
+    let run = whole_file_run(&[("app.ini", ini)], &[&web_only, &web_only], prompt).await;
     assert_eq!(run.read("app.ini"), ini);
     assert!(run.results().is_empty(), "{:?}", run.results());
 }

@@ -244,7 +244,7 @@ impl Conversation {
         let ask = self.first_ask(prompt);
         let mut generation = self.whole_file_reply(system, with_files(messages.to_vec(), &shown, ask), cancel).await?;
         // In plan mode the files a reply shows are the plan, not changes.
-        let (text, mut changes) = if self.policy.mode == PermissionMode::Plan {
+        let (mut text, mut changes) = if self.policy.mode == PermissionMode::Plan {
             (reply_text(&generation), Vec::new())
         } else {
             let asking = Asking { system, messages, prompt, handed, checks };
@@ -302,35 +302,24 @@ impl Conversation {
         }
         // "…but leave the web server's logging as it is": what a reply
         // changes there anyway (the 1.5B set every log level to DEBUG) is
-        // left out, and the user told.
+        // left out, and the user told. A reply that changed only that (the
+        // 0.5B scaled the web service, not the worker) is asked again.
         let kept = kept_names(prompt);
-        if !kept.is_empty() {
-            let mut spared = Vec::new();
-            changes = changes
-                .into_iter()
-                .filter_map(|change| {
-                    let file = handed.iter().find(|f| change.1["file_path"] == f.path.display())?;
-                    let Some(changed) = changed_file(&change, handed).filter(|_| !file.text.is_empty()) else {
-                        return Some(change);
-                    };
-                    let (text, parts) = sparing(&file.path.rel, &file.text, &changed.text, &kept);
-                    if parts.is_empty() {
-                        return Some(change);
-                    }
-                    spared.push(format!("{} in {}", parts.join(", "), file.path.display()));
-                    let path = file.path.display();
-                    (text != file.text).then(|| {
-                        ("Edit", serde_json::json!({ "file_path": path, "old_string": file.text, "new_string": text }))
-                    })
-                })
-                .collect();
-            if !spared.is_empty() {
-                self.notify(&format!(
-                    "[the reply also changed {}, which the request says stays as it is — that part left out]",
-                    spared.join("; ")
-                ));
-            }
+        let mut spared;
+        (changes, spared) = spare_kept(changes, handed, &kept);
+        let only_kept = spared.first().filter(|_| changes.is_empty()).map(|(file, parts)| (*file, parts.join(", ")));
+        if let Some((file, parts)) = only_kept {
+            let path = file.path.display();
+            let notice = format!(
+                "[the reply changed only {parts} in {path}, which the request says stays as it is — asking again…]"
+            );
+            let how = format!(", changed as asked; {parts} stays as it is");
+            let asking = Asking { system, messages, prompt, handed, checks };
+            let again;
+            (text, again) = self.file_asked(&asking, file, &how, &notice, &mut generation, cancel).await?;
+            (changes, spared) = spare_kept(again, handed, &kept);
         }
+        self.tell_spared(&spared);
         // A change to a file the model was not shown (a README.md written
         // from what READMEs say) is a guess at it, which the read guard
         // refuses: handed that file and asked again, it changes what is there.
@@ -895,6 +884,19 @@ impl Conversation {
     /// Tells the user, between the model's replies, what the turn does next.
     fn notify(&self, notice: &str) {
         self.events.emit(Event::Text { text: format!("\n{notice}\n") });
+    }
+
+    /// Tells the user what of a change was left out as `spare_kept` left it.
+    fn tell_spared(&self, spared: &[(&HandedFile, Vec<String>)]) {
+        if spared.is_empty() {
+            return;
+        }
+        let what: Vec<String> =
+            spared.iter().map(|(file, parts)| format!("{} in {}", parts.join(", "), file.path.display())).collect();
+        self.notify(&format!(
+            "[the reply also changed {}, which the request says stays as it is — that part left out]",
+            what.join("; ")
+        ));
     }
 
     /// The Edit that makes the one line of `files` that `reply` shows fixed:
@@ -2129,6 +2131,42 @@ fn value_printing(command: &str) -> Option<String> {
     }
 }
 
+/// `changes` with what they change in the parts of handed files named
+/// `kept` undone (a change left with nothing to change dropped), and the
+/// files where some was, each with the names of those parts.
+fn spare_kept<'a>(
+    changes: Vec<Change>,
+    handed: &'a [HandedFile],
+    kept: &[String],
+) -> (Vec<Change>, Vec<(&'a HandedFile, Vec<String>)>) {
+    let mut spared = Vec::new();
+    if kept.is_empty() {
+        return (changes, spared);
+    }
+    let changes = changes
+        .into_iter()
+        .filter_map(|change| {
+            let file = handed.iter().find(|f| change.1["file_path"] == f.path.display());
+            // A new file has no part to keep.
+            let Some((file, changed)) =
+                file.filter(|f| !f.text.is_empty()).and_then(|f| Some((f, changed_file(&change, handed)?)))
+            else {
+                return Some(change);
+            };
+            let (text, parts) = sparing(&file.path.rel, &file.text, &changed.text, kept);
+            if parts.is_empty() {
+                return Some(change);
+            }
+            spared.push((file, parts));
+            let path = file.path.display();
+            (text != file.text).then(|| {
+                ("Edit", serde_json::json!({ "file_path": path, "old_string": file.text, "new_string": text }))
+            })
+        })
+        .collect();
+    (changes, spared)
+}
+
 /// What ends a turn, with `usage` spent before it added.
 fn adding(usage: Usage) -> impl FnOnce(TurnOutcome) -> TurnOutcome {
     move |mut outcome| {
@@ -3252,6 +3290,21 @@ mod tests {
         // Where comments are not known, every change counts.
         assert!(!comments_only_differ("notes.md", "# A\n", "# B\n"));
         assert!(asks_about_comments("Fix the typo in the docstring of read.") && !asks_about_comments("Fix read."));
+    }
+
+    #[test]
+    fn only_the_parts_kept_are_left_out_of_changes() {
+        let handed = [handed_file("app.ini", "[web]\nlevel = INFO\n[worker]\nlevel = INFO\n")];
+        let both: Change = (
+            "Edit",
+            serde_json::json!({ "file_path": "app.ini", "old_string": "INFO\n[worker]\nlevel = INFO", "new_string": "DEBUG\n[worker]\nlevel = DEBUG" }),
+        );
+        let new_file: Change = ("Write", serde_json::json!({ "file_path": "web.md", "content": "web\n" }));
+        let (changes, spared) = spare_kept(vec![both.clone(), new_file.clone()], &handed, &["web".to_string()]);
+        assert_eq!(changes[0].1["new_string"], "[web]\nlevel = INFO\n[worker]\nlevel = DEBUG\n");
+        assert_eq!(changes[1], new_file, "a new file has no part to keep");
+        assert_eq!(spared[0].1, ["web"]);
+        assert_eq!(spare_kept(vec![both.clone()], &handed, &[]).0, [both]);
     }
 
     #[test]
