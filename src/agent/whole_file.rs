@@ -505,8 +505,7 @@ impl Conversation {
                     let path = user.path.display();
                     self.notify(&format!("[{path} uses what the change renames — renaming {what} there too]"));
                     changes.retain(|(_, input)| input["file_path"] != path);
-                    let input = serde_json::json!({ "file_path": path, "old_string": user.text, "new_string": text });
-                    changes.push(("Edit", input));
+                    changes.push(edit(path, &user.text, &text));
                 }
                 return Ok((text, changes));
             }
@@ -948,12 +947,7 @@ impl Conversation {
             }
             _ => (old.to_string(), new_line),
         };
-        let input = serde_json::json!({
-            "file_path": file.path.display(),
-            "old_string": old_string,
-            "new_string": new_string,
-        });
-        Some(("Edit", input))
+        Some(edit(file.path.display(), &old_string, &new_string))
     }
 
     /// One reply to `messages`, as text: offered no tools, the model has no
@@ -1257,9 +1251,7 @@ impl Conversation {
                 if self.only_comments_changed(prompt, &path, &text, &after) || self.breaks_file(&path, &text, &after) {
                     continue;
                 }
-                let input =
-                    serde_json::json!({ "file_path": file_path, "old_string": old_string, "new_string": new_string });
-                calls.push(("Edit", input));
+                calls.push(edit(&file_path, &old_string, &new_string));
             } else if whole_version_likeness(&text, &shown.text).is_some()
                 || (shown.path.is_some() && rewrites_whole(&text, &shown.text))
             {
@@ -1270,8 +1262,7 @@ impl Conversation {
                 {
                     continue;
                 }
-                let input = serde_json::json!({ "file_path": file_path, "old_string": text, "new_string": shown.text });
-                calls.push(("Edit", input));
+                calls.push(edit(&file_path, &text, &shown.text));
             } else if is_new_code(&text, &shown.text) && !handed.iter().any(|f| same_code(&f.text, &shown.text)) {
                 // Another handed file's copy under this one's path is no
                 // addition to it: the model labelled the wrong file.
@@ -1591,12 +1582,7 @@ fn added_import(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Op
     if needing.next().is_some() {
         return None;
     }
-    let input = serde_json::json!({
-        "file_path": file.path.display(),
-        "old_string": text,
-        "new_string": with_import(text, import),
-    });
-    Some(("Edit", input))
+    Some(edit(file.path.display(), text, &with_import(text, import)))
 }
 
 /// The Edit that gives a name the value a reply line sets it to (`per_page
@@ -1625,8 +1611,7 @@ fn setting_fix(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Opt
     }
     let start = line.find(old).filter(|_| line.matches(old).count() == 1)?;
     let fixed = format!("{}{value}{}", &line[..start], &line[start + old.len()..]);
-    let input = serde_json::json!({ "file_path": file.path.display(), "old_string": line, "new_string": fixed });
-    Some(("Edit", input))
+    Some(edit(file.path.display(), line, &fixed))
 }
 
 /// The name and value of a line that only sets one (`per_page = 20`,
@@ -1821,14 +1806,7 @@ fn renamed_everywhere(handed: &[HandedFile], old: &str, new: &str) -> Vec<Change
     handed
         .iter()
         .filter(|f| f.part.is_none() && !is_prose(&f.path.rel) && uses_word(&f.text, old))
-        .map(|f| {
-            let input = serde_json::json!({
-                "file_path": f.path.display(),
-                "old_string": f.text,
-                "new_string": replace_word(&f.text, old, new),
-            });
-            ("Edit", input)
-        })
+        .map(|f| edit(f.path.display(), &f.text, &replace_word(&f.text, old, new)))
         .collect()
 }
 
@@ -2159,12 +2137,15 @@ fn spare_kept<'a>(
             }
             spared.push((file, parts));
             let path = file.path.display();
-            (text != file.text).then(|| {
-                ("Edit", serde_json::json!({ "file_path": path, "old_string": file.text, "new_string": text }))
-            })
+            (text != file.text).then(|| edit(path, &file.text, &text))
         })
         .collect();
     (changes, spared)
+}
+
+/// The Edit that replaces `old` with `new` in the file at `path`.
+fn edit(path: impl serde::Serialize, old: &str, new: &str) -> Change {
+    ("Edit", serde_json::json!({ "file_path": path, "old_string": old, "new_string": new }))
 }
 
 /// What ends a turn, with `usage` spent before it added.
