@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use similar::DiffOp;
 
-use super::whole_file::declared_name;
+use super::whole_file::{declared_name, words};
 
 /// The names of the parts of a file that `prompt` says stay as they are
 /// and names nowhere else: `web` for "Scale the worker to 3; the web
@@ -29,19 +29,14 @@ pub(super) fn kept_names(prompt: &str) -> Vec<String> {
         let phrase = ["a", "b", "c"].iter().find_map(|group| found.name(group)).map(|m| m.as_str()).unwrap_or("");
         rest = rest.replacen(found.get(0).map(|m| m.as_str()).unwrap_or(""), " ", 1);
         names.extend(
-            phrase
-                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            words(phrase)
                 .filter(|word| {
                     word.len() > 1 && !["the", "its", "their", "all"].contains(&word.to_lowercase().as_str())
                 })
                 .map(str::to_lowercase),
         );
     }
-    let elsewhere: Vec<String> = rest
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let elsewhere: Vec<String> = words(&rest).map(str::to_lowercase).collect();
     names.retain(|name| !elsewhere.contains(name));
     names.dedup();
     names

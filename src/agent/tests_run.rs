@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use tokio_util::sync::CancellationToken;
 
 use super::turn::Generation;
+use super::whole_file::exited;
 use super::{Conversation, TurnOutcome};
 
 /// The lines of a failing run the model is shown: a traceback ends with
@@ -102,11 +103,7 @@ fn python_tests_command(tests: &[&str], pytest: bool) -> String {
 /// a refused or timed-out run says nothing of the change, and pytest's
 /// exit code 5 means it found no test.
 fn tests_failed(output: &str) -> bool {
-    output
-        .lines()
-        .last()
-        .and_then(|line| line.strip_prefix("exit code "))
-        .is_some_and(|code| code != "0" && code != "5")
+    exited(output).is_some_and(|(_, code)| code != "0" && code != "5")
 }
 
 /// The files of `tests` a run's output reports a test of failing
@@ -122,7 +119,7 @@ fn failing_files(tests: &[&str], output: &str) -> Vec<String> {
     if named.is_empty() { tests.iter().map(|test| test.to_string()).collect() } else { named }
 }
 
-fn last_lines(text: &str, count: usize) -> String {
+pub(super) fn last_lines(text: &str, count: usize) -> String {
     let lines: Vec<&str> = text.trim_end().lines().collect();
     lines[lines.len().saturating_sub(count)..].join("\n")
 }

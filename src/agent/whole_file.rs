@@ -18,6 +18,7 @@ use super::attach::{MAX_BYTES, MAX_LINES};
 use super::kept::{kept_names, sparing};
 use super::prompt::load_rules;
 use super::rewrite::{Rewrite, rewrite_of};
+use super::tests_run::last_lines;
 use super::turn::{Generation, StreamEnd, sent_back};
 use super::{Conversation, TurnOutcome};
 use crate::config::ToolProfile;
@@ -81,6 +82,9 @@ alone in a ```bash code block.";
 
 /// Put after what a command that gave no answer printed.
 const COMPUTE_AGAIN: &str = "Reply with one shell command that prints the answer, alone in a ```bash code block.";
+
+/// The lines of a failed command's output the model is shown again.
+const FAILED_COMMAND_LINES: usize = 15;
 
 /// How long a command that computes an answer may run: one that starts a
 /// server instead says nothing of the answer.
@@ -723,9 +727,8 @@ impl Conversation {
                 .await
                 .map_err(adding(generation.usage))?
                 .unwrap_or_default();
-            let (printed, code) = output.rsplit_once('\n').unwrap_or(("", &output));
             // Refused, timed out or killed: nothing to correct.
-            let Some(code) = code.strip_prefix("exit code ") else {
+            let Some((printed, code)) = exited(&output) else {
                 return Ok(None);
             };
             let printed = printed.trim_end();
@@ -741,9 +744,7 @@ impl Conversation {
                     .unwrap_or_default();
                 format!("`{command}` printed nothing.{how}")
             } else {
-                let tail: Vec<&str> = printed.lines().rev().take(15).collect();
-                let tail: Vec<&str> = tail.into_iter().rev().collect();
-                format!("`{command}` failed:\n```\n{}\n```", tail.join("\n"))
+                format!("`{command}` failed:\n```\n{}\n```", last_lines(printed, FAILED_COMMAND_LINES))
             };
             messages.push(Message { role: Role::Assistant, blocks: vec![Block::Text { text: said }] });
             messages.push(Message::user_text(format!("{told}\n{COMPUTE_AGAIN}")));
@@ -1868,7 +1869,7 @@ fn is_word(c: char) -> bool {
 }
 
 /// The words of `text`, as code names them (`in_stock`, `parseDate`).
-fn words(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !is_word(c)).filter(|word| !word.is_empty())
 }
 
@@ -2087,6 +2088,14 @@ fn answer_line(reply: &str) -> Option<String> {
         .find(|line| line.get(..7).is_some_and(|head| head.eq_ignore_ascii_case("answer:")))?;
     let answer = line[7..].trim().trim_start_matches(['*', ' ']).trim();
     (!answer.is_empty()).then(|| answer.to_string())
+}
+
+/// What a command run by the Bash tool printed and the exit code it
+/// ended with, from the tool's output; `None` when it ran to no exit (it
+/// was refused, timed out or killed).
+pub(super) fn exited(output: &str) -> Option<(&str, &str)> {
+    let (printed, status) = output.rsplit_once('\n').unwrap_or(("", output));
+    Some((printed, status.strip_prefix("exit code ")?))
 }
 
 /// For a command that runs a script (`python buffer.py`), one that
