@@ -142,6 +142,25 @@ async fn dropping_the_stream_stops_generation_within_a_token() {
 }
 
 #[tokio::test]
+async fn a_fresh_try_is_sampled_repeatably_and_each_try_differs() {
+    let _guard = exclusive();
+    let backend = shared();
+    let ask = |resample| CompletionRequest {
+        resample,
+        ..request(vec![Message::user_text("Write a short poem about the sea.")])
+    };
+    let (greedy, _, _) = generate(&backend, ask(None)).await;
+    let (first, _, _) = generate(&backend, ask(Some(1))).await;
+    let (second, _, _) = generate(&backend, ask(Some(2))).await;
+    assert_ne!(first, second, "each try is seeded apart");
+    assert!(first != greedy || second != greedy, "a fresh try leaves the greedy reply: {greedy:?}");
+    let (first_again, _, _) = generate(&backend, ask(Some(1))).await;
+    assert_eq!(first_again, first, "a try repeats, so a run does");
+    let (greedy_again, _, _) = generate(&backend, ask(None)).await;
+    assert_eq!(greedy_again, greedy, "greedy decoding is untouched by the tries before it");
+}
+
+#[tokio::test]
 async fn a_prompt_larger_than_the_context_is_a_clear_error() {
     let _guard = exclusive();
     let backend = shared();

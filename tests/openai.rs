@@ -460,6 +460,32 @@ async fn gemma_streams_counts_exactly_and_frees_its_slot_when_cancelled() {
     }
 }
 
+#[tokio::test]
+async fn a_fresh_try_is_sent_sampled_and_seeded_so_it_repeats() {
+    let _lock = exclusive();
+    let server = LlamaServer::start(&model("TACK_TEST_MODEL"), &["-c", "4096"]);
+    let backend = OpenAiBackend::connect(server_settings(&server)).await.unwrap();
+    let reply = |resample| {
+        let request = CompletionRequest { resample, ..plain_request("Write a short poem about the sea.") };
+        let stream = backend.stream(request);
+        async move {
+            let chunks: Vec<_> = stream.collect().await;
+            chunks
+                .into_iter()
+                .filter_map(|chunk| match chunk.unwrap() {
+                    ModelChunk::Text(text) => Some(text),
+                    _ => None,
+                })
+                .collect::<String>()
+        }
+    };
+    let greedy = reply(None).await;
+    let (first, second) = (reply(Some(1)).await, reply(Some(2)).await);
+    assert_ne!(first, second, "each try is seeded apart");
+    assert!(first != greedy || second != greedy, "a fresh try leaves the greedy reply: {greedy:?}");
+    assert_eq!(reply(Some(1)).await, first, "a try repeats, so a run does");
+}
+
 #[test]
 fn a_server_killed_mid_stream_ends_tack_run_with_a_clear_error_and_a_session_that_loads() {
     use std::io::BufRead;

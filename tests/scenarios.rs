@@ -1995,15 +1995,20 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     };
     assert!(told(&run, "asking for mathutil.py by name"));
 
-    // A copy again: nothing changes, and there is no third try.
-    let run = whole_file_run(
-        &[("README.md", readme)],
-        &[echo, "```\n\n```\n"],
-        "Create mathutil.py with a function is_even(n).",
-    )
-    .await;
+    // A copy again: nothing changes, and there is no third ask. The first
+    // ask is tried afresh, sampled, and the reply that changes what greedy
+    // decoding never did is taken.
+    let empty = "```\n\n```\n";
+    let prompt = "Create mathutil.py with a function is_even(n).";
+    let run = whole_file_run(&[("README.md", readme)], &[echo, empty, echo, empty, is_even], prompt).await;
+    assert_eq!(run.read("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n");
+    assert_eq!(run.backend.last_request().unwrap().resample, Some(2));
+    assert!(told(&run, "trying afresh, sampled (1 of 3)") && told(&run, "trying afresh, sampled (2 of 3)"));
+    // Three fresh tries that change nothing either: the turn ends unchanged.
+    let run = whole_file_run(&[("README.md", readme)], &[echo, empty].repeat(4), prompt).await;
     assert!(!run.dir.path().join("mathutil.py").exists());
-    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!((run.backend.used(), run.outcome.stop_reason), (8, StopReason::EndTurn));
+    assert_eq!(run.backend.last_request().unwrap().resample, Some(3));
 
     // A copy of the one file left: asked for the line, the model writes it fixed.
     const GREET: &str = "def greet(name):\n    return \"Helo, \" + name + \"!\"\n";
@@ -2046,10 +2051,12 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert_eq!(run.read("greet.py"), fixed);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("Line 2 of greet.py reads:\n```\nreturn \"Helo, \" + name + \"!\"\n```"), "{sent}");
-    // A line that is not a small change of one of the file's changes nothing.
-    let run = fix_greeting(&[&format!("```\n{TEST}```\n"), &format!("```\n{GREET}```\n"), "import os\n"]).await;
+    // A line that is not a small change of one of the file's changes nothing
+    // (in any of the fresh tries either).
+    let (test_copy, greet_copy) = (format!("```\n{TEST}```\n"), format!("```\n{GREET}```\n"));
+    let run = fix_greeting(&[test_copy.as_str(), &greet_copy, "import os\n"].repeat(4)).await;
     assert_eq!(run.read("greet.py"), GREET);
-    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!((run.backend.used(), run.outcome.stop_reason), (12, StopReason::EndTurn));
     // Every file copied back at once: the line names the file it is in.
     let run = fix_greeting(&[&format!("```\n{GREET}```\n```\n{TEST}```\n"), line]).await;
     assert_eq!(run.read("greet.py"), fixed);
@@ -2699,10 +2706,12 @@ async fn a_function_to_remove_copied_back_is_asked_for_the_file_without_it() {
         ),
         "{asked}"
     );
-    // Copied back again: no line is asked for, for a removal has none.
-    let run = whole_file_run(&[("utils.py", utils)], &[&copy, &copy], prompt).await;
+    // Copied back again: no line is asked for, for a removal has none; each
+    // of the three sampled tries is asked the same two.
+    let copies = [copy.as_str(); 8];
+    let run = whole_file_run(&[("utils.py", utils)], &copies, prompt).await;
     assert_eq!(run.read("utils.py"), utils);
-    assert_eq!((run.backend.used(), run.outcome.stop_reason), (2, StopReason::EndTurn));
+    assert_eq!((run.backend.used(), run.outcome.stop_reason), (8, StopReason::EndTurn));
 }
 
 #[tokio::test]

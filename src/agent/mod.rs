@@ -255,6 +255,10 @@ pub struct Conversation {
     /// instead of being offered tools (see `whole_file`); `None` on a turn
     /// with tools.
     whole_file_selection: Option<whole_file::Selection>,
+    /// Set while the whole-file way tries afresh a request that greedy
+    /// decoding answered with no change: the try's number (see
+    /// `CompletionRequest::resample`).
+    resample: Option<u32>,
 }
 
 impl Conversation {
@@ -288,6 +292,7 @@ impl Conversation {
             rules_shown: Default::default(),
             prompt_carries_files: false,
             whole_file_selection: None,
+            resample: None,
         }
     }
 

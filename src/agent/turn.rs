@@ -635,6 +635,7 @@ impl Conversation {
             agent_path: self.events.agent_path.clone(),
             require_tool_call,
             held_back: held_back.to_vec(),
+            resample: self.resample,
         };
         let mut stream = self.backend.stream(request);
         let mut parser = ToolCallParser::for_tools(specs.iter().map(|spec| spec.name.as_str()));

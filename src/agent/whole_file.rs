@@ -72,6 +72,10 @@ const SYSTEM: &str = "You are a coding assistant. The user's project files are s
 /// Rounds a failing test sends back: a model that two tries did not bring
 /// to pass is not brought there by a third.
 const MAX_TEST_CHECKS: usize = 2;
+/// Fresh, sampled tries at a change request every greedy reply left
+/// undone: each gave the 0.5B a change it never made greedily on some tasks,
+/// and a different task each.
+const RESAMPLES: u32 = 3;
 
 /// Put after a prompt that asks to run something.
 const RUN_ASK: &str = "Reply with the shell command that does what is asked, alone in a ```bash code block.";
@@ -247,11 +251,11 @@ impl Conversation {
         let shown: String = handed.iter().map(HandedFile::shown).collect();
         let ask = self.first_ask(prompt);
         let mut generation = self.whole_file_reply(system, with_files(messages.to_vec(), &shown, ask), cancel).await?;
+        let asking = Asking { system, messages, prompt, handed, checks };
         // In plan mode the files a reply shows are the plan, not changes.
         let (mut text, mut changes) = if self.policy.mode == PermissionMode::Plan {
             (reply_text(&generation), Vec::new())
         } else {
-            let asking = Asking { system, messages, prompt, handed, checks };
             self.changes_asked_for(&asking, only_named.clone(), &mut generation, cancel).await?
         };
         // "Rename fetch_rec to load_recipe everywhere": a refactoring an
@@ -269,6 +273,25 @@ impl Conversation {
                 ));
                 changes = renamed;
             }
+        }
+        // Greedy decoding gives a small model one reply to an ask, and where
+        // that copies the files back through every ask (the 0.5B did so on
+        // half the requests it failed), a sampled try starts afresh.
+        let mut tries = 0;
+        while changes.is_empty()
+            && tries < RESAMPLES
+            && self.policy.mode != PermissionMode::Plan
+            && !asks_question(prompt)
+        {
+            tries += 1;
+            self.notify(&format!("[no reply changed anything — trying afresh, sampled ({tries} of {RESAMPLES})…]"));
+            let earlier = std::mem::take(&mut generation.usage);
+            let fresh =
+                self.fresh_try(tries, &asking, only_named.clone(), with_files(messages.to_vec(), &shown, ask), cancel);
+            let (fresh, fresh_text, fresh_changes) = fresh.await.map_err(adding(earlier))?;
+            generation = fresh;
+            generation.usage += earlier;
+            (text, changes) = (fresh_text, fresh_changes);
         }
         // Beside its fix of shop/text.py, the 1.5B wrote "example usage"
         // files (views.py, models.py, urls.py…) that a bug report does not
@@ -566,6 +589,28 @@ impl Conversation {
 
     /// Asks for `file` alone, whole, `how` (", changed as asked", " without
     /// old_helper"): the reply's text and the changes it makes to it.
+    /// Fresh try `n` at the first ask, sampled, and the changes it comes to
+    /// through the asks that follow it (sampled too).
+    async fn fresh_try(
+        &mut self,
+        n: u32,
+        asking: &Asking<'_>,
+        only_named: Option<WorkspacePath>,
+        first: Vec<Message>,
+        cancel: &CancellationToken,
+    ) -> Result<(Generation, String, Vec<Change>), TurnOutcome> {
+        self.resample = Some(n);
+        let tried = match self.whole_file_reply(asking.system, first, cancel).await {
+            Ok(mut generation) => {
+                let asked = self.changes_asked_for(asking, only_named, &mut generation, cancel).await;
+                asked.map(|(text, changes)| (generation, text, changes))
+            }
+            Err(outcome) => Err(outcome),
+        };
+        self.resample = None;
+        tried
+    }
+
     async fn file_asked(
         &mut self,
         asking: &Asking<'_>,

@@ -178,6 +178,7 @@ struct Job {
     /// Tokens to decode instead of sampling (teacher forcing, for benchmarks
     /// that must replay the same session through the real model).
     forced: Option<Vec<LlamaToken>>,
+    resample: Option<u32>,
     out: UnboundedSender<Result<ModelChunk, BackendError>>,
 }
 
@@ -433,7 +434,7 @@ impl LlamaBackend {
         let free_calls = (calls.is_none() && forced.is_none() && !request.tools.is_empty())
             .then(|| (self.max_calls_per_reply, request.tools.iter().map(|tool| tool.name.clone()).collect()));
         let (out, receiver) = unbounded_channel();
-        if self.jobs.send(Job { prompt, prefix, calls, free_calls, forced, out }).is_err() {
+        if self.jobs.send(Job { prompt, prefix, calls, free_calls, forced, resample: request.resample, out }).is_err() {
             let error = BackendError::Fatal("the model worker has stopped".into());
             return stream::once(async move { Err(error) }).boxed();
         }
@@ -628,7 +629,7 @@ impl Worker<'_> {
         let prompt_eval_ms = started.elapsed().as_millis() as u64;
 
         let decoding = Instant::now();
-        let mut sampler = self.sampler();
+        let mut sampler = self.sampler(job.resample);
         let constraint = job.calls;
         // Calls written without a grammar are counted as the turn's parser
         // reads them: a small model that goes on after its last allowed call
@@ -913,8 +914,11 @@ impl Worker<'_> {
         Ok(token)
     }
 
-    fn sampler(&self) -> LlamaSampler {
-        let s = self.settings.sampling;
+    fn sampler(&self, resample: Option<u32>) -> LlamaSampler {
+        let mut s = self.settings.sampling;
+        if let Some(n) = resample {
+            (s.temperature, s.seed) = super::resampled(Some(s.temperature), Some(s.seed), n);
+        }
         if s.temperature <= 0.0 {
             // In a chain llama.cpp keeps one candidates buffer for every
             // token; alone, greedy allocates and fills a fresh one (1.8 MB

@@ -42,6 +42,22 @@ pub struct CompletionRequest {
     /// cached prefix stays valid.
     #[serde(default)]
     pub held_back: Vec<String>,
+    /// A fresh try at a reply that greedy decoding got wrong, the nth:
+    /// sampled at the configured temperature (or RESAMPLE_TEMPERATURE where
+    /// decoding is greedy), seeded with the configured seed plus n, so that
+    /// a run repeats and each try differs.
+    #[serde(default)]
+    pub resample: Option<u32>,
+}
+
+/// The temperature of a fresh try where decoding is greedy: enough to leave
+/// the one reply greedy decoding always gives, little enough to stay on task.
+pub const RESAMPLE_TEMPERATURE: f32 = 0.7;
+
+/// The temperature and seed of fresh try `n`, from the configured ones.
+pub fn resampled(temperature: Option<f32>, seed: Option<u32>, n: u32) -> (f32, u32) {
+    let temperature = temperature.filter(|t| *t > 0.0).unwrap_or(RESAMPLE_TEMPERATURE);
+    (temperature, seed.unwrap_or(0).wrapping_add(n))
 }
 
 impl CompletionRequest {

@@ -555,15 +555,20 @@ impl Shared {
         // A llama.cpp server runs the same kind of local model as the llama
         // backend, and gets its defaults: greedy decoding, bounded replies.
         // Other servers keep their own defaults.
-        let (temperature, max_tokens) = match self.llama_cpp {
+        let (mut temperature, max_tokens) = match self.llama_cpp {
             true => (settings.temperature.or(Some(0.0)), settings.max_tokens.or(Some(LOCAL_MAX_TOKENS))),
             false => (settings.temperature, settings.max_tokens),
         };
+        let mut seed = settings.seed;
+        if let Some(n) = request.resample {
+            let (resampled_temperature, resampled_seed) = super::resampled(temperature, seed, n);
+            (temperature, seed) = (Some(resampled_temperature), Some(resampled_seed));
+        }
         set("temperature", temperature.map(|v| json!(v)));
         set("top_p", settings.top_p.map(|v| json!(v)));
         set("top_k", settings.top_k.map(|v| json!(v)));
         set("min_p", settings.min_p.map(|v| json!(v)));
-        set("seed", settings.seed.map(|v| json!(v)));
+        set("seed", seed.map(|v| json!(v)));
         set("max_tokens", max_tokens.map(|v| json!(v)));
         set("stop", (!settings.stop.is_empty()).then(|| json!(settings.stop)));
         if self.llama_cpp {
