@@ -1294,7 +1294,10 @@ impl Conversation {
                     continue;
                 }
                 let after = text.replacen(&old_string, &new_string, 1);
-                if self.only_comments_changed(prompt, &path, &text, &after) || self.breaks_file(&path, &text, &after) {
+                if self.only_comments_changed(prompt, &path, &text, &after)
+                    || self.only_unused_imports_added(prompt, &path, &text, &after)
+                    || self.breaks_file(&path, &text, &after)
+                {
                     continue;
                 }
                 calls.push(edit(&file_path, &old_string, &new_string));
@@ -1304,6 +1307,7 @@ impl Conversation {
                 // Every line touched ("def greet(name):" given a parameter,
                 // the call below it changed to use it): the block is the file.
                 if self.only_comments_changed(prompt, &path, &text, &shown.text)
+                    || self.only_unused_imports_added(prompt, &path, &text, &shown.text)
                     || self.breaks_file(&path, &text, &shown.text)
                 {
                     continue;
@@ -1329,6 +1333,18 @@ impl Conversation {
             return false;
         }
         self.notify(&format!("[the reply changes only comments of {} — not changed]", path.display()));
+        true
+    }
+
+    /// Whether the change of the file at `path` only adds imports that
+    /// nothing in it uses (the 0.5B, sampled, added `from collections
+    /// import defaultdict` above the line it was to fix): a copy, when the
+    /// prompt speaks of no import; the user is told.
+    fn only_unused_imports_added(&self, prompt: &str, path: &WorkspacePath, before: &str, after: &str) -> bool {
+        if prompt.to_lowercase().contains("import") || !adds_only_unused_imports(before, after) {
+            return false;
+        }
+        self.notify(&format!("[the reply only adds imports that nothing in {} uses — not changed]", path.display()));
         true
     }
 
@@ -2397,6 +2413,27 @@ fn asks_about_comments(prompt: &str) -> bool {
 /// same code once comments, docstrings and whitespace are set aside: the
 /// 0.5B, asked for a fix it cannot see, rewrites a module docstring or
 /// turns `//!` into `///`, and that is no fix.
+/// Whether `after` is `before` with import lines added, blank lines aside,
+/// none of whose names the code of `after` uses.
+fn adds_only_unused_imports(before: &str, after: &str) -> bool {
+    fn non_blank(text: &str) -> impl Iterator<Item = &str> {
+        text.lines().map(str::trim_end).filter(|line| !line.trim().is_empty())
+    }
+    let mut kept = non_blank(before).peekable();
+    let mut added = Vec::new();
+    for line in non_blank(after) {
+        if kept.peek().is_some_and(|next| *next == line) {
+            kept.next();
+        } else {
+            added.push(line);
+        }
+    }
+    let code: String = after.lines().filter(|line| !is_import(line)).map(|line| format!("{line}\n")).collect();
+    kept.peek().is_none()
+        && !added.is_empty()
+        && added.iter().all(|line| is_import(line) && !import_names(line).any(|name| code_uses(&code, name)))
+}
+
 fn comments_only_differ(path: &str, before: &str, after: &str) -> bool {
     match (code_without_comments(path, before), code_without_comments(path, after)) {
         (Some(before_code), Some(after_code)) => before != after && before_code == after_code,
@@ -3132,6 +3169,23 @@ mod tests {
             Some(2),
             "operands swapped"
         );
+    }
+
+    #[test]
+    fn a_change_that_only_adds_imports_nothing_uses_is_a_copy() {
+        let stock = "def in_stock(item, stock):\n    return stock.get(item, 0) > 1\n";
+        let unused = format!("from collections import defaultdict\n\n{stock}");
+        assert!(adds_only_unused_imports(stock, &unused));
+        let js = "function f(a) {\n  return a;\n}\n";
+        assert!(adds_only_unused_imports(js, &format!("const fs = require(\"fs\");\n{js}")));
+        // An import the code uses, a line changed with it, lines reordered:
+        // changes.
+        let uses = "def root(x):\n    return math.sqrt(x)\n";
+        assert!(!adds_only_unused_imports(uses, &format!("import math\n{uses}")));
+        let fixed = unused.replace("> 1", ">= 1");
+        assert!(!adds_only_unused_imports(stock, &fixed));
+        assert!(!adds_only_unused_imports("a = 1\nb = 2\n", "import os\nb = 2\na = 1\n"));
+        assert!(!adds_only_unused_imports(stock, stock));
     }
 
     #[test]
