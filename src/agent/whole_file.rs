@@ -143,10 +143,7 @@ impl Conversation {
                         after_prompt(&mut messages, &printed);
                     }
                 }
-                Err(mut outcome) => {
-                    outcome.usage += usage;
-                    return outcome;
-                }
+                Err(outcome) => return adding(usage)(outcome),
             }
         }
         // A change is checked by the tests handed over: those that fail
@@ -159,10 +156,7 @@ impl Conversation {
             match self.failing_tests(&handed_paths(&handed), cancel).await {
                 Ok(Some(failure)) => checks = failure.files,
                 Ok(None) => {}
-                Err(mut outcome) => {
-                    outcome.usage += usage;
-                    return outcome;
-                }
+                Err(outcome) => return adding(usage)(outcome),
             }
         }
         let mut test_checks_left = MAX_TEST_CHECKS;
@@ -178,10 +172,7 @@ impl Conversation {
                     usage += round_usage;
                     cancelled
                 }
-                Err(mut outcome) => {
-                    outcome.usage += usage;
-                    return outcome;
-                }
+                Err(outcome) => return adding(usage)(outcome),
             };
             if cancelled {
                 return TurnOutcome { stop_reason: StopReason::Cancelled, text, usage };
@@ -203,10 +194,7 @@ impl Conversation {
                             failure.report
                         }
                         Ok(None) => return TurnOutcome { stop_reason: StopReason::EndTurn, text, usage },
-                        Err(mut outcome) => {
-                            outcome.usage += usage;
-                            return outcome;
-                        }
+                        Err(outcome) => return adding(usage)(outcome),
                     }
                 }
                 None => return TurnOutcome { stop_reason: StopReason::EndTurn, text, usage },
@@ -370,10 +358,7 @@ impl Conversation {
                     round_usage += generation.usage;
                     Ok((text, round_usage, cancelled))
                 }
-                Err(mut outcome) => {
-                    outcome.usage += generation.usage;
-                    Err(outcome)
-                }
+                Err(outcome) => Err(adding(generation.usage)(outcome)),
             };
         }
         for (name, input) in changes {
@@ -902,10 +887,7 @@ impl Conversation {
                 generation.usage += usage;
                 Ok(reply_text(generation))
             }
-            Err(mut outcome) => {
-                outcome.usage += usage;
-                Err(outcome)
-            }
+            Err(outcome) => Err(adding(usage)(outcome)),
         }
     }
 
