@@ -237,8 +237,8 @@ impl Conversation {
         cancel: &CancellationToken,
     ) -> Result<(String, Usage, bool), TurnOutcome> {
         let shown: String = handed.iter().map(HandedFile::shown).collect();
-        let ask = self.first_ask(prompt);
-        let mut generation = self.whole_file_reply(system, with_files(messages.to_vec(), &shown, ask), cancel).await?;
+        let first_ask = with_files(messages.to_vec(), &shown, self.first_ask(prompt));
+        let mut generation = self.whole_file_reply(system, first_ask.clone(), cancel).await?;
         let asking = Asking { system, messages, prompt, handed, checks };
         // In plan mode the files a reply shows are the plan, not changes.
         let (mut text, mut changes) = if self.policy.mode == PermissionMode::Plan {
@@ -274,8 +274,7 @@ impl Conversation {
             tries += 1;
             self.notify(&format!("[no reply changed anything — trying afresh, sampled ({tries} of {RESAMPLES})…]"));
             let earlier = std::mem::take(&mut generation.usage);
-            let fresh =
-                self.fresh_try(tries, &asking, only_named.clone(), with_files(messages.to_vec(), &shown, ask), cancel);
+            let fresh = self.fresh_try(tries, &asking, only_named.clone(), first_ask.clone(), cancel);
             let (fresh, fresh_text, fresh_changes) = fresh.await.map_err(adding(earlier))?;
             generation = fresh;
             generation.usage += earlier;
@@ -572,8 +571,6 @@ impl Conversation {
         Ok((text, changes))
     }
 
-    /// Asks for `file` alone, whole, `how` (", changed as asked", " without
-    /// old_helper"): the reply's text and the changes it makes to it.
     /// Fresh try `n` at the first ask, sampled, and the changes it comes to
     /// through the asks that follow it (sampled too).
     async fn fresh_try(
@@ -585,17 +582,18 @@ impl Conversation {
         cancel: &CancellationToken,
     ) -> Result<(Generation, String, Vec<Change>), TurnOutcome> {
         self.resample = Some(n);
-        let tried = match self.whole_file_reply(asking.system, first, cancel).await {
-            Ok(mut generation) => {
-                let asked = self.changes_asked_for(asking, only_named, &mut generation, cancel).await;
-                asked.map(|(text, changes)| (generation, text, changes))
-            }
-            Err(outcome) => Err(outcome),
-        };
+        let tried = async {
+            let mut generation = self.whole_file_reply(asking.system, first, cancel).await?;
+            let (text, changes) = self.changes_asked_for(asking, only_named, &mut generation, cancel).await?;
+            Ok((generation, text, changes))
+        }
+        .await;
         self.resample = None;
         tried
     }
 
+    /// Asks for `file` alone, whole, `how` (", changed as asked", " without
+    /// old_helper"): the reply's text and the changes it makes to it.
     async fn file_asked(
         &mut self,
         asking: &Asking<'_>,
@@ -2391,10 +2389,6 @@ fn asks_about_comments(prompt: &str) -> bool {
     TOPICS.iter().any(|topic| prompt.contains(topic))
 }
 
-/// Whether `before` and `after`, versions of the file at `path`, hold the
-/// same code once comments, docstrings and whitespace are set aside: the
-/// 0.5B, asked for a fix it cannot see, rewrites a module docstring or
-/// turns `//!` into `///`, and that is no fix.
 /// Whether `after` is `before` with import lines added, blank lines aside,
 /// none of whose names the code of `after` uses.
 fn adds_only_unused_imports(before: &str, after: &str) -> bool {
@@ -2416,6 +2410,10 @@ fn adds_only_unused_imports(before: &str, after: &str) -> bool {
         && added.iter().all(|line| is_import(line) && !import_names(line).any(|name| code_uses(&code, name)))
 }
 
+/// Whether `before` and `after`, versions of the file at `path`, hold the
+/// same code once comments, docstrings and whitespace are set aside: the
+/// 0.5B, asked for a fix it cannot see, rewrites a module docstring or
+/// turns `//!` into `///`, and that is no fix.
 fn comments_only_differ(path: &str, before: &str, after: &str) -> bool {
     match (code_without_comments(path, before), code_without_comments(path, after)) {
         (Some(before_code), Some(after_code)) => before != after && before_code == after_code,

@@ -178,6 +178,7 @@ struct Job {
     /// Tokens to decode instead of sampling (teacher forcing, for benchmarks
     /// that must replay the same session through the real model).
     forced: Option<Vec<LlamaToken>>,
+    /// A fresh, sampled try (see `CompletionRequest::resample`).
     resample: Option<u32>,
     out: UnboundedSender<Result<ModelChunk, BackendError>>,
 }
