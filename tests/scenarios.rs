@@ -2740,6 +2740,55 @@ async fn a_reply_that_changes_only_comments_is_a_copy_and_is_asked_for_the_line(
 }
 
 #[tokio::test]
+async fn a_reply_that_stops_short_or_copies_under_a_new_name_changes_nothing() {
+    // The 0.5B's playlist.js came back without the `require.main` block at
+    // its end, and nothing else changed: not a deletion it meant.
+    let body = "async function total(ids) {\n  return ids.length;\n}\n\nfunction format(seconds) {\n  \
+                const m = Math.floor(seconds / 60);\n  return `${m}:${seconds % 60}`;\n}\n\n\
+                module.exports = { total, format };\n";
+    let playlist = format!("{body}\nif (require.main === module) {{\n  total([1]).then(console.log);\n}}\n");
+    let playlist = playlist.as_str();
+    let short = format!("playlist.js\n```js\n{body}```\n");
+    let short = short.as_str();
+    let fix = "```js\n  return ids.length + 1;\n```\n";
+    let run = whole_file_run(
+        &[("playlist.js", playlist)],
+        &[short, fix],
+        "total in playlist.js is one short: it should count the intro track too. Fix it.",
+    )
+    .await;
+    let notified = |run: &Run, words: &str| {
+        run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains(words)))
+    };
+    for e in &run.events {
+        if let Event::Text { text } = &e.event {
+            eprint!("{text}");
+        }
+    }
+    assert!(notified(&run, "[the reply's playlist.js stops before the file's end — not changed]"));
+    assert_eq!(run.read("playlist.js"), playlist.replace("ids.length;", "ids.length + 1;"));
+    // Asked to drop the block, the shorter file is the change.
+    let run =
+        whole_file_run(&[("playlist.js", playlist)], &[short], "Drop the require.main block from playlist.js.").await;
+    assert!(!run.read("playlist.js").contains("require.main"), "{}", run.read("playlist.js"));
+
+    // The 0.5B, looping, labelled running.py's function `# pace.py` again
+    // and again: no new file, for nothing in it is new.
+    let pace = "def pace_seconds(distance_km, elapsed_s):\n    return elapsed_s / distance_km\n";
+    let running = format!(
+        "KM_PER_MILE = 1.609344\n\n\n{pace}\n\ndef format_pace(seconds):\n    total = round(seconds)\n    \
+         return f\"{{total // 60}}:{{total % 60:02d}}\"\n"
+    );
+    let running = running.as_str();
+    let labelled = format!("```python\n# pace.py\n{}```\n", [pace; 4].join("\n# pace_seconds.py\n"));
+    let run =
+        whole_file_run(&[("running.py", running)], &[labelled.as_str(); 8], "Add a unit argument to pace_seconds.")
+            .await;
+    assert!(!run.exists("pace.py"));
+    assert_eq!(run.read("running.py"), running);
+}
+
+#[tokio::test]
 async fn a_question_answered_with_code_alone_is_asked_for_the_answer() {
     let settings = "DEFAULTS = {\"port\": 8000}\n\n\ndef setting(name):\n    return DEFAULTS[name]\n";
     let server =

@@ -1233,10 +1233,16 @@ impl Conversation {
             let target = match shown.path.as_deref() {
                 // A path the model made up (`factorial.py` for the function
                 // of mathx.py) over a version of a handed file is that file;
-                // over other code, a file the model creates.
+                // over copies of handed code (`# pace.py` over running.py's
+                // function, again and again), nothing the prompt asks to
+                // create; over other code, a file the model creates.
                 Some(label) => match self.labelled(label, handed) {
                     Some(path) if !path.abs.exists() && handed_under(label, handed).is_none() => {
-                        version_of().or(Some(path))
+                        version_of().or_else(|| {
+                            let copies =
+                                only_handed_lines(handed, &shown.text) && !prompt.contains(file_name(&path.rel));
+                            (!copies).then_some(path)
+                        })
                     }
                     known => known,
                 },
@@ -1274,10 +1280,7 @@ impl Conversation {
                     continue;
                 }
                 let after = text.replacen(&old_string, &new_string, 1);
-                if self.only_comments_changed(prompt, &path, &text, &after)
-                    || self.only_unused_imports_added(prompt, &path, &text, &after)
-                    || self.breaks_file(&path, &text, &after)
-                {
+                if self.unmeant_change(prompt, &path, &text, &after) || self.breaks_file(&path, &text, &after) {
                     continue;
                 }
                 calls.push(edit(&file_path, &old_string, &new_string));
@@ -1286,9 +1289,7 @@ impl Conversation {
             {
                 // Every line touched ("def greet(name):" given a parameter,
                 // the call below it changed to use it): the block is the file.
-                if self.only_comments_changed(prompt, &path, &text, &shown.text)
-                    || self.only_unused_imports_added(prompt, &path, &text, &shown.text)
-                    || self.breaks_file(&path, &text, &shown.text)
+                if self.unmeant_change(prompt, &path, &text, &shown.text) || self.breaks_file(&path, &text, &shown.text)
                 {
                     continue;
                 }
@@ -1305,26 +1306,26 @@ impl Conversation {
 }
 
 impl Conversation {
-    /// Whether the change of the file at `path` from `before` to `after`
-    /// touches only its comments, when `prompt` asks for no change to them:
-    /// no change to make, and the user is told.
-    fn only_comments_changed(&self, prompt: &str, path: &WorkspacePath, before: &str, after: &str) -> bool {
-        if asks_about_comments(prompt) || !comments_only_differ(&path.rel, before, after) {
+    /// Whether the change of the file at `path` from `before` to `after` is
+    /// none the model meant, of a kind `prompt` does not ask for: it
+    /// touches only comments; it only adds imports nothing uses (the 0.5B,
+    /// sampled, added `from collections import defaultdict` above the line
+    /// it was to fix); or it only drops the file's last lines, where the
+    /// reply stopped short of the end (the 0.5B's playlist.js without its
+    /// `require.main` block, its stats.rs without the last function). Each
+    /// is a copy: no change to make, and the user is told.
+    fn unmeant_change(&self, prompt: &str, path: &WorkspacePath, before: &str, after: &str) -> bool {
+        let file = path.display();
+        let notice = if !asks_about_comments(prompt) && comments_only_differ(&path.rel, before, after) {
+            format!("[the reply changes only comments of {file} — not changed]")
+        } else if !prompt.to_lowercase().contains("import") && adds_only_unused_imports(before, after) {
+            format!("[the reply only adds imports that nothing in {file} uses — not changed]")
+        } else if !asks_to_remove(prompt) && stops_short(before, after) {
+            format!("[the reply's {file} stops before the file's end — not changed]")
+        } else {
             return false;
-        }
-        self.notify(&format!("[the reply changes only comments of {} — not changed]", path.display()));
-        true
-    }
-
-    /// Whether the change of the file at `path` only adds imports that
-    /// nothing in it uses (the 0.5B, sampled, added `from collections
-    /// import defaultdict` above the line it was to fix): a copy, when the
-    /// prompt speaks of no import; the user is told.
-    fn only_unused_imports_added(&self, prompt: &str, path: &WorkspacePath, before: &str, after: &str) -> bool {
-        if prompt.to_lowercase().contains("import") || !adds_only_unused_imports(before, after) {
-            return false;
-        }
-        self.notify(&format!("[the reply only adds imports that nothing in {} uses — not changed]", path.display()));
+        };
+        self.notify(&notice);
         true
     }
 
@@ -1984,7 +1985,7 @@ fn inline_code(line: &str) -> &str {
 /// copy of config.py makes the copy an answer).
 fn copies_only(reply: &str, handed: &[HandedFile]) -> bool {
     let prose = lines_outside_code(reply).any(|line| path_in(line).is_none());
-    !prose && copies(reply, handed, true).is_some()
+    !prose && copies(reply, handed, true, true).is_some()
 }
 
 /// The lines of `reply` outside its code blocks that are not blank.
@@ -2410,6 +2411,20 @@ fn adds_only_unused_imports(before: &str, after: &str) -> bool {
         && added.iter().all(|line| is_import(line) && !import_names(line).any(|name| code_uses(&code, name)))
 }
 
+/// Whether `prompt` asks for something to be taken out of the code.
+fn asks_to_remove(prompt: &str) -> bool {
+    const REMOVING: [&str; 9] = ["remove", "delete", "drop", "strip", "trim", "rid", "unused", "dead", "cut"];
+    words(prompt).any(|word| REMOVING.contains(&word.to_lowercase().as_str()))
+}
+
+/// Whether `after` is `before` without its last lines of code, two or more
+/// of them, and otherwise the same: a reply that ended before the file did.
+fn stops_short(before: &str, after: &str) -> bool {
+    let before: Vec<&str> = code_lines(before).collect();
+    let after: Vec<&str> = code_lines(after).collect();
+    !after.is_empty() && after.len() + 2 <= before.len() && before.starts_with(&after)
+}
+
 /// Whether `before` and `after`, versions of the file at `path`, hold the
 /// same code once comments, docstrings and whitespace are set aside: the
 /// 0.5B, asked for a fix it cannot see, rewrites a module docstring or
@@ -2478,17 +2493,24 @@ fn copied_back<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Optio
     if asks_question(prompt) {
         return None;
     }
-    copies(reply, handed, !asks_about_comments(prompt))
+    copies(reply, handed, !asks_about_comments(prompt), !asks_to_remove(prompt))
 }
 
 /// The handed files `reply` copies back unchanged, blank lines aside (and
-/// comments, with `comments_aside`), when its blocks show nothing else.
-fn copies<'a>(reply: &str, handed: &'a [HandedFile], comments_aside: bool) -> Option<Vec<&'a HandedFile>> {
+/// comments, with `comments_aside`; a copy that stops before the file's
+/// end, with `tail_aside`), when its blocks show nothing else.
+fn copies<'a>(
+    reply: &str,
+    handed: &'a [HandedFile],
+    comments_aside: bool,
+    tail_aside: bool,
+) -> Option<Vec<&'a HandedFile>> {
     let shown = blocks_for(reply, handed);
     let is_copy = |f: &HandedFile, block: &ShownFile| {
         same_code(&f.text, &block.text)
             || headless(&f.text, &block.text)
             || (comments_aside && comments_only_differ(&f.path.rel, &f.text, &block.text))
+            || (tail_aside && stops_short(&f.text, &block.text))
     };
     if shown.is_empty() || !shown.iter().all(|block| handed.iter().any(|f| is_copy(f, block))) {
         return None;
@@ -2537,6 +2559,9 @@ fn words_changed(line: &str, fixed: &str) -> Option<usize> {
     if sorted_words[0] == sorted_words[1] && letters[0] == letters[1] && sorted_words[0].len() >= 2 {
         return Some(2);
     }
+    // Without what closes the line, which sticks to its last word: `ids.length;`
+    // to `ids.length + 1;` keeps that word.
+    let (line, fixed) = (closing(line), closing(fixed));
     let old: Vec<&str> = line.split_whitespace().collect();
     let new: Vec<&str> = fixed.split_whitespace().collect();
     let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &old, &new);
@@ -2611,6 +2636,16 @@ fn reply_text(generation: &Generation) -> String {
 /// not a version of it.
 fn is_new_code(file: &str, block: &str) -> bool {
     block.lines().filter(|line| !line.trim().is_empty()).count() > 1 && !shares_code(file, block)
+}
+
+/// Whether every line of code in `block`, two or more, is a line of a
+/// handed file: code copied, nothing new. Comments aside, which a model
+/// adds to label what it copies.
+fn only_handed_lines(handed: &[HandedFile], block: &str) -> bool {
+    let known: std::collections::HashSet<&str> = handed.iter().flat_map(|f| f.text.lines().map(str::trim)).collect();
+    let is_comment = |line: &str| ["#", "//", "/*", "*", "--"].iter().any(|marker| line.starts_with(marker));
+    let code: Vec<&str> = block.lines().map(str::trim).filter(|line| !line.is_empty() && !is_comment(line)).collect();
+    code.len() >= 2 && code.iter().all(|line| known.contains(line))
 }
 
 /// Whether `block` holds a line of code of `file`.
@@ -3128,6 +3163,7 @@ mod tests {
     #[test]
     fn a_line_fix_changes_a_few_words_of_a_line() {
         assert_eq!(words_changed("    return n % 2 == 1", "return n % 2 == 0"), Some(1));
+        assert_eq!(words_changed("  return ids.length;", "return ids.length + 1;"), Some(2));
         assert_eq!(words_changed("    if total > 100:", "if total >= 100:"), Some(1));
         assert_eq!(words_changed("import os", "import math"), None, "half the line is another line");
         assert_eq!(words_changed("x = 1", "x = 1"), None, "no change");
@@ -3166,6 +3202,23 @@ mod tests {
         assert!(!adds_only_unused_imports(stock, &fixed));
         assert!(!adds_only_unused_imports("a = 1\nb = 2\n", "import os\nb = 2\na = 1\n"));
         assert!(!adds_only_unused_imports(stock, stock));
+    }
+
+    #[test]
+    fn a_reply_that_ends_before_the_file_does_is_a_copy_unless_removal_is_asked() {
+        let playlist = "function total(ids) {\n  return ids.length;\n}\n\nmodule.exports = { total };\n\n\
+                        if (require.main === module) {\n  console.log(total([1]));\n}\n";
+        let short = "function total(ids) {\n  return ids.length;\n}\n\nmodule.exports = { total };\n";
+        assert!(stops_short(playlist, short));
+        // One line dropped is a change as likely as a lapse; a fix above the
+        // cut, the whole file kept, or nothing kept at all are no lapse.
+        assert!(!stops_short("a = 1\nb = 2\n", "a = 1\n"));
+        assert!(!stops_short(playlist, &short.replace("length", "length + 1")));
+        assert!(!stops_short(playlist, playlist));
+        assert!(!stops_short(playlist, "\n"));
+        assert!(asks_to_remove("Drop the debug block at the end of playlist.js."));
+        assert!(asks_to_remove("Remove the unused helper."));
+        assert!(!asks_to_remove("totalDuration in playlist.js returns NaN. Can you fix it?"));
     }
 
     #[test]
