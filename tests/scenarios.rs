@@ -1744,6 +1744,9 @@ fn whole_files() -> tack::config::ToolSettings {
 }
 
 /// A whole-file turn on a workspace of `files`, the model replying `replies`.
+/// A reply to the ask for a command that computes an answer that gives none.
+const NO_COMMAND: &str = "No command is needed.";
+
 async fn whole_file_run(files: &[(&str, &str)], replies: &[&str], prompt: &str) -> Run {
     let scenario = files.iter().fold(Scenario::new(), |scenario, (path, text)| scenario.file(path, text));
     scenario.tool_settings(whole_files()).run(replies, prompt).await
@@ -2208,10 +2211,10 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         .file("config.py", "PORT = 8080\n")
         .file("server.py", "from config import PORT\n")
         .tool_settings(whole_files())
-        .run(&["It listens on:\n```\nPORT = 8080\n```\n"], "Which port does the server use?")
+        .run(&["It listens on:\n```\nPORT = 8080\n```\n", NO_COMMAND], "Which port does the server use?")
         .await;
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
-    assert_eq!(run.backend.used(), 1);
+    assert_eq!(run.backend.used(), 2);
 }
 
 #[tokio::test]
@@ -2433,7 +2436,7 @@ async fn a_question_answered_with_a_files_copy_is_asked_for_the_answer() {
     let profiles = "import levels\n\nPROFILES = {\"production\": levels.QUIET, \"development\": levels.LOUD}\n";
     let run = whole_file_run(
         &[("levels.py", levels), ("profiles.py", profiles)],
-        &[&format!("```python\n# profiles.py\n{profiles}```\n"), "The production profile runs at WARNING."],
+        &[&format!("```python\n# profiles.py\n{profiles}```\n"), NO_COMMAND, "The production profile runs at WARNING."],
         "Which log level does the app run at with the production profile",
     )
     .await;
@@ -2448,6 +2451,7 @@ async fn a_question_answered_with_a_files_copy_is_asked_for_the_answer() {
         &[("levels.py", levels), ("profiles.py", profiles), ("main.py", main)],
         &[
             &format!("main.py\n```python\n{}```\n", main.replace("development", "production")),
+            NO_COMMAND,
             "The production profile runs at WARNING.",
         ],
         "Which log level does the app run at with the production profile?",
@@ -2795,7 +2799,7 @@ async fn a_question_answered_with_code_alone_is_asked_for_the_answer() {
         "from settings import setting\n\nADMIN_PORT_OFFSET = 1\n\n\ndef listen_port():\n    return setting(\"port\")\n";
     let run = whole_file_run(
         &[("settings.py", settings), ("server.py", server), ("notes.txt", "Deploy on Fridays.\n")],
-        &["```python\nlisten_port()\n```\n", "It listens on port 8000."],
+        &["```python\nlisten_port()\n```\n", NO_COMMAND, "It listens on port 8000."],
         "Which port does the server listen on when PORT is not set? Answer with the number.",
     )
     .await;
@@ -2819,18 +2823,19 @@ async fn a_question_of_fact_is_worked_out_from_the_lines_and_answered_with_the_l
     let prompt = "How many times does the client retry a failed request? Answer with the number.";
     let working = "`for attempt in range(MAX_RETRIES + 1):` tries MAX_RETRIES + 1 times.\n\
                    `MAX_RETRIES = 7`, so 8 attempts: the first and 7 retries.\n";
-    let run = whole_file_run(&files, &[&format!("{working}\nAnswer: 7\n")], prompt).await;
-    assert_eq!(run.outcome.text, "7");
-    assert_eq!(run.backend.used(), 1);
-    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    // Asked then for a command that computes it, the model gives none.
+    let run = whole_file_run(&files, &[&format!("{working}\nAnswer: 7\n"), NO_COMMAND], prompt).await;
+    let sent = run.backend.requests()[0].messages.last().unwrap().text();
     assert!(sent.contains("quote each line it depends on") && sent.contains("\"Answer:\""), "{sent}");
+    assert_eq!(run.outcome.text, "7");
+    assert_eq!(run.backend.used(), 2);
     assert_eq!(run.read("client.py"), client);
 
     // A working out that ends without the answer line is asked for the
     // answer, the working out kept before the ask.
     let steps = "1. client.py loops over `range(MAX_RETRIES + 1)`.\n2. settings.py sets `MAX_RETRIES = 7`.\n\
                  3. That is 8 attempts.\n4. The first is no retry.\n";
-    let run = whole_file_run(&files, &[steps, "It retries 7 times."], prompt).await;
+    let run = whole_file_run(&files, &[steps, NO_COMMAND, "It retries 7 times."], prompt).await;
     assert_eq!(run.outcome.text, "It retries 7 times.");
     let request = run.backend.last_request().unwrap();
     let [.., working, ask] = request.messages.as_slice() else { panic!("{:?}", request.messages) };
@@ -2851,7 +2856,7 @@ async fn a_tiny_model_is_asked_a_question_of_fact_for_the_answer_alone() {
     let run = Scenario::new()
         .file("calc.py", "def add(a, b):\n    return a + b\n")
         .tool_settings(whole_files())
-        .run_backend(backend, "Which file declares add?", CancellationToken::new())
+        .run_backend(backend, "What does calc.py declare?", CancellationToken::new())
         .await;
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.ends_with("If no file must change, answer in one sentence."), "{sent}");
@@ -2956,7 +2961,7 @@ async fn a_prompt_that_asks_to_run_something_runs_the_command_the_model_gives() 
 }
 
 #[tokio::test]
-async fn an_answer_worked_out_by_hand_is_computed_by_the_projects_own_code() {
+async fn an_answer_to_a_question_of_fact_is_computed_by_the_projects_own_code() {
     let config = "SECONDS_PER_DAY = 86_400\nPOLL_INTERVAL_S = 45\n";
     let buffer = "import config\n\nCAPACITY = config.SECONDS_PER_DAY // config.POLL_INTERVAL_S * 2\n";
     let files = [("buffer.py", buffer), ("config.py", config)];
@@ -2981,8 +2986,15 @@ async fn an_answer_worked_out_by_hand_is_computed_by_the_projects_own_code() {
     let run = whole_file_run(&files, &[worked_out, failing, failing], prompt).await;
     assert_eq!(run.outcome.text, "3648");
     assert!(run.results().iter().all(|(_, failed, _)| *failed), "shown as failed: {:?}", run.results());
-    // An answer read off the files, with no sum done, runs nothing.
-    let run = whole_file_run(&files, &["`POLL_INTERVAL_S = 45`\n\nAnswer: 45\n"], "How often is it polled?").await;
+    // An answer read off the files is computed too: a small model stops a
+    // hop short. A reply with no command leaves the answer read off.
+    let read_off = "`POLL_INTERVAL_S = 45`\n\nAnswer: 45\n";
+    let polled = "```bash\npython3 -c 'import config; print(config.POLL_INTERVAL_S)'\n```\n";
+    let run = whole_file_run(&files, &[read_off, polled, "Every 45 seconds."], "How often is it polled?").await;
+    assert_eq!(run.outcome.text, "Every 45 seconds.");
+    assert_eq!(run.results(), [("Bash".into(), false, "45\nexit code 0".into())]);
+    assert!(run.text().contains("[asking for a command that computes the answer…]"));
+    let run = whole_file_run(&files, &[read_off, "It is 45."], "How often is it polled?").await;
     assert_eq!(run.outcome.text, "45");
     assert!(run.results().is_empty());
     // In plan mode nothing runs.

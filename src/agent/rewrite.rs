@@ -132,7 +132,7 @@ pub fn rewrite_of(file: &str, block: &str) -> Option<Rewrite> {
     let new: Vec<&str> = block.lines().collect();
     let old_keys: Vec<&str> = old.iter().map(|l| l.trim_end()).collect();
     let new_keys: Vec<&str> = new.iter().map(|l| l.trim_end()).collect();
-    let ops = similar::capture_diff_slices(Algorithm::Myers, &old_keys, &new_keys);
+    let ops = closing_lines_near(similar::capture_diff_slices(Algorithm::Myers, &old_keys, &new_keys), &old_keys);
 
     let shared_lines = ops
         .iter()
@@ -234,6 +234,28 @@ pub fn rewrite_of(file: &str, block: &str) -> Option<Rewrite> {
     Some(Rewrite { old_string, new_string, shared_lines })
 }
 
+/// The diff `ops` with the block's last lines, when they only close
+/// brackets (`}`, `});`), matched to the file's first such lines after the
+/// code before them rather than to its last ones. Matched to the file's
+/// end, they would delete every line between: playlist.js's totalDuration,
+/// shown alone, took the rest of the file with it.
+fn closing_lines_near(mut ops: Vec<DiffOp>, old_keys: &[&str]) -> Vec<DiffOp> {
+    let is_closing = |line: &&str| {
+        let line = line.trim();
+        line == "end" || (!line.is_empty() && line.chars().all(|c| "}])>;,".contains(c)))
+    };
+    let [.., DiffOp::Delete { old_index, old_len, new_index }, DiffOp::Equal { old_index: last, len, .. }] = ops[..]
+    else {
+        return ops;
+    };
+    let closing = &old_keys[last..last + len];
+    if len <= old_len && closing.iter().all(is_closing) && old_keys[old_index..old_index + len] == *closing {
+        ops.truncate(ops.len() - 2);
+        ops.push(DiffOp::Equal { old_index, new_index, len });
+    }
+    ops
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,6 +283,18 @@ mod tests {
         let rewrite = rewrite_of(STATS, &block).unwrap();
         assert_eq!(rewrite.old_string, "def mean(xs):");
         assert_eq!(rewrite.new_string, "import math\n\ndef mean(xs):");
+    }
+
+    #[test]
+    fn a_function_shown_alone_closes_where_it_ends_not_where_the_file_does() {
+        let file = "async function total(ids) {\n  let sum = 0;\n  for (const id of ids) {\n    \
+                    sum += get(id);\n  }\n  return sum;\n}\n\nfunction format(s) {\n  return `${s}s`;\n}\n\n\
+                    if (require.main === module) {\n  total([1]).then(console.log);\n}\n";
+        let block = "async function total(ids) {\n  let sum = 0;\n  for (const id of ids) {\n    \
+                     sum += await get(id);\n  }\n  return sum;\n}";
+        let rewrite = rewrite_of(file, block).unwrap();
+        let applied = file.replacen(&rewrite.old_string, &rewrite.new_string, 1);
+        assert_eq!(applied, file.replace("sum += get(id)", "sum += await get(id)"));
     }
 
     #[test]

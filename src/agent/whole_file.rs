@@ -393,10 +393,20 @@ impl Conversation {
         // answer alone, it reads the files for one.
         if asks_question(prompt) {
             // "86_400 / 45 = 1824": a model past tiny that works an answer
-            // out by hand gets its arithmetic wrong. The project's own
-            // code, run by a command the model writes, computes it.
-            if asks_for_fact(prompt) && does_arithmetic(&text) && self.may_run_commands() {
-                if let Some(printed) = self.computed(asking, generation, cancel).await? {
+            // out by hand gets its arithmetic wrong, and a small one that
+            // reads the answer off the code stops a hop short (INFO, read
+            // where the profile names QUIET, which levels.py makes WARNING).
+            // The project's own code, run by a command the model writes,
+            // computes it.
+            let by_hand = does_arithmetic(&text);
+            let read_off = asks_for_value(prompt) && !asks_to_run(prompt);
+            if asks_for_fact(prompt) && (by_hand || read_off) && self.may_run_commands() {
+                let notice = if by_hand {
+                    "[the answer was worked out by hand — asking for a command that computes it…]"
+                } else {
+                    "[asking for a command that computes the answer…]"
+                };
+                if let Some(printed) = self.computed(asking, notice, generation, cancel).await? {
                     let shown: String = handed.iter().map(HandedFile::shown).collect();
                     let ask = format!("{printed}\nAnswer the question in one sentence.");
                     let notice = "[asking for the answer from what the command printed…]";
@@ -728,17 +738,18 @@ impl Conversation {
     /// after the prompt, unless no command ran to its end and printed. A
     /// command that failed or printed nothing is shown so and asked for
     /// again, as an agent reads an error and tries again. The asks' usage
-    /// goes to `generation`'s.
+    /// goes to `generation`'s; the user is told `notice` first.
     async fn computed(
         &mut self,
         asking: &Asking<'_>,
+        notice: &str,
         generation: &mut Generation,
         cancel: &CancellationToken,
     ) -> Result<Option<String>, TurnOutcome> {
         const MAX_COMMANDS: usize = 2;
         let shown: String = asking.handed.iter().map(HandedFile::shown).collect();
         let mut messages = with_files(asking.messages.to_vec(), &shown, COMPUTE_ASK);
-        self.notify("[the answer was worked out by hand — asking for a command that computes it…]");
+        self.notify(notice);
         for tried in 1..=MAX_COMMANDS {
             let mut reply = self
                 .whole_file_reply(asking.system, messages.clone(), cancel)
@@ -2222,6 +2233,15 @@ fn does_arithmetic(reply: &str) -> bool {
 /// asks for an explanation.
 fn asks_for_fact(prompt: &str) -> bool {
     asks_question(prompt) && !asks_for_explanation(prompt)
+}
+
+/// Whether `prompt` asks for a value the code holds or computes ("How
+/// many readings…", "Which log level…"), which running the code can
+/// print, rather than for a judgement ("What is wrong with is_even?").
+fn asks_for_value(prompt: &str) -> bool {
+    const VALUE: [&str; 5] = ["which ", "how many", "how much", "how long", "how often"];
+    let lower = prompt.to_lowercase();
+    VALUE.iter().any(|phrase| lower.contains(phrase))
 }
 
 /// Whether the question `prompt` asks how or why, which takes more than a

@@ -70,8 +70,8 @@ pub struct ScriptedBackend {
     /// using this backend.
     next: Mutex<BTreeMap<String, usize>>,
     context_window: usize,
-    /// The last request served, so tests can check what the model was shown.
-    last_request: Mutex<Option<CompletionRequest>>,
+    /// Every request served, in order, so tests can check what the model was shown.
+    requests: Mutex<Vec<CompletionRequest>>,
     /// Exact counts when a tokenizer is configured; an estimate otherwise.
     tokenizer: Option<Arc<HfTokenizer>>,
     /// The size of the model the script stands for, where a test needs the
@@ -102,7 +102,7 @@ impl ScriptedBackend {
             per_agent: false,
             next: Mutex::new(BTreeMap::new()),
             context_window: Self::DEFAULT_CONTEXT_WINDOW,
-            last_request: Mutex::new(None),
+            requests: Mutex::new(Vec::new()),
             tokenizer: None,
             parameters: None,
         }
@@ -151,7 +151,12 @@ impl ScriptedBackend {
 
     /// The request of the most recent generation.
     pub fn last_request(&self) -> Option<CompletionRequest> {
-        self.last_request.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.requests().pop()
+    }
+
+    /// Every generation's request, in order.
+    pub fn requests(&self) -> Vec<CompletionRequest> {
+        self.requests.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     fn take(&self, agent_path: &[String]) -> Result<ScriptEntry, BackendError> {
@@ -190,7 +195,7 @@ impl ModelBackend for ScriptedBackend {
     fn stream(&self, request: CompletionRequest) -> BoxStream<'static, Result<ModelChunk, BackendError>> {
         let prompt_tokens = self.count_tokens(&transcript(&request.system, &request.messages)) as u64;
         let taken = self.take(&request.agent_path);
-        *self.last_request.lock().unwrap_or_else(|e| e.into_inner()) = Some(request);
+        self.requests.lock().unwrap_or_else(|e| e.into_inner()).push(request);
         let (text, delay) = match taken {
             Err(error) => return stream::once(async move { Err(error) }).boxed(),
             Ok(ScriptEntry::Fault { error, message }) => {
