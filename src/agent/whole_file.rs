@@ -2579,6 +2579,11 @@ fn words_changed(line: &str, fixed: &str) -> Option<usize> {
     if closing(line) == closing(fixed) {
         return None;
     }
+    // A declaration made other code (`def top_words(text, n=5):` written
+    // `return top_words(text, n=5):`) takes the function away: no fix.
+    if declared_name(line).is_some() && declared_name(fixed).is_none() {
+        return None;
+    }
     // Part of the line quoted from its middle (`grep -m1 '^# ' $f` of
     // `title=$(grep -m1 '^# ' $f)`) shows where the change goes, not what
     // it is; the line's start kept (`return a + b` of `return a + b + 1`) is a fix.
@@ -3205,6 +3210,8 @@ mod tests {
     fn a_line_fix_changes_a_few_words_of_a_line() {
         assert_eq!(words_changed("    return n % 2 == 1", "return n % 2 == 0"), Some(1));
         assert_eq!(words_changed("  return ids.length;", "return ids.length + 1;"), Some(2));
+        assert_eq!(words_changed("def top_words(text, n=5):", "return top_words(text, n=5):"), None);
+        assert_eq!(words_changed("def top_words(text, n=5):", "def top_words(text, n=10):"), Some(1));
         assert_eq!(words_changed("    if total > 100:", "if total >= 100:"), Some(1));
         assert_eq!(words_changed("import os", "import math"), None, "half the line is another line");
         assert_eq!(words_changed("x = 1", "x = 1"), None, "no change");
