@@ -785,12 +785,8 @@ impl Conversation {
             } else {
                 format!("`{command}` failed:\n```\n{}\n```", last_lines(printed, FAILED_COMMAND_LINES))
             };
-            // The 0.5B, told only how to print a value, printed one
-            // station.py does not define; shown what each module does, it
-            // can pick the one asked about.
-            let outline = python_outline(asking.handed).map(|outline| format!("\n{outline}")).unwrap_or_default();
             messages.push(Message { role: Role::Assistant, blocks: vec![Block::Text { text: said }] });
-            messages.push(Message::user_text(format!("{told}{outline}\n{COMPUTE_AGAIN}")));
+            messages.push(Message::user_text(format!("{told}\n{COMPUTE_AGAIN}")));
             self.notify("[the command gave no answer — asking for another…]");
         }
         Ok(None)
@@ -2155,23 +2151,6 @@ pub(super) fn exited(output: &str) -> Option<(&str, &str)> {
     Some((printed, status.strip_prefix("exit code ")?))
 }
 
-/// The public names each handed Python module defines at its top level,
-/// in the order it defines them, as a command that imports it names them
-/// (`buffer: SECONDS_PER_DAY, CAPACITY, RingBuffer`).
-fn python_outline(handed: &[HandedFile]) -> Option<String> {
-    let modules: Vec<String> = handed
-        .iter()
-        .filter_map(|f| {
-            let module = f.path.rel.strip_suffix(".py")?.replace('/', ".");
-            let mut names: Vec<&str> =
-                top_level_names(&f.text).into_iter().filter(|name| !name.starts_with('_')).collect();
-            names.sort_by_key(|name| f.text.find(name));
-            (!names.is_empty()).then(|| format!("- {module}: {}", names.join(", ")))
-        })
-        .collect();
-    (!modules.is_empty()).then(|| format!("The modules define:\n{}", modules.join("\n")))
-}
-
 /// For a command that runs a script (`python buffer.py`), one that
 /// imports it and prints a value of it, its name left to fill in: run as a
 /// script, a module prints only what it prints itself.
@@ -3250,22 +3229,6 @@ mod tests {
         assert!(!adds_only_unused_imports(stock, &fixed));
         assert!(!adds_only_unused_imports("a = 1\nb = 2\n", "import os\nb = 2\na = 1\n"));
         assert!(!adds_only_unused_imports(stock, stock));
-    }
-
-    #[test]
-    fn the_outline_names_what_each_python_module_defines_in_order() {
-        let buffer = "import config\n\nSECONDS = 86_400\nCAPACITY = SECONDS // config.POLL\n_cache = {}\n\n\
-                      class RingBuffer:\n    size = 3\n";
-        let files = [
-            handed_file("buffer.py", buffer),
-            handed_file("notes.md", "# Notes\n"),
-            handed_file("lib/config.py", "POLL = 45\n"),
-        ];
-        assert_eq!(
-            python_outline(&files).as_deref(),
-            Some("The modules define:\n- buffer: SECONDS, CAPACITY, RingBuffer\n- lib.config: POLL")
-        );
-        assert_eq!(python_outline(&files[1..2]), None);
     }
 
     #[test]
