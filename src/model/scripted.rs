@@ -151,7 +151,7 @@ impl ScriptedBackend {
 
     /// The request of the most recent generation.
     pub fn last_request(&self) -> Option<CompletionRequest> {
-        self.requests().pop()
+        self.requests.lock().unwrap_or_else(|e| e.into_inner()).last().cloned()
     }
 
     /// Every generation's request, in order.
