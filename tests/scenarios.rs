@@ -3016,9 +3016,12 @@ async fn what_the_request_says_stays_as_it_is_is_left_out_of_a_change() {
     assert_eq!(run.read("app.ini"), worker_only);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.ends_with("Reply with the whole new content of app.ini, changed as asked; web stays as it is, in a code block after its path."), "{sent}");
-    let run = whole_file_run(&[("app.ini", ini)], &[&web_only, &web_only], prompt).await;
-    assert_eq!(run.read("app.ini"), ini);
-    assert!(run.results().is_empty(), "{:?}", run.results());
+    // Asked again, a change only there again leaves nothing changed: a
+    // fresh try follows, as for any reply that changes nothing.
+    let worker = format!("app.ini\n```ini\n{worker_only}```\n");
+    let run = whole_file_run(&[("app.ini", ini)], &[&web_only, &web_only, &worker], prompt).await;
+    assert_eq!(run.read("app.ini"), worker_only);
+    assert!(run.text().contains("[no reply changed anything — trying afresh, sampled (1 of 3)…]"), "{}", run.text());
 }
 
 #[tokio::test]
@@ -3144,4 +3147,33 @@ async fn the_tests_handed_over_are_run_around_a_change_and_one_they_fail_is_sent
         .run(&["Change > to >= in discount."], prompt)
         .await;
     assert!(plan.results().is_empty(), "{:?}", plan.results());
+}
+
+#[tokio::test]
+async fn a_python_change_that_python_cannot_run_is_no_change() {
+    // The 0.5B's line for "I get pages of 10, not 20": a per_page that
+    // app.py never defines, which would raise NameError on every page.
+    let app = "from pager import paginate\n\n\ndef show(page):\n    rows = paginate(ARTICLES, page)\n    return rows\n\n\nARTICLES = list(range(55))\n";
+    let pager = "def paginate(items, page=1, per_page=10):\n    start = (page - 1) * per_page\n    return items[start:start + per_page]\n";
+    let prompt = "Calling paginate() without a page size should give pages of 20 items, but I get 10. Fix it.";
+    let copy = format!("app.py\n```python\n{app}```\n\npager.py\n```python\n{pager}```\n");
+    let unbound = "```python\nrows = paginate(ARTICLES, page, per_page)\n```\n";
+    let fixed = format!("pager.py\n```python\n{}```\n", pager.replace("per_page=10", "per_page=20"));
+    let files = [("app.py", app), ("pager.py", pager)];
+    let run = whole_file_run(&files, &[&copy, unbound, &fixed], prompt).await;
+    assert!(
+        run.text().contains("[the reply's app.py uses per_page, which nothing in it defines — not changed]"),
+        "{}",
+        run.text()
+    );
+    assert_eq!(run.read("app.py"), app);
+    assert_eq!(run.read("pager.py"), pager.replace("per_page=10", "per_page=20"));
+    // A version with a syntax error is refused the same way.
+    let broken = format!(
+        "pager.py\n```python\n{}```\n",
+        pager.replace("    start", "def start").replace("per_page=10", "per_page=20")
+    );
+    let run = whole_file_run(&files, &[&broken, &fixed], prompt).await;
+    assert!(run.text().contains("[the reply's pager.py has a syntax error on line 2 — not changed]"), "{}", run.text());
+    assert_eq!(run.read("pager.py"), pager.replace("per_page=10", "per_page=20"));
 }

@@ -11,6 +11,7 @@ pub mod guard;
 pub mod hooks;
 mod kept;
 pub mod prompt;
+mod python_check;
 mod repetition;
 mod rewrite;
 pub mod servers;

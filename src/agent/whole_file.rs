@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::attach::{MAX_BYTES, MAX_LINES};
 use super::kept::{kept_names, sparing};
 use super::prompt::load_rules;
+use super::python_check::PythonFaults;
 use super::rewrite::{Rewrite, rewrite_of};
 use super::tests_run::last_lines;
 use super::turn::{Generation, StreamEnd, sent_back};
@@ -244,7 +245,8 @@ impl Conversation {
         let (mut text, mut changes) = if self.policy.mode == PermissionMode::Plan {
             (reply_text(&generation), Vec::new())
         } else {
-            self.changes_asked_for(&asking, only_named.clone(), &mut generation, cancel).await?
+            let asked = self.changes_asked_for(&asking, only_named.clone(), &mut generation, cancel).await?;
+            self.without_kept(&asking, asked, &mut generation, cancel).await?
         };
         // "Rename fetch_rec to load_recipe everywhere": a refactoring an
         // editor does without a model. When every reply failed to make it
@@ -314,26 +316,6 @@ impl Conversation {
                 changes.retain(|(_, input)| !tampered.iter().any(|path| input["file_path"] == path.as_str()));
             }
         }
-        // "…but leave the web server's logging as it is": what a reply
-        // changes there anyway (the 1.5B set every log level to DEBUG) is
-        // left out, and the user told. A reply that changed only that (the
-        // 0.5B scaled the web service, not the worker) is asked again.
-        let kept = kept_names(prompt);
-        let mut spared;
-        (changes, spared) = spare_kept(changes, handed, &kept);
-        let only_kept = spared.first().filter(|_| changes.is_empty()).map(|(file, parts)| (*file, parts.join(", ")));
-        if let Some((file, parts)) = only_kept {
-            let path = file.path.display();
-            let notice = format!(
-                "[the reply changed only {parts} in {path}, which the request says stays as it is — asking again…]"
-            );
-            let how = format!(", changed as asked; {parts} stays as it is");
-            let asking = Asking { system, messages, prompt, handed, checks };
-            let again;
-            (text, again) = self.file_asked(&asking, file, &how, &notice, &mut generation, cancel).await?;
-            (changes, spared) = spare_kept(again, handed, &kept);
-        }
-        self.tell_spared(&spared);
         // A change to a file the model was not shown (a README.md written
         // from what READMEs say) is a guess at it, which the read guard
         // refuses: handed that file and asked again, it changes what is there.
@@ -594,12 +576,44 @@ impl Conversation {
         self.resample = Some(n);
         let tried = async {
             let mut generation = self.whole_file_reply(asking.system, first, cancel).await?;
-            let (text, changes) = self.changes_asked_for(asking, only_named, &mut generation, cancel).await?;
+            let asked = self.changes_asked_for(asking, only_named, &mut generation, cancel).await?;
+            let (text, changes) = self.without_kept(asking, asked, &mut generation, cancel).await?;
             Ok((generation, text, changes))
         }
         .await;
         self.resample = None;
         tried
+    }
+
+    /// `changes` without what they change of the parts the prompt says stay
+    /// as they are ("…but leave the web server's logging as it is": the
+    /// 1.5B set every log level to DEBUG), the user told. A reply that
+    /// changed only those (the 0.5B scaled the web service, not the worker)
+    /// is asked again for its file; one that does so again leaves nothing,
+    /// so a fresh try follows.
+    async fn without_kept(
+        &mut self,
+        asking: &Asking<'_>,
+        (text, changes): (String, Vec<Change>),
+        generation: &mut Generation,
+        cancel: &CancellationToken,
+    ) -> Result<(String, Vec<Change>), TurnOutcome> {
+        let kept = kept_names(asking.prompt);
+        let (changes, spared) = spare_kept(changes, asking.handed, &kept);
+        let only_kept = spared.first().filter(|_| changes.is_empty()).map(|(file, parts)| (*file, parts.join(", ")));
+        let Some((file, parts)) = only_kept else {
+            self.tell_spared(&spared);
+            return Ok((text, changes));
+        };
+        let path = file.path.display();
+        let notice = format!(
+            "[the reply changed only {parts} in {path}, which the request says stays as it is — asking again…]"
+        );
+        let how = format!(", changed as asked; {parts} stays as it is");
+        let (text, again) = self.file_asked(asking, file, &how, &notice, generation, cancel).await?;
+        let (changes, spared) = spare_kept(again, asking.handed, &kept);
+        self.tell_spared(&spared);
+        Ok((text, changes))
     }
 
     /// Asks for `file` alone, whole, `how` (", changed as asked", " without
@@ -984,6 +998,11 @@ impl Conversation {
             }
             _ => (old.to_string(), new_line),
         };
+        // `rows = paginate(ARTICLES, page, per_page)`, in a file with no
+        // per_page: a line the file cannot run with fixes nothing.
+        if self.breaks_file(&file.path, text, &text.replacen(&old_string, &new_string, 1)) {
+            return None;
+        }
         Some(edit(file.path.display(), &old_string, &new_string))
     }
 
@@ -1343,14 +1362,17 @@ impl Conversation {
     /// Whether the file at `path`, changed from `before` to `after`, is
     /// broken by the change: it no longer declares a name it still uses
     /// (the 0.5B's recipes.py without the RECIPES table its functions
-    /// read), or its brackets, balanced before, no longer are. Such a
-    /// block left part of the file out; it is no change to make, and the
-    /// user is told.
+    /// read), its brackets, balanced before, no longer are, or, in Python,
+    /// it gained a syntax error or a name nothing binds. Such a change is
+    /// none to make, and the user is told.
     fn breaks_file(&self, path: &WorkspacePath, before: &str, after: &str) -> bool {
         // In prose and settings a name is a word, not code that reads it.
         if is_prose(&path.rel) || is_settings(&path.rel) {
             return false;
         }
+        // Run last: it starts python3, where the checks above read text.
+        let python_fault =
+            || has_extension_in(&path.rel, &["py"]).then(|| PythonFaults::brought(before, after)).flatten();
         let kept = top_level_names(after);
         let mut lost: Vec<&str> =
             top_level_names(before).into_iter().filter(|name| !kept.contains(name) && code_uses(after, name)).collect();
@@ -1359,6 +1381,8 @@ impl Conversation {
             format!("leaves out {}, which it still uses", lost.join(", "))
         } else if bracket_balance(before) == [0; 3] && bracket_balance(after) != [0; 3] {
             "leaves a bracket unclosed".to_string()
+        } else if let Some(fault) = python_fault() {
+            fault
         } else {
             return false;
         };
@@ -1933,7 +1957,7 @@ fn is_identifier(word: &str) -> bool {
 }
 
 /// Whether `text` holds `name` as a whole word.
-fn uses_word(text: &str, name: &str) -> bool {
+pub(super) fn uses_word(text: &str, name: &str) -> bool {
     words(text).any(|word| word == name)
 }
 
