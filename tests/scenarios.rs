@@ -3177,3 +3177,21 @@ async fn a_python_change_that_python_cannot_run_is_no_change() {
     assert!(run.text().contains("[the reply's pager.py has a syntax error on line 2 — not changed]"), "{}", run.text());
     assert_eq!(run.read("pager.py"), pager.replace("per_page=10", "per_page=20"));
 }
+
+#[tokio::test]
+async fn a_message_written_anew_for_a_line_of_another_file_is_fixed_there() {
+    // Asked for the line of signup.js to change, the 0.5B wrote the line
+    // of validate.js with the message the prompt asks for, and the line
+    // above it: of the two `errors.push(…)`, that one is meant.
+    let validate = "'use strict';\n\nconst MIN_LENGTH = 8;\n\nfunction passwordErrors(password) {\n  const errors = [];\n  if (password.length < MIN_LENGTH) {\n    errors.push('Password too short.');\n  }\n  if (!/[0-9]/.test(password)) {\n    errors.push('Password must contain a digit.');\n  }\n  return errors;\n}\n\nmodule.exports = { passwordErrors, MIN_LENGTH };\n";
+    let signup = "'use strict';\n\nconst { passwordErrors } = require('./validate');\n\nfunction signup(username, password) {\n  const errors = passwordErrors(password);\n  return errors.length > 0 ? { ok: false, errors } : { ok: true };\n}\n\nmodule.exports = { signup };\n";
+    let prompt = "When a password is too short, signup should say \"Password must be at least 8 characters long.\" instead of the current message.";
+    let copy = format!("signup.js\n```javascript\n{signup}```\n");
+    let line = "```javascript\nif (password.length < MIN_LENGTH) {\n  errors.push('Password must be at least 8 characters long.');\n}\n```\n";
+    let run = whole_file_run(&[("signup.js", signup), ("validate.js", validate)], &[&copy, line], prompt).await;
+    assert_eq!(run.read("signup.js"), signup);
+    assert_eq!(
+        run.read("validate.js"),
+        validate.replace("Password too short.", "Password must be at least 8 characters long.")
+    );
+}

@@ -6,12 +6,12 @@
 //! front end (events out, approvals and edits in).
 
 mod attach;
+mod code_check;
 pub mod context;
 pub mod guard;
 pub mod hooks;
 mod kept;
 pub mod prompt;
-mod python_check;
 mod repetition;
 mod rewrite;
 pub mod servers;

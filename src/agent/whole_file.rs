@@ -15,9 +15,9 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::attach::{MAX_BYTES, MAX_LINES};
+use super::code_check::fault_brought;
 use super::kept::{kept_names, sparing};
 use super::prompt::load_rules;
-use super::python_check::PythonFaults;
 use super::rewrite::{Rewrite, rewrite_of};
 use super::tests_run::last_lines;
 use super::turn::{Generation, StreamEnd, sent_back};
@@ -653,7 +653,12 @@ impl Conversation {
         let shown: String = copied.iter().chain(others).map(|f| f.shown()).collect();
         let notice = format!("[the reply copied {} back unchanged — asking for the line to change…]", names.join(", "));
         let mut text = self.ask_again(asking, &shown, &ask, &notice, generation, cancel).await?;
-        let mut changes: Vec<Change> = self.line_fix(copied, &text).into_iter().collect();
+        // Asked for a line of signup.js, the 0.5B wrote validate.js's
+        // message as it must read: a line of another file shown is fixed
+        // where it is.
+        let other_code: Vec<&HandedFile> = others.iter().copied().filter(|f| !is_prose(&f.path.rel)).collect();
+        let line_fixed = self.line_fix(copied, &text).or_else(|| self.line_fix(&other_code, &text));
+        let mut changes: Vec<Change> = line_fixed.into_iter().collect();
         let mut focus = copied.first().copied();
         // "trip.py": of several files, a small model answers with the one
         // where the change goes, its name often misspelt. Asked for that
@@ -966,17 +971,30 @@ impl Conversation {
         };
         let known: std::collections::HashSet<&str> =
             current.iter().flat_map(|(_, text)| text.lines().map(str::trim)).collect();
-        let mut fixes = reply_lines.iter().filter(|line| !known.contains(line.trim())).filter_map(|fixed| {
-            let near: Vec<(usize, usize, &str)> = current
-                .iter()
-                .enumerate()
-                .flat_map(|(at, (_, text))| text.lines().map(move |line| (at, line)))
-                .filter_map(|(at, line)| words_changed(line, fixed).map(|n| (n, at, line)))
-                .collect();
-            let &(best, at, line) = near.iter().min_by_key(|(n, _, _)| *n)?;
-            // Two lines as near: which one is meant is a guess.
-            (near.iter().filter(|(n, _, _)| *n == best).count() == 1).then_some((at, line, fixed))
-        });
+        let files_lines: Vec<Vec<&str>> = current.iter().map(|(_, text)| code_lines(text).collect()).collect();
+        let shown_lines: Vec<&str> = reply_lines.iter().map(String::as_str).collect();
+        let mut fixes =
+            shown_lines.iter().enumerate().filter(|(_, line)| !known.contains(line.trim())).filter_map(|(i, fixed)| {
+                let near: Vec<(usize, usize, usize)> = files_lines
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(at, lines)| lines.iter().enumerate().map(move |(n, line)| (at, n, *line)))
+                    .filter_map(|(at, n, line)| words_changed(line, fixed).map(|changed| (changed, at, n)))
+                    .collect();
+                let best = near.iter().map(|(changed, _, _)| *changed).min()?;
+                let mut tied: Vec<(usize, usize)> =
+                    near.iter().filter(|(changed, _, _)| *changed == best).map(|(_, at, n)| (*at, *n)).collect();
+                // Two lines as near (two `errors.push(…)` of validate.js):
+                // the one the reply shows between the lines around it is
+                // meant; else which one is a guess.
+                if tied.len() > 1 {
+                    tied.retain(|(at, n)| shown_around(&shown_lines, i, &files_lines[*at], *n));
+                }
+                match tied.as_slice() {
+                    [(at, n)] => Some((*at, files_lines[*at][*n], *fixed)),
+                    _ => None,
+                }
+            });
         let Some((at, old, fixed)) = fixes.next() else {
             return added_import(&current, &reply_lines).or_else(|| setting_fix(&current, &reply_lines));
         };
@@ -1362,17 +1380,17 @@ impl Conversation {
     /// Whether the file at `path`, changed from `before` to `after`, is
     /// broken by the change: it no longer declares a name it still uses
     /// (the 0.5B's recipes.py without the RECIPES table its functions
-    /// read), its brackets, balanced before, no longer are, or, in Python,
-    /// it gained a syntax error or a name nothing binds. Such a change is
+    /// read), its brackets, balanced before, no longer are, or it gained a
+    /// syntax error or (in Python) a name nothing binds. Such a change is
     /// none to make, and the user is told.
     fn breaks_file(&self, path: &WorkspacePath, before: &str, after: &str) -> bool {
         // In prose and settings a name is a word, not code that reads it.
         if is_prose(&path.rel) || is_settings(&path.rel) {
             return false;
         }
-        // Run last: it starts python3, where the checks above read text.
-        let python_fault =
-            || has_extension_in(&path.rel, &["py"]).then(|| PythonFaults::brought(before, after)).flatten();
+        // Run last: it starts the language's checker, where the checks
+        // above read text.
+        let language_fault = || fault_brought(&path.rel, before, after);
         let kept = top_level_names(after);
         let mut lost: Vec<&str> =
             top_level_names(before).into_iter().filter(|name| !kept.contains(name) && code_uses(after, name)).collect();
@@ -1381,7 +1399,7 @@ impl Conversation {
             format!("leaves out {}, which it still uses", lost.join(", "))
         } else if bracket_balance(before) == [0; 3] && bracket_balance(after) != [0; 3] {
             "leaves a bracket unclosed".to_string()
-        } else if let Some(fault) = python_fault() {
+        } else if let Some(fault) = language_fault() {
             fault
         } else {
             return false;
@@ -2069,11 +2087,23 @@ fn one_edit_apart(a: &str, b: &str) -> bool {
     short.len() == head || short[head + skip..] == long[head + 1..]
 }
 
-/// The line number that is all of `reply` ("line 3", "13.", "`7`").
+/// The line number that is all of `reply` ("line 3", "13.", "`7`"), or
+/// the one line a short sentence without code names ("It is line 12 that
+/// needs to change.", the 0.5B on the right line of linecount.sh).
 fn line_number(reply: &str) -> Option<usize> {
+    /// Longer, a reply explains more than it points.
+    const POINTING: usize = 120;
+    static LINE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let line = LINE.get_or_init(|| regex::Regex::new(r"(?i)\bline\s+(\d+)\b").expect("a valid pattern"));
     let reply = reply.trim().trim_matches('`').trim().trim_end_matches('.');
     let digits = reply.strip_prefix("line").or_else(|| reply.strip_prefix("Line")).unwrap_or(reply);
-    digits.trim().parse().ok().filter(|n| *n > 0)
+    let named = || {
+        let mut numbers = line.captures_iter(reply).map(|found| found[1].parse::<usize>().ok());
+        let number = numbers.next()??;
+        let pointing = reply.len() <= POINTING && !reply.contains('`') && !reply.contains('\n');
+        (pointing && numbers.next().is_none()).then_some(number)
+    };
+    digits.trim().parse().ok().or_else(named).filter(|n| *n > 0)
 }
 
 /// The one handed file the prompt names, else the one the reply names,
@@ -2608,6 +2638,16 @@ fn words_changed(line: &str, fixed: &str) -> Option<usize> {
     if sorted_words[0] == sorted_words[1] && letters[0] == letters[1] && sorted_words[0].len() >= 2 {
         return Some(2);
     }
+    // What a message says, alone changed (`errors.push('Password too
+    // short.')` made to say what the prompt asks): the line is the same
+    // code, fixed.
+    // A docstring's words are no code: its skeleton is quotes alone.
+    let (line_skeleton, line_texts) = string_literals(line_code);
+    let (fixed_skeleton, fixed_texts) = string_literals(fixed_code);
+    let is_code = line_skeleton.chars().any(char::is_alphanumeric) && !is_comment(line_code);
+    if is_code && line_skeleton == fixed_skeleton && line_texts != fixed_texts {
+        return Some(1);
+    }
     // Without what closes the line, which sticks to its last word: `ids.length;`
     // to `ids.length + 1;` keeps that word.
     let (line, fixed) = (closing(line), closing(fixed));
@@ -2619,6 +2659,45 @@ fn words_changed(line: &str, fixed: &str) -> Option<usize> {
         changed.fold((0, 0), |(o, n), op| (o + op.old_range().len(), n + op.new_range().len()));
     let keeps_line = old_changed * 3 <= old.len() && new.len() <= old.len() * 2;
     (old_changed + new_changed > 0 && keeps_line).then_some(old_changed.max(new_changed))
+}
+
+/// Whether the reply's line `i` stands where line `n` of `file` does: a
+/// line of code next to it, above or below, is the file's line there.
+fn shown_around(reply: &[&str], i: usize, file: &[&str], n: usize) -> bool {
+    let same = |shown: Option<&&str>, there: Option<&&str>| match (shown, there) {
+        (Some(shown), Some(there)) => shown.trim() == there.trim() && shown.chars().any(char::is_alphanumeric),
+        _ => false,
+    };
+    let (reply_above, file_above) = (i.checked_sub(1), n.checked_sub(1));
+    same(reply_above.and_then(|i| reply.get(i)), file_above.and_then(|n| file.get(n)))
+        || same(reply.get(i + 1), file.get(n + 1))
+}
+
+/// `code` with its string literals emptied, and what they say: the code
+/// of a line apart from its messages. A quote left open takes the rest of
+/// the line.
+fn string_literals(code: &str) -> (String, Vec<&str>) {
+    let (mut skeleton, mut texts) = (String::new(), Vec::new());
+    let mut chars = code.char_indices();
+    while let Some((at, c)) = chars.next() {
+        skeleton.push(c);
+        if !['"', '\'', '`'].contains(&c) {
+            continue;
+        }
+        let start = at + c.len_utf8();
+        let mut end = code.len();
+        while let Some((inner, next)) = chars.next() {
+            if next == '\\' {
+                chars.next();
+            } else if next == c {
+                skeleton.push(c);
+                end = inner;
+                break;
+            }
+        }
+        texts.push(&code[start..end]);
+    }
+    (skeleton, texts)
 }
 
 /// `fixed` in place of `old`: at its indentation and, when the model left
@@ -3072,6 +3151,10 @@ mod tests {
         assert_eq!(line_number("line 3"), Some(3));
         assert_eq!(line_number("13\n"), Some(13));
         assert_eq!(line_number("`Line 7.`"), Some(7));
+        assert_eq!(line_number("It is line 12 that needs to change."), Some(12));
+        assert_eq!(line_number("Test slug.py, line 17"), Some(17));
+        assert_eq!(line_number("Line 3 or line 4."), None, "two lines named");
+        assert_eq!(line_number("Line 3 reads `n = 1`."), None, "code with it");
         assert_eq!(line_number("return 3"), None);
         assert_eq!(line_number("0"), None);
     }
@@ -3218,6 +3301,10 @@ mod tests {
         assert_eq!(words_changed("    if total > 100:", "if total >= 100:"), Some(1));
         assert_eq!(words_changed("import os", "import math"), None, "half the line is another line");
         assert_eq!(words_changed("x = 1", "x = 1"), None, "no change");
+        let message = "errors.push('Password must be at least 8 characters long.');";
+        assert_eq!(words_changed("    errors.push('Password too short.');", message), Some(1), "a message said anew");
+        assert_eq!(words_changed("    \"\"\"The rate.\"\"\"", "\"\"\"The rate of tax.\"\"\""), None, "a docstring");
+        assert_eq!(words_changed("print('a', 'b')", "print('a', 'b', 'c')"), None, "code added between quotes");
         assert_eq!(words_changed("def greet(name):", "print(greet(\"world\"))"), None);
         assert_eq!(words_changed("    return total", "return total + tax"), Some(2), "an addition keeps the line");
         assert_eq!(words_changed("x = 1", "x = compute(a, b, c) + 1"), None, "more than doubled is another line");
