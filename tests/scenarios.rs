@@ -2054,6 +2054,11 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert_eq!(run.read("greet.py"), fixed);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("Line 2 of greet.py reads:\n```\nreturn \"Helo, \" + name + \"!\"\n```"), "{sent}");
+    // So is the line quoted as it reads: it points at the line.
+    let quoted = "```python\nreturn \"Helo, \" + name + \"!\"\n```\n";
+    let run = fix_greeting(&[&format!("```\n{GREET}```\n```\n{TEST}```\n"), quoted, line]).await;
+    assert_eq!(run.read("greet.py"), fixed);
+    assert!(told(&run, "[the reply named line 2 of greet.py — asking for it as it must read…]"));
     // A line that is not a small change of one of the file's changes nothing
     // (in any of the fresh tries either).
     let (test_copy, greet_copy) = (format!("```\n{TEST}```\n"), format!("```\n{GREET}```\n"));

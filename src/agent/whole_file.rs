@@ -673,9 +673,10 @@ impl Conversation {
             changes = self.line_fix(&[*file], &text).into_iter().collect();
             focus = Some(*file);
         }
-        // "line 3": a small model answers where the line is. Shown that
-        // line, it writes it as it must read.
-        let numbered = line_number(&text).and_then(|n| {
+        // "line 3", or the line itself as it reads (`return
+        // !user.prefs.emailNotifications;`): a small model answers where
+        // the line is. Shown that line, it writes it as it must read.
+        let numbered = line_number(&text).or_else(|| quoted_line(&text, &focus?.text)).and_then(|n| {
             let file = focus?;
             let line = file.text.lines().nth(n.checked_sub(1)?).filter(|line| !line.trim().is_empty())?;
             Some((file, n, line))
@@ -2087,6 +2088,22 @@ fn one_edit_apart(a: &str, b: &str) -> bool {
     short.len() == head || short[head + skip..] == long[head + 1..]
 }
 
+/// The number of the one line of `file` that is all the code of `reply`,
+/// as the file has it.
+fn quoted_line(reply: &str, file: &str) -> Option<usize> {
+    let blocks = shown_files(reply);
+    let code: Vec<&str> = match blocks.as_slice() {
+        [] => code_lines(reply).map(inline_code).collect(),
+        [one] => code_lines(&one.text).collect(),
+        _ => return None,
+    };
+    let [quoted] = code.as_slice() else { return None };
+    let quoted = quoted.trim();
+    let mut found = file.lines().enumerate().filter(|(_, line)| !quoted.is_empty() && line.trim() == quoted);
+    let (at, _) = found.next()?;
+    found.next().is_none().then_some(at + 1)
+}
+
 /// The line number that is all of `reply` ("line 3", "13.", "`7`"), or
 /// the one line a short sentence without code names ("It is line 12 that
 /// needs to change.", the 0.5B on the right line of linecount.sh).
@@ -3156,6 +3173,11 @@ mod tests {
         assert_eq!(line_number("Line 3 or line 4."), None, "two lines named");
         assert_eq!(line_number("Line 3 reads `n = 1`."), None, "code with it");
         assert_eq!(line_number("return 3"), None);
+        let file = "function f(user) {\n  return !user.on;\n}\n\nfunction g() {\n  return 1;\n}\n";
+        assert_eq!(quoted_line("```javascript\nreturn !user.on;\n```\n", file), Some(2));
+        assert_eq!(quoted_line("The line is `return !user.on;`.", file), Some(2));
+        assert_eq!(quoted_line("```\n}\n```", file), None, "two lines read so");
+        assert_eq!(quoted_line("```\nreturn !user.off;\n```", file), None, "no line reads so");
         assert_eq!(line_number("0"), None);
     }
 
