@@ -3200,3 +3200,23 @@ async fn a_message_written_anew_for_a_line_of_another_file_is_fixed_there() {
         validate.replace("Password too short.", "Password must be at least 8 characters long.")
     );
 }
+
+#[tokio::test]
+async fn a_line_quoted_as_it_reads_points_at_it_in_whichever_file_holds_it() {
+    // Both files copied back, digest.js first: asked for the line, the
+    // 0.5B quoted prefs.js's as it reads. Shown it alone, it writes it.
+    let digest = "'use strict';\n\nconst { shouldEmail } = require('./prefs');\n\nfunction recipients(users) {\n  return users.filter(shouldEmail).map((u) => u.email);\n}\n\nmodule.exports = { recipients };\n";
+    let prefs = "'use strict';\n\nfunction shouldEmail(user) {\n  return !user.prefs.emailNotifications;\n}\n\nmodule.exports = { shouldEmail };\n";
+    let prompt = "Users who switched off email notifications are still getting emails. Fix it.";
+    let copy = format!("digest.js\n```javascript\n{digest}```\n\nprefs.js\n```javascript\n{prefs}```\n");
+    let quoted = "```javascript\nreturn !user.prefs.emailNotifications;\n```\n";
+    let fixed = "```javascript\nreturn user.prefs.emailNotifications;\n```\n";
+    let run = whole_file_run(&[("digest.js", digest), ("prefs.js", prefs)], &[&copy, quoted, fixed], prompt).await;
+    assert!(
+        run.text().contains("[the reply named line 4 of prefs.js — asking for it as it must read…]"),
+        "{}",
+        run.text()
+    );
+    assert_eq!(run.read("prefs.js"), prefs.replace("!user", "user"));
+    assert_eq!(run.read("digest.js"), digest);
+}

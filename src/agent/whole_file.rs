@@ -676,8 +676,14 @@ impl Conversation {
         // "line 3", or the line itself as it reads (`return
         // !user.prefs.emailNotifications;`): a small model answers where
         // the line is. Shown that line, it writes it as it must read.
-        let numbered = line_number(&text).or_else(|| quoted_line(&text, &focus?.text)).and_then(|n| {
-            let file = focus?;
+        // The line quoted may be of any file shown (prefs.js's, with
+        // digest.js copied back first), if of one only.
+        let quoted = || {
+            let mut quoting = copied.iter().chain(others).filter_map(|f| Some((*f, quoted_line(&text, &f.text)?)));
+            let found = quoting.next()?;
+            quoting.next().is_none().then_some(found)
+        };
+        let numbered = line_number(&text).and_then(|n| Some((focus?, n))).or_else(quoted).and_then(|(file, n)| {
             let line = file.text.lines().nth(n.checked_sub(1)?).filter(|line| !line.trim().is_empty())?;
             Some((file, n, line))
         });
@@ -2625,6 +2631,8 @@ fn headless(file: &str, block: &str) -> bool {
 /// written again without its closing `:` or `;` is the line restated, not
 /// changed: taken as a fix, it would break the code.
 fn words_changed(line: &str, fixed: &str) -> Option<usize> {
+    /// How much of a short line's letters a fix of it keeps.
+    const NEAR_LETTERS: f32 = 0.9;
     let closing = |line: &str| line.trim().trim_end_matches([':', ';', '{', ',']).trim_end().to_string();
     if closing(line) == closing(fixed) {
         return None;
@@ -2675,7 +2683,14 @@ fn words_changed(line: &str, fixed: &str) -> Option<usize> {
     let (old_changed, new_changed) =
         changed.fold((0, 0), |(o, n), op| (o + op.old_range().len(), n + op.new_range().len()));
     let keeps_line = old_changed * 3 <= old.len() && new.len() <= old.len() * 2;
-    (old_changed + new_changed > 0 && keeps_line).then_some(old_changed.max(new_changed))
+    if old_changed + new_changed > 0 && keeps_line {
+        return Some(old_changed.max(new_changed));
+    }
+    // A line of few words, one of them touched (`return
+    // !user.prefs.emailNotifications;` without its `!`): a word of two is
+    // half the line, yet the letters are the line's.
+    let letters_kept = similar::TextDiff::from_chars(line.as_str(), fixed.as_str()).ratio();
+    (old.len() <= 3 && letters_kept >= NEAR_LETTERS).then_some(old_changed.max(new_changed))
 }
 
 /// Whether the reply's line `i` stands where line `n` of `file` does: a
@@ -3323,6 +3338,9 @@ mod tests {
         assert_eq!(words_changed("    if total > 100:", "if total >= 100:"), Some(1));
         assert_eq!(words_changed("import os", "import math"), None, "half the line is another line");
         assert_eq!(words_changed("x = 1", "x = 1"), None, "no change");
+        let negated = "  return !user.prefs.emailNotifications;";
+        assert_eq!(words_changed(negated, "return user.prefs.emailNotifications;"), Some(1), "a `!` dropped");
+        assert_eq!(words_changed(negated, "return user.email;"), None, "another line");
         let message = "errors.push('Password must be at least 8 characters long.');";
         assert_eq!(words_changed("    errors.push('Password too short.');", message), Some(1), "a message said anew");
         assert_eq!(words_changed("    \"\"\"The rate.\"\"\"", "\"\"\"The rate of tax.\"\"\""), None, "a docstring");
