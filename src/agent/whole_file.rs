@@ -679,7 +679,8 @@ impl Conversation {
         // The line quoted may be of any file shown (prefs.js's, with
         // digest.js copied back first), if of one only.
         let quoted = || {
-            let mut quoting = copied.iter().chain(others).filter_map(|f| Some((*f, quoted_line(&text, &f.text)?)));
+            let code = quoted_code(&text)?;
+            let mut quoting = copied.iter().chain(others).filter_map(|f| Some((*f, line_reading(&f.text, &code)?)));
             let found = quoting.next()?;
             quoting.next().is_none().then_some(found)
         };
@@ -970,12 +971,7 @@ impl Conversation {
             files.iter().filter_map(|f| Some((*f, self.workspace.read_text(&f.path).ok()?))).collect();
         // "The line that must change is: (block) It should read: (block)":
         // the lines of every block, those of the file as it is dropped below.
-        let blocks = shown_files(reply);
-        let reply_lines: Vec<String> = if blocks.is_empty() {
-            code_lines(reply).map(|line| inline_code(line).to_string()).collect()
-        } else {
-            blocks.iter().flat_map(|block| code_lines(&block.text)).map(str::to_string).collect()
-        };
+        let reply_lines = reply_code(reply, &shown_files(reply));
         let known: std::collections::HashSet<&str> =
             current.iter().flat_map(|(_, text)| text.lines().map(str::trim)).collect();
         let files_lines: Vec<Vec<&str>> = current.iter().map(|(_, text)| code_lines(text).collect()).collect();
@@ -1395,9 +1391,6 @@ impl Conversation {
         if is_prose(&path.rel) || is_settings(&path.rel) {
             return false;
         }
-        // Run last: it starts the language's checker, where the checks
-        // above read text.
-        let language_fault = || fault_brought(&path.rel, before, after);
         let kept = top_level_names(after);
         let mut lost: Vec<&str> =
             top_level_names(before).into_iter().filter(|name| !kept.contains(name) && code_uses(after, name)).collect();
@@ -1406,7 +1399,8 @@ impl Conversation {
             format!("leaves out {}, which it still uses", lost.join(", "))
         } else if bracket_balance(before) == [0; 3] && bracket_balance(after) != [0; 3] {
             "leaves a bracket unclosed".to_string()
-        } else if let Some(fault) = language_fault() {
+        } else if let Some(fault) = fault_brought(&path.rel, before, after) {
+            // Last: it starts the language's checker, where those above read text.
             fault
         } else {
             return false;
@@ -2094,18 +2088,30 @@ fn one_edit_apart(a: &str, b: &str) -> bool {
     short.len() == head || short[head + skip..] == long[head + 1..]
 }
 
-/// The number of the one line of `file` that is all the code of `reply`,
-/// as the file has it.
-fn quoted_line(reply: &str, file: &str) -> Option<usize> {
+/// The lines of code of `reply`, whose code blocks are `blocks`: those of
+/// every block, else its lines with their inline code taken out.
+fn reply_code(reply: &str, blocks: &[ShownFile]) -> Vec<String> {
+    if blocks.is_empty() {
+        code_lines(reply).map(|line| inline_code(line).to_string()).collect()
+    } else {
+        blocks.iter().flat_map(|block| code_lines(&block.text)).map(str::to_string).collect()
+    }
+}
+
+/// The one line of code that is all of `reply`, in one block at most.
+fn quoted_code(reply: &str) -> Option<String> {
     let blocks = shown_files(reply);
-    let code: Vec<&str> = match blocks.as_slice() {
-        [] => code_lines(reply).map(inline_code).collect(),
-        [one] => code_lines(&one.text).collect(),
-        _ => return None,
-    };
-    let [quoted] = code.as_slice() else { return None };
+    if blocks.len() > 1 {
+        return None;
+    }
+    let [quoted] = reply_code(reply, &blocks).try_into().ok()?;
     let quoted = quoted.trim();
-    let mut found = file.lines().enumerate().filter(|(_, line)| !quoted.is_empty() && line.trim() == quoted);
+    (!quoted.is_empty()).then(|| quoted.to_string())
+}
+
+/// The number of the one line of `file` that reads `quoted`.
+fn line_reading(file: &str, quoted: &str) -> Option<usize> {
+    let mut found = file.lines().enumerate().filter(|(_, line)| line.trim() == quoted);
     let (at, _) = found.next()?;
     found.next().is_none().then_some(at + 1)
 }
@@ -3189,10 +3195,11 @@ mod tests {
         assert_eq!(line_number("Line 3 reads `n = 1`."), None, "code with it");
         assert_eq!(line_number("return 3"), None);
         let file = "function f(user) {\n  return !user.on;\n}\n\nfunction g() {\n  return 1;\n}\n";
-        assert_eq!(quoted_line("```javascript\nreturn !user.on;\n```\n", file), Some(2));
-        assert_eq!(quoted_line("The line is `return !user.on;`.", file), Some(2));
-        assert_eq!(quoted_line("```\n}\n```", file), None, "two lines read so");
-        assert_eq!(quoted_line("```\nreturn !user.off;\n```", file), None, "no line reads so");
+        let quoted_line = |reply| quoted_code(reply).and_then(|quoted| line_reading(file, &quoted));
+        assert_eq!(quoted_line("```javascript\nreturn !user.on;\n```\n"), Some(2));
+        assert_eq!(quoted_line("The line is `return !user.on;`."), Some(2));
+        assert_eq!(quoted_line("```\n}\n```"), None, "two lines read so");
+        assert_eq!(quoted_line("```\nreturn !user.off;\n```"), None, "no line reads so");
         assert_eq!(line_number("0"), None);
     }
 
