@@ -2328,8 +2328,9 @@ async fn a_copy_without_the_files_docstring_is_a_copy_and_asked_for_the_line() {
 #[tokio::test]
 async fn a_changed_file_that_still_uses_what_the_change_removes_is_asked_for_again() {
     // The 1.5B removed read_csv_events and its import, and left the call.
+    // (With a parameter of its own, it is no wrapper the harness inlines.)
     let events = "def read_events(path, fmt=\"csv\"):\n    return [path, fmt]\n\n\n\
-                  def read_csv_events(path):\n    return read_events(path, fmt=\"csv\")\n\n\n\
+                  def read_csv_events(path, strict=False):\n    return read_events(path, fmt=\"csv\")\n\n\n\
                   def count(events):\n    return len(events)\n";
     let report = "from events import read_csv_events, read_events\n\n\n\
                   def load(path):\n    if path.endswith(\".json\"):\n        return read_events(path, fmt=\"json\")\n\
@@ -2354,6 +2355,67 @@ async fn a_changed_file_that_still_uses_what_the_change_removes_is_asked_for_aga
     // Shown once, as the change left it.
     assert_eq!(sent.matches("report.py\n```").count(), 1, "{sent}");
     assert!(sent.contains(&half_done), "{sent}");
+}
+
+#[tokio::test]
+async fn a_linters_findings_go_with_the_ask_for_the_line_to_change() {
+    // The 0.5B copied linecount.sh back, named line 12, and copied that
+    // back too: it could not see that `$f` splits at a space.
+    let script = include_str!("../benches/tasks/sh-spaces/workspace/linecount.sh");
+    let prompt = "linecount.sh breaks with \"ambiguous redirect\" when a file name has a space in it. Fix it.";
+    let copy = format!("```bash\n{script}```\n");
+    let run = whole_file_run(
+        &[("linecount.sh", script)],
+        &[&copy, "It is line 12 that needs to change.", "n=$(wc -l < \"$f\")"],
+        prompt,
+    )
+    .await;
+    assert_eq!(run.read("linecount.sh"), script.replace("< $f)", "< \"$f\")"));
+    let asks: Vec<String> =
+        run.backend.requests().iter().map(|request| request.messages.last().unwrap().text()).collect();
+    let finding = "shellcheck: Double quote to prevent globbing and word splitting.";
+    assert!(
+        asks[1].ends_with(&format!(
+            "Which line of linecount.sh must change?\nA linter finds:\n- line 12 of linecount.sh, `n=$(wc -l < $f)`: \
+             {finding}\nReply with that line only, as it must read."
+        )),
+        "{}",
+        asks[1]
+    );
+    assert!(
+        asks[2].ends_with(&format!(
+            "Line 12 of linecount.sh reads:\n```\nn=$(wc -l < $f)\n```\n{finding}\nReply with that line only, as it must read."
+        )),
+        "{}",
+        asks[2]
+    );
+}
+
+#[tokio::test]
+async fn the_calls_of_a_wrapper_the_change_removes_become_what_it_returned() {
+    // The 0.5B removed read_csv_events from events.py and, asked for
+    // report.py to match, copied it back.
+    let events = include_str!("../benches/tasks/remove-deprecated-reader/workspace/events.py");
+    let report = include_str!("../benches/tasks/remove-deprecated-reader/workspace/report.py");
+    let (head, rest) = events.split_once("\n\ndef read_csv_events").unwrap();
+    let events_after =
+        format!("{head}\n\ndef attendance_by_member{}", rest.split_once("def attendance_by_member").unwrap().1);
+    let run = whole_file_run(
+        &[("events.py", events), ("report.py", report)],
+        &[&format!("events.py\n```python\n{events_after}```\n"), &format!("```python\n{report}```\n")],
+        "Remove the deprecated read_csv_events function and switch its one caller over to its replacement.",
+    )
+    .await;
+    assert_eq!(run.read("events.py"), events_after);
+    let switched = report
+        .replace(
+            "from events import attendance_by_member, read_csv_events, read_events",
+            "from events import attendance_by_member, read_events",
+        )
+        .replace("return read_csv_events(path)", "return read_events(path, fmt=\"csv\")");
+    assert_ne!(switched, report);
+    assert_eq!(run.read("report.py"), switched);
+    assert_eq!(run.backend.requests().len(), 1, "the caller is switched over without asking the model");
 }
 
 #[tokio::test]

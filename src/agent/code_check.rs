@@ -80,6 +80,55 @@ pub(super) fn fault_brought(path: &str, before: &str, after: &str) -> Option<Str
     (!new.is_empty()).then(|| format!("uses {}, which nothing in it defines", new.join(", ")))
 }
 
+/// A linter's finding on one line of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Finding {
+    /// The line it is on, from 1.
+    pub line: usize,
+    /// What the linter says, with the linter's name: "shellcheck: Double
+    /// quote to prevent globbing and word splitting."
+    pub message: String,
+}
+
+/// What the language's linter finds in the file at `path`: shellcheck's
+/// findings on a shell script (`.sh`, `.bash`, or a `sh`/`bash` shebang),
+/// which name the classic faults a small model cannot see (an unquoted
+/// `$f` that splits a file name at its spaces). Empty where no linter for
+/// the language runs here.
+pub(super) fn findings(path: &str, text: &str) -> Vec<Finding> {
+    let extension = path.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase()).unwrap_or_default();
+    let shebang = text.lines().next().filter(|line| line.starts_with("#!")).unwrap_or_default();
+    // `#!/usr/bin/env bash`, `#!/bin/sh -e`: the program run, past env.
+    let interpreter = shebang
+        .trim_start_matches("#!")
+        .split_whitespace()
+        .map(|word| word.rsplit('/').next().unwrap_or(word))
+        .find(|word| *word != "env" && !word.starts_with('-'))
+        .unwrap_or_default();
+    let shell = ["sh", "bash", "dash", "ksh"].contains(&interpreter);
+    let by_extension = shebang.is_empty() && ["sh", "bash"].contains(&extension.as_str());
+    if !(shell || by_extension) {
+        return Vec::new();
+    }
+    // Without a shebang a script is read as bash, as the extension says
+    // at most; SC2148 only asks for one.
+    let dialect = if shell { interpreter } else { "bash" };
+    let mut shellcheck = Command::new("shellcheck");
+    shellcheck.args(["--format=gcc", "--exclude=SC2148", "--shell", dialect, "-"]);
+    let Some((_, out, _)) = checked(&mut shellcheck, text) else { return Vec::new() };
+    // "-:12:15: note: Double quote to prevent globbing and word splitting. [SC2086]"
+    out.lines()
+        .filter_map(|line| {
+            let mut fields = line.strip_prefix("-:")?.splitn(4, ':');
+            let line = fields.next()?.parse().ok()?;
+            let (_column, _level) = (fields.next()?, fields.next()?);
+            let said = fields.next()?.trim();
+            let said = said.rsplit_once(" [SC").map_or(said, |(said, _)| said);
+            Some(Finding { line, message: format!("shellcheck: {said}") })
+        })
+        .collect()
+}
+
 /// Python's verdict on a module.
 fn python_faults(text: &str) -> Option<Faults> {
     let (passed, out, _) = checked(Command::new("python3").args(["-I", "-c", SCRIPT]), text)?;
@@ -177,6 +226,22 @@ mod tests {
         // change half made, not a name made up.
         let unimported = APP.replace("from pager import paginate\n", "");
         assert_eq!(fault_brought("app.py", APP, &unimported), None);
+    }
+
+    #[test]
+    fn shellcheck_finds_an_unquoted_variable_on_its_line() {
+        let script = "#!/usr/bin/env bash\nset -eu\nfor f in \"$@\"; do\n  n=$(wc -l < $f)\n  echo \"$f: $n\"\ndone\n";
+        let found = findings("count.sh", script);
+        assert_eq!(
+            found,
+            [Finding { line: 4, message: "shellcheck: Double quote to prevent globbing and word splitting.".into() }]
+        );
+        assert_eq!(findings("count.sh", &script.replace("< $f", "< \"$f\"")), []);
+        // A script without a shebang is read as bash; other files are not shell.
+        assert_eq!(findings("tools/count", &script.replace("< $f", "< \"$f\"")), []);
+        assert_eq!(findings("count.sh", script.split_once('\n').unwrap().1).len(), 1);
+        assert_eq!(findings("count.py", "import os\nprint(os.sep)\n"), []);
+        assert_eq!(findings("count", &script.replace("/usr/bin/env bash", "/bin/sh -e")).len(), 1);
     }
 
     #[test]

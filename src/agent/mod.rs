@@ -10,6 +10,7 @@ mod code_check;
 pub mod context;
 pub mod guard;
 pub mod hooks;
+mod inline;
 mod kept;
 pub mod prompt;
 mod repetition;

@@ -15,7 +15,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::attach::{MAX_BYTES, MAX_LINES};
-use super::code_check::fault_brought;
+use super::code_check::{Finding, fault_brought, findings};
+use super::inline::{inline_calls, wrapper};
 use super::kept::{kept_names, sparing};
 use super::prompt::load_rules;
 use super::rewrite::{Rewrite, rewrite_of};
@@ -451,8 +452,8 @@ impl Conversation {
         // told in a sentence ("is_even should return `n % 2 == 0`"): asked
         // for the file by name, whole, a small model writes it.
         let unplaced = changes.is_empty() && !asked_by_name;
-        if let Some(file) =
-            file_to_ask_for(prompt, &text, handed).filter(|_| unplaced && copied_back(&text, prompt, handed).is_none())
+        if let Some(file) = file_to_ask_for(prompt, &text, handed, checks)
+            .filter(|_| unplaced && copied_back(&text, prompt, handed).is_none())
         {
             let path = file.path.display();
             let notice = format!("[the reply changed no file — asking for {path} whole…]");
@@ -507,6 +508,22 @@ impl Conversation {
                         renames.iter().fold(will_hold.text.clone(), |text, (old, new)| replace_word(&text, old, new));
                     let path = user.path.display();
                     self.notify(&format!("[{path} uses what the change renames — renaming {what} there too]"));
+                    changes.retain(|(_, input)| input["file_path"] != path);
+                    changes.push(edit(path, &user.text, &text));
+                }
+                return Ok((text, changes));
+            }
+            // A wrapper removed (read_csv_events, which warned and
+            // returned read_events(path, fmt="csv")): its calls are made
+            // what it returned, as an editor's inline does, not left to
+            // the model, which copies its caller back.
+            let removal_asked = asks_to_remove(prompt);
+            if let Some(inlined) = self.inlined(&stale, &changed, handed, &users).filter(|_| removal_asked) {
+                for (user, text) in inlined {
+                    let path = user.path.display();
+                    self.notify(&format!(
+                        "[{path} calls what the change removes — calling what it returned there in its place]"
+                    ));
                     changes.retain(|(_, input)| input["file_path"] != path);
                     changes.push(edit(path, &user.text, &text));
                 }
@@ -645,10 +662,26 @@ impl Conversation {
         generation: &mut Generation,
         cancel: &CancellationToken,
     ) -> Result<(String, Vec<Change>), TurnOutcome> {
+        const MAX_FINDINGS: usize = 3;
         let names: Vec<String> = copied.iter().map(|f| f.path.display().to_string()).collect();
+        // What a linter finds (shellcheck's unquoted `$f`) is where a small
+        // model that saw nothing to change can look.
+        let found: Vec<String> = copied
+            .iter()
+            .flat_map(|f| {
+                let lines: Vec<&str> = f.text.lines().collect();
+                let path = f.path.display();
+                findings_on(f).into_iter().filter_map(move |Finding { line, message }| {
+                    let code = lines.get(line.checked_sub(1)?)?.trim();
+                    Some(format!("- line {line} of {path}, `{code}`: {message}\n"))
+                })
+            })
+            .take(MAX_FINDINGS)
+            .collect();
+        let found = if found.is_empty() { " ".to_string() } else { format!("\nA linter finds:\n{}", found.concat()) };
         let ask = match names.as_slice() {
-            [one] => format!("Which line of {one} must change? Reply with that line only, as it must read."),
-            _ => "Which line must change? Reply with that line only, as it must read.".to_string(),
+            [one] => format!("Which line of {one} must change?{found}Reply with that line only, as it must read."),
+            _ => format!("Which line must change?{found}Reply with that line only, as it must read."),
         };
         let shown: String = copied.iter().chain(others).map(|f| f.shown()).collect();
         let notice = format!("[the reply copied {} back unchanged — asking for the line to change…]", names.join(", "));
@@ -690,8 +723,13 @@ impl Conversation {
         });
         if let Some((file, n, line)) = numbered.filter(|_| changes.is_empty()) {
             let path = file.path.display();
+            let said: String = findings_on(file)
+                .into_iter()
+                .filter(|finding| finding.line == n)
+                .map(|finding| format!("{}\n", finding.message))
+                .collect();
             let ask = format!(
-                "Line {n} of {path} reads:\n```\n{}\n```\nReply with that line only, as it must read.",
+                "Line {n} of {path} reads:\n```\n{}\n```\n{said}Reply with that line only, as it must read.",
                 line.trim()
             );
             let notice = format!("[the reply named line {n} of {path} — asking for it as it must read…]");
@@ -1373,6 +1411,11 @@ impl Conversation {
             format!("[the reply only adds imports that nothing in {file} uses — not changed]")
         } else if !asks_to_remove(prompt) && stops_short(before, after) {
             format!("[the reply's {file} stops before the file's end — not changed]")
+        } else if let Some(dropped) = dropped_declarations(prompt, before, after) {
+            format!(
+                "[the reply's {file} no longer has {}, which the request does not ask to remove — not changed]",
+                dropped.join(", ")
+            )
         } else {
             return false;
         };
@@ -1409,6 +1452,48 @@ impl Conversation {
         true
     }
 
+    /// Each of `users` as the change leaves it, with its calls of the
+    /// `stale` names inlined: each stale name a wrapper (see
+    /// `inline::wrapper`) in the file the change took it from, of a
+    /// function that file still declares. `None`
+    /// where one is not, a call cannot be inlined, or the result still
+    /// uses a stale name or breaks its file.
+    fn inlined<'h>(
+        &self,
+        stale: &[String],
+        changed: &[HandedFile],
+        handed: &[HandedFile],
+        users: &[&'h HandedFile],
+    ) -> Option<Vec<(&'h HandedFile, String)>> {
+        let wrappers: Vec<_> = stale
+            .iter()
+            .map(|name| {
+                changed.iter().find_map(|new| {
+                    let old = handed.iter().find(|f| f.path == new.path)?;
+                    let wrapper = wrapper(&old.text, name)?;
+                    // What it wraps is still there to call: a replacement.
+                    wrapper.calls_any(&top_level_names(&new.text)).then_some((wrapper, new))
+                })
+            })
+            .collect::<Option<_>>()?;
+        let mut inlined = Vec::new();
+        for user in users {
+            let before = &as_changed(user, changed).text;
+            let mut text = before.clone();
+            for (wrapper, declarer) in &wrappers {
+                // In the wrapper's own file its module's names need no import.
+                let declared =
+                    if declarer.path == user.path { Default::default() } else { top_level_names(&declarer.text) };
+                text = inline_calls(&text, wrapper, &declared)?;
+            }
+            if stale.iter().any(|name| code_uses(&text, name)) || self.breaks_file(&user.path, before, &text) {
+                return None;
+            }
+            inlined.push((*user, text));
+        }
+        Some(inlined)
+    }
+
     /// The file a reply's path means: a file handed over under that path or,
     /// for a bare name, under that name in its folder; else the path itself
     /// (a new file). A small model drops the folder of `lib/numbers.py`.
@@ -1418,6 +1503,15 @@ impl Conversation {
             None => self.workspace.resolve(label).ok(),
         }
     }
+}
+
+/// A linter's findings on a handed file shown whole (a part's lines are
+/// not the file's).
+fn findings_on(file: &HandedFile) -> Vec<Finding> {
+    if file.part.is_some() {
+        return Vec::new();
+    }
+    findings(&file.path.rel, &file.text)
 }
 
 fn handed_paths(handed: &[HandedFile]) -> Vec<&str> {
@@ -1925,7 +2019,7 @@ fn replace_word(text: &str, old: &str, new: &str) -> String {
 }
 
 /// Whether `line` imports something, in the common languages.
-fn is_import(line: &str) -> bool {
+pub(super) fn is_import(line: &str) -> bool {
     let line = line.trim();
     let starts = |word: &str| line.strip_prefix(word).is_some_and(|rest| rest.starts_with(' '));
     starts("import")
@@ -1960,7 +2054,7 @@ fn declaration<'t>(text: &'t str, name: &str) -> Option<&'t str> {
     text.lines().find(|line| !line.starts_with(char::is_whitespace) && declared_name(line) == Some(name))
 }
 
-fn is_word(c: char) -> bool {
+pub(super) fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
@@ -1971,7 +2065,7 @@ pub(super) fn words(text: &str) -> impl Iterator<Item = &str> {
 
 /// Whether `word` can name something in code: letters, digits and `_`,
 /// not led by a digit.
-fn is_identifier(word: &str) -> bool {
+pub(super) fn is_identifier(word: &str) -> bool {
     !word.is_empty() && word.chars().all(is_word) && !word.starts_with(|c: char| c.is_ascii_digit())
 }
 
@@ -2137,14 +2231,25 @@ fn line_number(reply: &str) -> Option<usize> {
 
 /// The one handed file the prompt names, else the one the reply names,
 /// else the one file handed over, else the code file that has most to do
-/// with the prompt: where the change asked for goes.
-fn file_to_ask_for<'a>(prompt: &str, reply: &str, handed: &'a [HandedFile]) -> Option<&'a HandedFile> {
+/// with the prompt: where the change asked for goes. A test among the
+/// `checks`, failing until the change is made, is none of these unless
+/// the prompt names it: a reply that repeats "the tests in
+/// tests/test_shop.py fail" names what the change must pass.
+fn file_to_ask_for<'a>(
+    prompt: &str,
+    reply: &str,
+    handed: &'a [HandedFile],
+    checks: &[String],
+) -> Option<&'a HandedFile> {
+    let may_hold_change = |f: &&HandedFile| !checks.contains(&f.path.rel);
     let named_in = |text: &str| handed.iter().filter(|f| names_file(text, f)).collect::<Vec<_>>();
-    match (named_in(prompt).as_slice(), named_in(reply).as_slice(), handed) {
+    let named_in_reply: Vec<&HandedFile> = named_in(reply).into_iter().filter(may_hold_change).collect();
+    match (named_in(prompt).as_slice(), named_in_reply.as_slice(), handed) {
         ([one], _, _) | ([], [one], _) => Some(*one),
         ([], [], [one]) => Some(one),
         ([], [], _) => {
-            let code: Vec<&HandedFile> = handed.iter().filter(|f| !is_prose(&f.path.rel)).collect();
+            let code: Vec<&HandedFile> =
+                handed.iter().filter(|f| !is_prose(&f.path.rel)).filter(may_hold_change).collect();
             most_relevant(prompt, &code)
         }
         _ => None,
@@ -2520,6 +2625,29 @@ fn asks_to_remove(prompt: &str) -> bool {
     words(prompt).any(|word| REMOVING.contains(&word.to_lowercase().as_str()))
 }
 
+/// The names `before` declares at its top level that `after` neither
+/// declares nor renames, where `prompt` asks to remove nothing and names
+/// none of them: the 0.5B's text.js with wordCount (and the exports below
+/// it) made a test of truncate. A fix keeps what the file offered.
+fn dropped_declarations(prompt: &str, before: &str, after: &str) -> Option<Vec<String>> {
+    if asks_to_remove(prompt) {
+        return None;
+    }
+    let (had, has) = (declared_names(before), declared_names(after));
+    let came: Vec<&&str> = has.difference(&had).collect();
+    let renamed = |gone: &str| {
+        let Some(line) = declaration(before, gone) else { return false };
+        came.iter().any(|new| after.lines().any(|after| after == replace_word(line, gone, new)))
+    };
+    let mut dropped: Vec<String> = had
+        .difference(&has)
+        .filter(|gone| !uses_word(prompt, gone) && !renamed(gone))
+        .map(|gone| gone.to_string())
+        .collect();
+    dropped.sort_unstable();
+    (!dropped.is_empty()).then_some(dropped)
+}
+
 /// Whether `after` is `before` without its last lines of code, two or more
 /// of them, and otherwise the same: a reply that ended before the file did.
 fn stops_short(before: &str, after: &str) -> bool {
@@ -2860,7 +2988,7 @@ struct HandedFile {
 /// Where the part of a file shown is: its first line (from 1), the number
 /// of lines of the whole file, and the name it declares.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Part {
+pub(super) struct Part {
     first: usize,
     total: usize,
     name: String,
@@ -2890,7 +3018,7 @@ impl HandedFile {
 /// The lines of `text` that declare the first of `names` it declares (a
 /// function, a class, a method) down to the end of that declaration, at
 /// most `MAX_PART_LINES`, with the decorators and comments right above it.
-fn declaring_part(text: &str, names: &[&str]) -> Option<(String, Part)> {
+pub(super) fn declaring_part(text: &str, names: &[&str]) -> Option<(String, Part)> {
     const MAX_PART_LINES: usize = 120;
     let lines: Vec<&str> = text.lines().collect();
     let indent = |line: &str| line.len() - line.trim_start().len();
@@ -3692,9 +3820,16 @@ mod tests {
         // A reply that changed nothing: the code file most to do with the
         // prompt, when the prompt and the reply name none.
         let prompt = "Big orders should ship free but are charged for shipping.";
-        let asked = file_to_ask_for(prompt, "```\n```\n", &handed).expect("a file");
+        let asked = file_to_ask_for(prompt, "```\n```\n", &handed, &[]).expect("a file");
         assert_eq!(asked.path.rel, "shop/shipping.py");
-        assert!(file_to_ask_for("Fix the bug.", "", &handed).is_none());
+        assert!(file_to_ask_for("Fix the bug.", "", &handed, &[]).is_none());
+        // A reply that repeats which tests fail: not the test, but the code
+        // the prompt has most to do with.
+        let failing = ["tests/test_shop.py".to_string()];
+        let repeated = "The change is not done: the tests in tests/test_shop.py fail.";
+        assert_eq!(file_to_ask_for(prompt, repeated, &handed, &[]).expect("a file").path.rel, "tests/test_shop.py");
+        let asked = file_to_ask_for(prompt, repeated, &handed, &failing).expect("a file");
+        assert_eq!(asked.path.rel, "shop/shipping.py");
     }
 
     #[test]
@@ -3722,6 +3857,22 @@ mod tests {
         let current = [(&pager, pager.text.clone())];
         let (_, input) = setting_fix(&current, &lines("per_page = 20")).expect("an Edit");
         assert_eq!(input["new_string"], "def paginate(items, per_page=20):");
+    }
+
+    #[test]
+    fn a_change_that_drops_what_the_file_declares_is_unmeant_unless_asked() {
+        let text = "function truncate(str, max) {\n  return str.slice(0, max);\n}\n\nfunction wordCount(str) {\n  return str.split(' ').length;\n}\n\nmodule.exports = { truncate, wordCount };\n";
+        // The 0.5B's text.js: wordCount and the exports made a test.
+        let tested = text.split_once("function wordCount").unwrap().0.to_string()
+            + "function testTruncate() {\n  console.log(truncate('abc', 2));\n}\n";
+        let fix = "Fix truncate.";
+        assert_eq!(dropped_declarations(fix, text, &tested), Some(vec!["wordCount".to_string()]));
+        assert_eq!(dropped_declarations("Remove the unused helpers.", text, &tested), None);
+        assert_eq!(dropped_declarations("wordCount is dead weight: fold it into truncate.", text, &tested), None);
+        // Renamed, or kept, a declaration is not dropped.
+        let renamed = text.replace("wordCount", "countWords");
+        assert_eq!(dropped_declarations(fix, text, &renamed), None);
+        assert_eq!(dropped_declarations(fix, text, &text.replace("max);", "max - 1);")), None);
     }
 
     #[test]
