@@ -1409,6 +1409,8 @@ impl Conversation {
             format!("[the reply changes only comments of {file} — not changed]")
         } else if !prompt.to_lowercase().contains("import") && adds_only_unused_imports(before, after) {
             format!("[the reply only adds imports that nothing in {file} uses — not changed]")
+        } else if !speaks_of_missing_name(prompt) && adds_only_imports(&path.rel, before, after) {
+            format!("[the reply only adds imports to {file}, and the request is about no missing name — not changed]")
         } else if !asks_to_remove(prompt) && stops_short(before, after) {
             format!("[the reply's {file} stops before the file's end — not changed]")
         } else if let Some(dropped) = dropped_declarations(prompt, before, after) {
@@ -2617,6 +2619,45 @@ fn adds_only_unused_imports(before: &str, after: &str) -> bool {
     kept.peek().is_none()
         && !added.is_empty()
         && added.iter().all(|line| is_import(line) && !import_names(line).any(|name| code_uses(&code, name)))
+}
+
+/// Whether the code of `after` (its comments left out) is that of `before`
+/// with import lines added, and nothing else: the 0.5B's `use
+/// std::vec::Vec;` in place of a doc comment, for a range one short.
+fn adds_only_imports(path: &str, before: &str, after: &str) -> bool {
+    let (Some(before), Some(after)) = (code_without_comments(path, before), code_without_comments(path, after)) else {
+        return false;
+    };
+    let mut kept = before.iter().peekable();
+    let mut added = 0;
+    for line in &after {
+        if kept.peek().is_some_and(|next| *next == line) {
+            kept.next();
+        } else if is_import(line) {
+            added += 1;
+        } else {
+            return false;
+        }
+    }
+    kept.peek().is_none() && added > 0
+}
+
+/// Whether `prompt` tells of a name the code lacks (a NameError, "is not
+/// defined", an import), which an import alone can fix.
+fn speaks_of_missing_name(prompt: &str) -> bool {
+    const MISSING: [&str; 10] = [
+        "import",
+        "imports",
+        "imported",
+        "defined",
+        "undefined",
+        "nameerror",
+        "referenceerror",
+        "unresolved",
+        "missing",
+        "declared",
+    ];
+    words(prompt).any(|word| MISSING.contains(&word.to_lowercase().as_str()))
 }
 
 /// Whether `prompt` asks for something to be taken out of the code.
@@ -3857,6 +3898,17 @@ mod tests {
         let current = [(&pager, pager.text.clone())];
         let (_, input) = setting_fix(&current, &lines("per_page = 20")).expect("an Edit");
         assert_eq!(input["new_string"], "def paginate(items, per_page=20):");
+    }
+
+    #[test]
+    fn imports_alone_fix_only_a_missing_name() {
+        let stats = "//! Small helpers.\n\npub fn mean(values: &[f64]) -> f64 {\n    values.iter().sum::<f64>() / values.len() as f64\n}\n";
+        let imported = stats.replace("//! Small helpers.", "use std::vec::Vec;");
+        assert!(adds_only_imports("src/stats.rs", stats, &imported));
+        assert!(!adds_only_imports("src/stats.rs", stats, &imported.replace("/ values.len()", "/ 2.0")));
+        assert!(!speaks_of_missing_name("moving_average skips the last window. Fix it."));
+        assert!(speaks_of_missing_name("Calling stddev fails with NameError: name 'math' is not defined."));
+        assert!(speaks_of_missing_name("main.py fails with ImportError: cannot import name 'load_config'."));
     }
 
     #[test]
