@@ -79,6 +79,10 @@ const MAX_TEST_CHECKS: usize = 2;
 /// and a different task each.
 const RESAMPLES: u32 = 3;
 
+/// How many times a line written back as it reads is asked for again,
+/// sampled.
+const LINE_RESAMPLES: u32 = 3;
+
 /// Put after a prompt that asks to run something.
 const RUN_ASK: &str = "Reply with the shell command that does what is asked, alone in a ```bash code block.";
 
@@ -735,6 +739,25 @@ impl Conversation {
             let notice = format!("[the reply named line {n} of {path} — asking for it as it must read…]");
             text = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await?;
             changes = self.line_fix(&[file], &text).into_iter().collect();
+            // Greedy decoding writes the line back as it reads, again and
+            // again; sampled, a small model often writes it changed. One
+            // line is a short reply: a few samples cost little.
+            let copied_line =
+                |text: &str| reply_code(text, &shown_files(text)).iter().any(|shown| shown.trim() == line.trim());
+            let mut sampled = 0;
+            while changes.is_empty() && sampled < LINE_RESAMPLES && copied_line(&text) {
+                sampled += 1;
+                let notice = format!(
+                    "[the reply wrote line {n} of {path} back as it reads — asking again, sampled ({sampled} of {LINE_RESAMPLES})…]"
+                );
+                let greedy = self.resample;
+                // Seeds apart from a fresh try's own.
+                self.resample = Some(greedy.unwrap_or(0) * (LINE_RESAMPLES + 1) + sampled + RESAMPLES);
+                let asked = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await;
+                self.resample = greedy;
+                text = asked?;
+                changes = self.line_fix(&[file], &text).into_iter().collect();
+            }
         }
         // "`leg_lengths`": a small model answers with the function the
         // change goes in. Asked for that function as it must read, it can
