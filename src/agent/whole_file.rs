@@ -750,12 +750,7 @@ impl Conversation {
                 let notice = format!(
                     "[the reply wrote line {n} of {path} back as it reads — asking again, sampled ({sampled} of {LINE_RESAMPLES})…]"
                 );
-                let greedy = self.resample;
-                // Seeds apart from a fresh try's own.
-                self.resample = Some(greedy.unwrap_or(0) * (LINE_RESAMPLES + 1) + sampled + RESAMPLES);
-                let asked = self.ask_again(asking, &file.shown(), &ask, &notice, generation, cancel).await;
-                self.resample = greedy;
-                text = asked?;
+                text = self.ask_sampled(sampled, asking, &file.shown(), (&ask, &notice), generation, cancel).await?;
                 changes = self.line_fix(&[file], &text).into_iter().collect();
             }
         }
@@ -964,6 +959,24 @@ impl Conversation {
     ) -> Result<String, TurnOutcome> {
         let messages = with_files(asking.messages.to_vec(), shown, ask);
         self.reply_to(asking.system, messages, notice, generation, cancel).await
+    }
+
+    /// `ask` asked again as `ask_again` does, sampled: the `nth` sample of
+    /// one reply, seeded apart from every fresh try's seed.
+    async fn ask_sampled(
+        &mut self,
+        nth: u32,
+        asking: &Asking<'_>,
+        shown: &str,
+        (ask, notice): (&str, &str),
+        generation: &mut Generation,
+        cancel: &CancellationToken,
+    ) -> Result<String, TurnOutcome> {
+        let greedy = self.resample;
+        self.resample = Some(greedy.unwrap_or(0) * (LINE_RESAMPLES + 1) + nth + RESAMPLES);
+        let asked = self.ask_again(asking, shown, ask, notice, generation, cancel).await;
+        self.resample = greedy;
+        asked
     }
 
     /// The reply to `messages`, after `notice`, in place of `generation`
