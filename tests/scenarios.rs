@@ -1948,7 +1948,7 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
 }
 
 #[tokio::test]
-async fn a_file_the_prompt_asks_to_create_is_asked_for_when_the_reply_changes_another() {
+async fn a_file_the_prompt_asks_to_create_is_asked_for_when_the_reply_changes_prose_instead() {
     // The 1.5B gave README.md a heading for the new file, and no file.
     let readme = "# Utilities\n\nSmall helper modules.\n";
     let heading = "```\n# Utilities\n\nSmall helper modules.\n\n## mathutil.py\n\n```\n";
@@ -1960,17 +1960,28 @@ async fn a_file_the_prompt_asks_to_create_is_asked_for_when_the_reply_changes_an
     )
     .await;
     assert_eq!(run.read("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n");
-    assert_eq!(run.read("README.md"), format!("{readme}\n## mathutil.py\n"));
+    // The README, neither named nor spoken of, is not the request's to change.
+    assert_eq!(run.read("README.md"), readme);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("Reply with the whole new content of mathutil.py"), "{sent}");
+    let told = |said: &str| run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains(said)));
+    assert!(told("changes README.md, which the request does not ask to change"), "the user is told why");
+    // Code that uses the new file changed, and no file created: the file
+    // is asked for by name.
+    let main = "print(1)\n";
+    let uses = "main.py\n```\nfrom mathutil import is_even\n\nprint(is_even(1))\n```\n";
+    let run =
+        whole_file_run(&[("main.py", main)], &[uses, is_even], "Create a file mathutil.py with a function is_even(n).")
+            .await;
+    assert_eq!(run.read("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n");
+    assert!(run.read("main.py").contains("print(is_even(1))"));
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(
         sent.ends_with("Reply with the whole new content of mathutil.py, in a code block after its path."),
         "{sent}"
     );
-    let told = run
-        .events
-        .iter()
-        .any(|e| matches!(&e.event, Event::Text { text } if text.contains("did not create mathutil.py")));
-    assert!(told, "the user is told why the model answers again");
+    let told = |said: &str| run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains(said)));
+    assert!(told("did not create mathutil.py"), "the user is told why the model answers again");
 }
 
 #[tokio::test]

@@ -1405,7 +1405,8 @@ impl Conversation {
                     continue;
                 }
                 let after = text.replacen(&old_string, &new_string, 1);
-                if self.unmeant_change(prompt, &path, &text, &after) || self.breaks_file(&path, &text, &after) {
+                if self.unmeant_change((prompt, handed), &path, &text, &after) || self.breaks_file(&path, &text, &after)
+                {
                     continue;
                 }
                 calls.push(edit(&file_path, &old_string, &new_string));
@@ -1414,7 +1415,8 @@ impl Conversation {
             {
                 // Every line touched ("def greet(name):" given a parameter,
                 // the call below it changed to use it): the block is the file.
-                if self.unmeant_change(prompt, &path, &text, &shown.text) || self.breaks_file(&path, &text, &shown.text)
+                if self.unmeant_change((prompt, handed), &path, &text, &shown.text)
+                    || self.breaks_file(&path, &text, &shown.text)
                 {
                     continue;
                 }
@@ -1432,16 +1434,32 @@ impl Conversation {
 
 impl Conversation {
     /// Whether the change of the file at `path` from `before` to `after` is
-    /// none the model meant, of a kind `prompt` does not ask for: it
+    /// none the model meant, of a kind `prompt` does not ask for (the
+    /// `handed` files say what else there was to change): it changes prose
+    /// the prompt neither names nor speaks of, where there was code; it
     /// touches only comments; it only adds imports nothing uses (the 0.5B,
     /// sampled, added `from collections import defaultdict` above the line
     /// it was to fix); or it only drops the file's last lines, where the
     /// reply stopped short of the end (the 0.5B's playlist.js without its
     /// `require.main` block, its stats.rs without the last function). Each
     /// is a copy: no change to make, and the user is told.
-    fn unmeant_change(&self, prompt: &str, path: &WorkspacePath, before: &str, after: &str) -> bool {
+    fn unmeant_change(
+        &self,
+        (prompt, handed): (&str, &[HandedFile]),
+        path: &WorkspacePath,
+        before: &str,
+        after: &str,
+    ) -> bool {
         let file = path.display();
-        let notice = if !asks_about_comments(prompt) && comments_only_differ(&path.rel, before, after) {
+        // A note written anew (notes/todo.md given a heading) for a report
+        // of what a script does with notes: prose that the prompt neither
+        // names nor speaks of as prose is no place for a fix, where there
+        // is code to fix.
+        let code_handed = handed.iter().any(|f| !is_prose(&f.path.rel));
+        let named = handed.iter().any(|f| f.path.rel == path.rel && names_file(prompt, f));
+        let notice = if is_prose(&path.rel) && code_handed && !named && !asks_about_prose(prompt) {
+            format!("[the reply changes {file}, which the request does not ask to change — not changed]")
+        } else if !asks_about_comments(prompt) && comments_only_differ(&path.rel, before, after) {
             format!("[the reply changes only comments of {file} — not changed]")
         } else if !prompt.to_lowercase().contains("import") && adds_only_unused_imports(before, after) {
             format!("[the reply only adds imports that nothing in {file} uses — not changed]")
@@ -2634,6 +2652,15 @@ fn asks_about_comments(prompt: &str) -> bool {
     const TOPICS: [&str; 8] = ["comment", "doc", "typo", "spell", "licen", "wording", "header", "explain"];
     let prompt = prompt.to_lowercase();
     TOPICS.iter().any(|topic| prompt.contains(topic))
+}
+
+/// Whether `prompt` speaks of prose: documentation, a README or a
+/// changelog, what a text says or how it is spelt.
+fn asks_about_prose(prompt: &str) -> bool {
+    const TOPICS: [&str; 9] =
+        ["readme", "changelog", "mention", "guide", "manual", "describe", "section", "paragraph", "sentence"];
+    let lower = prompt.to_lowercase();
+    asks_about_comments(prompt) || TOPICS.iter().any(|topic| lower.contains(topic))
 }
 
 /// Whether `after` is `before` with import lines added, blank lines aside,
