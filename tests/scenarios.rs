@@ -2066,12 +2066,12 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("Line 2 of greet.py reads:\n```\nreturn \"Helo, \" + name + \"!\"\n```"), "{sent}");
     // The line written back as it reads: asked again, sampled, a small
-    // model often writes it changed.
+    // model often writes it changed; a sample that fixes nothing is let go.
     let unchanged = "```\nreturn \"Helo, \" + name + \"!\"\n```\n";
     let run =
-        fix_greeting(&[&format!("```\n{GREET}```\n```\n{TEST}```\n"), "line 2", unchanged, unchanged, line]).await;
+        fix_greeting(&[&format!("```\n{GREET}```\n```\n{TEST}```\n"), "line 2", unchanged, "return True", line]).await;
     assert_eq!(run.read("greet.py"), fixed);
-    assert!(told(&run, "[the reply wrote line 2 of greet.py back as it reads — asking again, sampled (2 of 3)…]"));
+    assert!(told(&run, "[line 2 of greet.py is not fixed yet — asking again, sampled (2 of 3)…]"));
     let resampled: Vec<Option<u32>> = run.backend.requests().iter().map(|request| request.resample).collect();
     assert_eq!(resampled, [None, None, None, Some(4), Some(5)]);
     // So is the line quoted as it reads: it points at the line.

@@ -744,14 +744,21 @@ impl Conversation {
             // line is a short reply: a few samples cost little.
             let copied_line =
                 |text: &str| reply_code(text, &shown_files(text)).iter().any(|shown| shown.trim() == line.trim());
+            // A sample that fixes nothing (`return true;`) is let go: the
+            // asks below go on from the line copied.
+            let copied = copied_line(&text);
             let mut sampled = 0;
-            while changes.is_empty() && sampled < LINE_RESAMPLES && copied_line(&text) {
+            while changes.is_empty() && sampled < LINE_RESAMPLES && copied {
                 sampled += 1;
                 let notice = format!(
-                    "[the reply wrote line {n} of {path} back as it reads — asking again, sampled ({sampled} of {LINE_RESAMPLES})…]"
+                    "[line {n} of {path} is not fixed yet — asking again, sampled ({sampled} of {LINE_RESAMPLES})…]"
                 );
-                text = self.ask_sampled(sampled, asking, &file.shown(), (&ask, &notice), generation, cancel).await?;
-                changes = self.line_fix(&[file], &text).into_iter().collect();
+                let again =
+                    self.ask_sampled(sampled, asking, &file.shown(), (&ask, &notice), generation, cancel).await?;
+                changes = self.line_fix(&[file], &again).into_iter().collect();
+                if !changes.is_empty() {
+                    text = again;
+                }
             }
         }
         // "`leg_lengths`": a small model answers with the function the
