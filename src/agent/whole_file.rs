@@ -2023,10 +2023,18 @@ fn renames(changed: &[HandedFile], handed: &[HandedFile]) -> Vec<(String, String
             ) else {
                 return None;
             };
-            let renamed = replace_word(declaration(&old.text, gone)?, gone, came);
-            new.text.lines().any(|line| line == renamed).then(|| (gone.to_string(), came.to_string()))
+            renamed_to(&old.text, &new.text, gone, came).then(|| (gone.to_string(), came.to_string()))
         })
         .collect()
+}
+
+/// Whether `after` holds `before`'s declaration of `gone` with `came` in
+/// its place, the line otherwise the same (`def calc_total(prices):` to
+/// `def compute_total(prices):`).
+fn renamed_to(before: &str, after: &str, gone: &str, came: &str) -> bool {
+    let Some(line) = declaration(before, gone) else { return false };
+    let renamed = replace_word(line, gone, came);
+    after.lines().any(|line| line == renamed)
 }
 
 /// The name `prompt` asks to rename and its new name ("Rename fetch_rec
@@ -2676,19 +2684,25 @@ fn adds_only_unused_imports(before: &str, after: &str) -> bool {
     fn non_blank(text: &str) -> impl Iterator<Item = &str> {
         text.lines().map(str::trim_end).filter(|line| !line.trim().is_empty())
     }
-    let mut kept = non_blank(before).peekable();
+    let Some(added) = lines_added(non_blank(before), non_blank(after)) else { return false };
+    let code: String = after.lines().filter(|line| !is_import(line)).map(|line| format!("{line}\n")).collect();
+    !added.is_empty()
+        && added.iter().all(|line| is_import(line) && !import_names(line).any(|name| code_uses(&code, name)))
+}
+
+/// The lines of `after` that are not `before`'s, when `after` is `before`
+/// with lines added and none taken away or changed.
+fn lines_added<T: PartialEq>(before: impl Iterator<Item = T>, after: impl Iterator<Item = T>) -> Option<Vec<T>> {
+    let mut kept = before.peekable();
     let mut added = Vec::new();
-    for line in non_blank(after) {
+    for line in after {
         if kept.peek().is_some_and(|next| *next == line) {
             kept.next();
         } else {
             added.push(line);
         }
     }
-    let code: String = after.lines().filter(|line| !is_import(line)).map(|line| format!("{line}\n")).collect();
-    kept.peek().is_none()
-        && !added.is_empty()
-        && added.iter().all(|line| is_import(line) && !import_names(line).any(|name| code_uses(&code, name)))
+    kept.peek().is_none().then_some(added)
 }
 
 /// Whether the code of `after` (its comments left out) is that of `before`
@@ -2698,18 +2712,8 @@ fn adds_only_imports(path: &str, before: &str, after: &str) -> bool {
     let (Some(before), Some(after)) = (code_without_comments(path, before), code_without_comments(path, after)) else {
         return false;
     };
-    let mut kept = before.iter().peekable();
-    let mut added = 0;
-    for line in &after {
-        if kept.peek().is_some_and(|next| *next == line) {
-            kept.next();
-        } else if is_import(line) {
-            added += 1;
-        } else {
-            return false;
-        }
-    }
-    kept.peek().is_none() && added > 0
+    let Some(added) = lines_added(before.iter(), after.iter()) else { return false };
+    !added.is_empty() && added.iter().all(|line| is_import(line))
 }
 
 /// Whether `prompt` tells of a name the code lacks (a NameError, "is not
@@ -2746,10 +2750,7 @@ fn dropped_declarations(prompt: &str, before: &str, after: &str) -> Option<Vec<S
     }
     let (had, has) = (declared_names(before), declared_names(after));
     let came: Vec<&&str> = has.difference(&had).collect();
-    let renamed = |gone: &str| {
-        let Some(line) = declaration(before, gone) else { return false };
-        came.iter().any(|new| after.lines().any(|after| after == replace_word(line, gone, new)))
-    };
+    let renamed = |gone: &str| came.iter().any(|new| renamed_to(before, after, gone, new));
     let mut dropped: Vec<String> = had
         .difference(&has)
         .filter(|gone| !uses_word(prompt, gone) && !renamed(gone))
