@@ -21,10 +21,9 @@ impl Wrapper {
     /// Whether what it returns calls one of `names`.
     pub(super) fn calls_any(&self, names: &HashSet<&str>) -> bool {
         let code = &self.returns;
-        words_outside_strings(code).into_iter().any(|word| {
-            let after = code.find(word).map(|at| &code[at + word.len()..]);
-            names.contains(word) && after.is_some_and(|after| after.trim_start().starts_with('('))
-        })
+        word_spans(code)
+            .into_iter()
+            .any(|(start, end)| names.contains(&code[start..end]) && code[end..].trim_start().starts_with('('))
     }
 }
 
