@@ -3061,10 +3061,33 @@ async fn an_answer_to_a_question_of_fact_is_computed_by_the_projects_own_code() 
     assert!(results[0].1 && results[0].2.contains("No module named 'nowhere'"), "{results:?}");
     assert_eq!(results[1], ("Bash".into(), false, "3840\nexit code 0".into()));
     assert!(run.text().contains("[the command gave no answer — asking for another…]"));
-    // Failing twice, it says nothing: the answer worked out stands.
-    let run = whole_file_run(&files, &[worked_out, failing, failing], prompt).await;
+    // Failing twice, the harness prints what the modules hold itself, and
+    // the answer is asked for from that.
+    let run = whole_file_run(&files, &[worked_out, failing, failing, "It holds 3840 readings."], prompt).await;
+    assert_eq!(run.outcome.text, "It holds 3840 readings.");
+    let results = run.results();
+    assert!(results[..2].iter().all(|(_, failed, _)| *failed), "shown as failed: {results:?}");
+    let values = "buffer.CAPACITY = 3840\nconfig.SECONDS_PER_DAY = 86400\nconfig.POLL_INTERVAL_S = 45\nexit code 0";
+    assert_eq!(results[2], ("Bash".into(), false, values.into()));
+    assert!(run.text().contains("[no command gave the answer — printing the values the modules hold…]"));
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("The modules' values, once imported:\n```\nbuffer.CAPACITY = 3840\n"), "{sent}");
+    // An answer that quotes a number the files hold stands.
+    let run = whole_file_run(
+        &files,
+        &["`POLL_INTERVAL_S = 45`\n\nAnswer: 45\n", failing, failing],
+        "How often is it polled?",
+    )
+    .await;
+    assert_eq!(run.outcome.text, "45");
+    assert_eq!(run.results().len(), 2, "{:?}", run.results());
+    // Where no module imports, it says nothing: the answer worked out stands.
+    let broken = [("buffer.py", "CAPACITY = 1 // 0\n"), ("config.py", "raise SystemExit(3)\n")];
+    let run = whole_file_run(&broken, &[worked_out, failing, failing], prompt).await;
     assert_eq!(run.outcome.text, "3648");
-    assert!(run.results().iter().all(|(_, failed, _)| *failed), "shown as failed: {:?}", run.results());
+    let printed = &run.results()[2].2;
+    assert!(printed.contains("buffer: ZeroDivisionError: integer division or modulo by zero"), "{printed}");
+    assert!(printed.contains("config: SystemExit: 3"), "{printed}");
     // An answer read off the files is computed too: a small model stops a
     // hop short. A reply with no command leaves the answer read off.
     let read_off = "`POLL_INTERVAL_S = 45`\n\nAnswer: 45\n";

@@ -837,6 +837,7 @@ impl Conversation {
         cancel: &CancellationToken,
     ) -> Result<Option<String>, TurnOutcome> {
         const MAX_COMMANDS: usize = 2;
+        let first_answer = reply_text(generation);
         let shown: String = asking.handed.iter().map(HandedFile::shown).collect();
         let mut messages = with_files(asking.messages.to_vec(), &shown, COMPUTE_ASK);
         self.notify(notice);
@@ -879,7 +880,25 @@ impl Conversation {
             messages.push(Message::user_text(format!("{told}\n{COMPUTE_AGAIN}")));
             self.notify("[the command gave no answer — asking for another…]");
         }
-        Ok(None)
+        // Every command failed (`station.STATION_ID` for what buffer.py
+        // computes): the values the modules hold once imported, as a
+        // debugger's variables pane shows them, are where the answer is,
+        // for an answer the files do not bear out ("200 readings"). One
+        // that quotes their number ("45 minutes", of `45 * 60  # seconds`)
+        // stands: shown 2700, a small model says "2700 minutes".
+        if !states_number_not_in(&first_answer, asking.handed) {
+            return Ok(None);
+        }
+        self.notify("[no command gave the answer — printing the values the modules hold…]");
+        let Some(command) = module_values_command(asking.handed) else {
+            return Ok(None);
+        };
+        let output = self.run_own_bash(Generation::default(), &command, Some(COMPUTE_TIMEOUT_MS), cancel).await?;
+        Ok(output
+            .as_deref()
+            .and_then(exited)
+            .filter(|(printed, _)| printed.contains(" = "))
+            .map(|(printed, _)| format!("The modules' values, once imported:\n```\n{}\n```", printed.trim_end())))
     }
 
     /// Whether the harness may run its own Bash calls: the tool is on and
@@ -2410,6 +2429,76 @@ pub(super) fn exited(output: &str) -> Option<(&str, &str)> {
     Some((printed, status.strip_prefix("exit code ")?))
 }
 
+/// Whether `answer` states a number that no file of `handed` holds
+/// ("200 readings" where the code holds 86_400, 45, 2 and 16): a number
+/// the files do not bear out. `3,872` and `86_400` are one number each.
+fn states_number_not_in(answer: &str, handed: &[HandedFile]) -> bool {
+    fn numbers(text: &str) -> impl Iterator<Item = String> + '_ {
+        words(text)
+            .filter(|word| {
+                word.starts_with(|c: char| c.is_ascii_digit()) && word.chars().all(|c| c.is_ascii_digit() || c == '_')
+            })
+            .map(|word| word.replace('_', ""))
+    }
+    let chars: Vec<char> = answer.chars().collect();
+    // A comma between digits groups thousands.
+    let answer: String = chars
+        .iter()
+        .enumerate()
+        .filter(|&(i, &c)| {
+            let grouping = c == ','
+                && i > 0
+                && chars[i - 1].is_ascii_digit()
+                && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+            !grouping
+        })
+        .map(|(_, &c)| c)
+        .collect();
+    let held: std::collections::HashSet<String> =
+        handed.iter().flat_map(|file| numbers(&file.text).collect::<Vec<_>>()).collect();
+    numbers(&answer).any(|number| !held.contains(&number))
+}
+
+/// The values at most this many are printed of each module.
+const MODULE_VALUES: usize = 20;
+
+/// A command that imports the Python modules among `handed` and prints
+/// each module-level value that is data (`buffer.CAPACITY = 3872`), with
+/// functions and classes in it named (`{'export': write_bundle}`), a
+/// table imported from another module printed once; `None` when no Python
+/// file was handed. A module that fails to import is said to, and the rest
+/// still print.
+fn module_values_command(handed: &[HandedFile]) -> Option<String> {
+    let modules: Vec<String> = handed
+        .iter()
+        .filter_map(|file| file.path.display().strip_suffix(".py").map(|module| module.replace('/', ".")))
+        .filter(|module| {
+            module.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        })
+        .collect();
+    if modules.is_empty() {
+        return None;
+    }
+    Some(format!(
+        r#"python3 - {} <<'EOF'
+import importlib, re, sys
+seen = set()
+for name in sys.argv[1:]:
+    try:
+        module = importlib.import_module(name)
+    except BaseException as error:
+        print(f"{{name}}: {{type(error).__name__}}: {{error}}")
+        continue
+    data = [(k, v) for k, v in vars(module).items() if not k.startswith("_") and not callable(v) and type(v).__name__ != "module" and id(v) not in seen]
+    seen.update(id(v) for k, v in data if isinstance(v, (dict, list, set)))
+    for key, value in data[:{MODULE_VALUES}]:
+        shown = re.sub(r"<(?:function|class|bound method) ([\w.]+)[^>]*>", r"\1", repr(value))
+        print(f"{{name}}.{{key}} = {{shown[:200]}}")
+EOF"#,
+        modules.join(" ")
+    ))
+}
+
 /// For a command that runs a script (`python buffer.py`), one that
 /// imports it and prints a value of it, its name left to fill in: run as a
 /// script, a module prints only what it prints itself.
@@ -3677,6 +3766,21 @@ mod tests {
         );
         // An import inside a function is not the file's.
         assert_eq!(with_import("def f():\n    import os\n", "import math"), "import math\n\ndef f():\n    import os\n");
+    }
+
+    #[test]
+    fn an_answer_is_borne_out_by_the_files_when_they_hold_each_number_it_states() {
+        let files = [
+            handed_file("config.py", "SECONDS_PER_DAY = 86_400\nRESET_TTL = 45 * 60  # seconds\n"),
+            handed_file("buffer.py", "CAPACITY = 3872\n"),
+        ];
+        assert!(!states_number_not_in("It stays valid for 45 minutes.", &files));
+        assert!(!states_number_not_in("It holds 3,872 readings; a day is 86400 s.", &files));
+        assert!(!states_number_not_in("Answer: INFO", &files));
+        assert!(states_number_not_in("It holds 200 readings.", &files));
+        assert!(states_number_not_in("45 * 60 = 2700", &files));
+        // A module named after a number is no number the files hold.
+        assert!(states_number_not_in("2700", &[handed_file("v2700.py", "X = 1\n")]));
     }
 
     #[test]
