@@ -889,10 +889,10 @@ impl Conversation {
         if !states_number_not_in(&first_answer, asking.handed) {
             return Ok(None);
         }
-        self.notify("[no command gave the answer — printing the values the modules hold…]");
         let Some(command) = module_values_command(asking.handed) else {
             return Ok(None);
         };
+        self.notify("[no command gave the answer — printing the values the modules hold…]");
         let output = self.run_own_bash(Generation::default(), &command, Some(COMPUTE_TIMEOUT_MS), cancel).await?;
         Ok(output
             .as_deref()
@@ -2471,7 +2471,11 @@ const MODULE_VALUES: usize = 20;
 fn module_values_command(handed: &[HandedFile]) -> Option<String> {
     let modules: Vec<String> = handed
         .iter()
-        .filter_map(|file| file.path.display().strip_suffix(".py").map(|module| module.replace('/', ".")))
+        .filter_map(|file| {
+            let module = file.path.display().strip_suffix(".py")?;
+            // A package's own module is imported by the package's name.
+            Some(module.strip_suffix("/__init__").unwrap_or(module).replace('/', "."))
+        })
         .filter(|module| {
             module.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
         })
@@ -3766,6 +3770,20 @@ mod tests {
         );
         // An import inside a function is not the file's.
         assert_eq!(with_import("def f():\n    import os\n", "import math"), "import math\n\ndef f():\n    import os\n");
+    }
+
+    #[test]
+    fn the_values_command_imports_each_python_module_by_its_name() {
+        let handed = [
+            handed_file("config.py", ""),
+            handed_file("billing/__init__.py", ""),
+            handed_file("billing/line.py", ""),
+            handed_file("README.md", ""),
+            handed_file("my-script.py", ""),
+        ];
+        let command = module_values_command(&handed).unwrap();
+        assert!(command.starts_with("python3 - config billing billing.line <<'EOF'\n"), "{command}");
+        assert_eq!(module_values_command(&[handed_file("notes.md", "")]), None);
     }
 
     #[test]
