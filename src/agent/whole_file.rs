@@ -2454,8 +2454,7 @@ fn states_number_not_in(answer: &str, handed: &[HandedFile]) -> bool {
         })
         .map(|(_, &c)| c)
         .collect();
-    let held: std::collections::HashSet<String> =
-        handed.iter().flat_map(|file| numbers(&file.text).collect::<Vec<_>>()).collect();
+    let held: std::collections::HashSet<String> = handed.iter().flat_map(|file| numbers(&file.text)).collect();
     numbers(&answer).any(|number| !held.contains(&number))
 }
 
@@ -2472,9 +2471,9 @@ fn module_values_command(handed: &[HandedFile]) -> Option<String> {
     let modules: Vec<String> = handed
         .iter()
         .filter_map(|file| {
-            let module = file.path.display().strip_suffix(".py")?;
+            let module = python_module(file.path.display())?;
             // A package's own module is imported by the package's name.
-            Some(module.strip_suffix("/__init__").unwrap_or(module).replace('/', "."))
+            Some(module.strip_suffix(".__init__").map(str::to_string).unwrap_or(module))
         })
         .filter(|module| {
             module.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
@@ -2503,6 +2502,12 @@ EOF"#,
     ))
 }
 
+/// The name Python imports the file at `path` (relative to the project's
+/// root) by: `shop/cart.py` is `shop.cart`; `None` for a file not `.py`.
+fn python_module(path: &str) -> Option<String> {
+    Some(path.strip_suffix(".py")?.trim_start_matches("./").replace('/', "."))
+}
+
 /// For a command that runs a script (`python buffer.py`), one that
 /// imports it and prints a value of it, its name left to fill in: run as a
 /// script, a module prints only what it prints itself.
@@ -2512,7 +2517,7 @@ fn value_printing(command: &str) -> Option<String> {
     let script = words.next().filter(|word| !word.starts_with('-'))?;
     let program = program.rsplit('/').next().unwrap_or(program);
     if program.starts_with("python") {
-        let module = script.strip_suffix(".py")?.trim_start_matches("./").replace('/', ".");
+        let module = python_module(script)?;
         Some(format!("python3 -c 'import {module}; print({module}.<name>)'"))
     } else if program == "node" {
         let module = script.trim_end_matches(".js");
