@@ -330,6 +330,27 @@ impl Default for ContextSettings {
     }
 }
 
+/// The real-project pipeline of small models (`agent::pipeline`): how many
+/// candidates it samples and what a turn may spend.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct PipelineSettings {
+    /// Candidate changes a turn tries at most: the greedy one, then sampled ones.
+    pub candidates: u32,
+    /// Definitions the model chooses among.
+    pub choices: usize,
+    /// Model calls a turn may make, choosing and asking again included.
+    pub max_model_calls: u32,
+    /// Seconds a turn may spend before it ends with what it tried.
+    pub max_seconds: u64,
+}
+
+impl Default for PipelineSettings {
+    fn default() -> Self {
+        PipelineSettings { candidates: 3, choices: 6, max_model_calls: 8, max_seconds: 300 }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Settings {
@@ -347,6 +368,7 @@ pub struct Settings {
     pub max_agent_depth: u32,
     /// Commands run at the agent's steps; see `agent::hooks`.
     pub hooks: HookSettings,
+    pub pipeline: PipelineSettings,
 }
 
 /// Command hooks per event, in the order they run. Lists add up across
@@ -443,6 +465,7 @@ impl Default for Settings {
             context: ContextSettings::default(),
             max_agent_depth: 3,
             hooks: HookSettings::default(),
+            pipeline: PipelineSettings::default(),
         }
     }
 }

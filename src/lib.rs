@@ -5,6 +5,7 @@
 //! only through the traits it owns (`ModelBackend`, `Tool`, `Host`).
 //!
 //! - [`protocol`]: wire types: messages, events, stop reasons, usage.
+//! - [`codemap`]: the workspace's definitions and references, read with tree-sitter, kept current.
 //! - [`config`]: settings and their layers (defaults, user, workspace, front end).
 //! - [`agent`]: the harness core: conversations, the turn loop, sessions, prompts, hooks.
 //! - [`model`]: model backends behind one trait, and the incremental tool-call parser.
@@ -18,6 +19,7 @@
 pub mod acp;
 pub mod agent;
 pub mod cli;
+pub mod codemap;
 pub mod config;
 pub mod lsp;
 pub mod model;

@@ -559,3 +559,42 @@ fn skills_from_the_project_the_claude_folder_and_the_user_are_loaded_on_demand()
     assert_eq!(results[3], (true, "../../../greet.py is not a path inside the skill's folder".to_string()));
     assert_eq!(results[4], (true, "there is no skill `deploy`; the skills are: release, review, style".to_string()));
 }
+
+#[test]
+fn every_round_of_the_real_project_pipeline_is_in_the_session() {
+    let cli = Cli::new();
+    let port = "def parse_port(text):\n    port = int(text)\n    if port < 0:\n        raise ValueError(text)\n    return port\n";
+    let filler: String = (0..300).map(|i| format!("def helper_{i}(x):\n    return x * {i}\n\n\n")).collect();
+    let utils = format!("{filler}{port}\n\n{filler}");
+    std::fs::write(cli.path("utils.py"), &utils).unwrap();
+    std::fs::create_dir_all(cli.path(".tack")).unwrap();
+    std::fs::write(cli.path(".tack/config.toml"), "[tools]\nprofile = \"whole_files\"\n").unwrap();
+    let fixed = port.replace("port < 0", "port < 1");
+    let broken = "```python\ndef parse_port(text):\n    port = int(text\n```\n";
+    let script = cli.script(serde_json::json!(["change", broken, format!("```python\n{fixed}```\n")]));
+    let output =
+        cli.run_script(&script, &["--permission-mode", "auto_all", "--json-events", "parse_port accepts 0. Fix it."]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(cli.path("utils.py")).unwrap(), utils.replace(port, &fixed));
+    let calls: Vec<Value> = events(&output).into_iter().filter(|e| e["kind"] == "tool_call").collect();
+    let names: Vec<&str> = calls.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Read", "Edit"]);
+
+    // The session holds each round: the choice read, the refused candidate
+    // and why, the verified one with its Edit and result.
+    let id = session_id(&output);
+    let session = std::fs::read_to_string(session_file(&cli, &id)).unwrap();
+    let messages: Vec<Value> =
+        session.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()?.get("message").cloned()).collect();
+    let text = |m: &Value| m.to_string();
+    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant", "user", "assistant", "user"], "{session}");
+    assert!(text(&messages[1]).contains("\"Read\""), "{session}");
+    assert!(text(&messages[3]).contains("int(text"), "{session}");
+    assert!(text(&messages[4]).contains("The change was refused: with it the file no longer parses"), "{session}");
+    assert!(text(&messages[5]).contains("\"Edit\"") && text(&messages[5]).contains("port < 1"), "{session}");
+
+    // Resumed, the conversation is those rounds.
+    let json: Value = serde_json::from_str(&stdout(&cli.run(&["sessions", "--json"]))).unwrap();
+    assert_eq!(json[0]["messageCount"], 7);
+}

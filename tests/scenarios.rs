@@ -1876,26 +1876,6 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("calc.py\n```\ndef mean") && !sent.contains("notes.py"), "{sent}");
 
-    // Of a file too long to show, the part that declares what the prompt
-    // names is shown, said to be a part; the reply's version of it changes
-    // that part only.
-    let filler: String = (0..300).map(|i| format!("def helper_{i}(x):\n    return x * {i}\n\n\n")).collect();
-    let port = "def parse_port(text):\n    port = int(text)\n    if port < 0:\n        raise ValueError(text)\n    return port\n";
-    let utils = format!("{filler}{port}\n\n{filler}");
-    let fixed_port = port.replace("port < 0", "port < 1");
-    let run = whole_file_run(
-        &[("utils.py", &utils)],
-        &[&format!("utils.py\n```python\n{fixed_port}```\n")],
-        "parse_port in utils.py accepts 0. Fix it.",
-    )
-    .await;
-    assert_eq!(run.read("utils.py"), utils.replace(port, &fixed_port));
-    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(
-        sent.starts_with(&format!("utils.py (lines 1201 to 1205 of 2407; the rest is left out)\n```\n{port}```")),
-        "{sent}"
-    );
-
     // The path fenced instead of the code: the code after it, up to the
     // next fence, is the file's; the copy after it changes nothing.
     let stats = "function maxOf(values) {\n  let best = values[0];\n  for (const v of values) {\n    if (v < best) best = v;\n  }\n  return best;\n}\n";
@@ -3324,4 +3304,98 @@ async fn a_line_quoted_as_it_reads_points_at_it_in_whichever_file_holds_it() {
     );
     assert_eq!(run.read("prefs.js"), prefs.replace("!user", "user"));
     assert_eq!(run.read("digest.js"), digest);
+}
+
+/// A module too long to show whole: 300 helpers, `parse_port`, 300 more.
+fn long_module(port: &str) -> String {
+    let filler: String = (0..300).map(|i| format!("def helper_{i}(x):\n    return x * {i}\n\n\n")).collect();
+    format!("{filler}{port}\n\n{filler}")
+}
+
+const PORT: &str =
+    "def parse_port(text):\n    port = int(text)\n    if port < 0:\n        raise ValueError(text)\n    return port\n";
+
+#[tokio::test]
+async fn a_file_too_long_to_show_is_changed_a_definition_at_a_time() {
+    let utils = long_module(PORT);
+    let fixed = PORT.replace("port < 0", "port < 1");
+    let run = Scenario::new()
+        .file("net/utils.py", &utils)
+        .tool_settings(whole_files())
+        .run(&["change", &format!("```python\n{fixed}```\n")], "parse_port accepts 0. Fix it.")
+        .await;
+    // The definition's byte range is replaced, every other byte kept.
+    assert_eq!(run.read("net/utils.py"), utils.replace(PORT, &fixed));
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.outcome.text, "Changed `parse_port` in net/utils.py.");
+    let requests = run.backend.requests();
+    // Change or answer, held to those two words.
+    assert_eq!(requests[0].choices, ["change", "answer"]);
+    // Named alone, the definition needs no choice: it is read, then asked for.
+    let sent = requests[1].messages.last().unwrap().text();
+    assert!(sent.contains(&format!("net/utils.py (lines 1201 to 1205 of 2407)\n```python\n{PORT}```")), "{sent}");
+    assert!(!sent.contains("helper_0"), "{sent}");
+    let calls: Vec<String> =
+        run.results().into_iter().map(|(name, is_error, _)| format!("{name} {is_error}")).collect();
+    assert_eq!(calls, ["Read false", "Edit false"]);
+}
+
+#[tokio::test]
+async fn a_candidate_that_breaks_the_parse_is_refused_and_the_next_one_asked_with_the_reason() {
+    let utils = long_module(PORT);
+    let broken = "```python\ndef parse_port(text):\n    port = int(text\n    return port\n```\n";
+    let fixed = PORT.replace("port < 0", "port < 1");
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .run(&["change", broken, &format!("```python\n{fixed}```\n")], "parse_port accepts 0. Fix it.")
+        .await;
+    assert_eq!(run.read("utils.py"), utils.replace(PORT, &fixed));
+    let requests = run.backend.requests();
+    let retry = requests[2].messages.last().unwrap().text();
+    assert!(retry.contains("Your last version was refused: with it the file no longer parses: line 1202"), "{retry}");
+    // The fresh try is sampled.
+    assert_eq!(requests[2].resample, Some(1));
+    assert!(run.text().contains("[candidate 1 refused: with it the file no longer parses"), "{}", run.text());
+}
+
+#[tokio::test]
+async fn the_budget_ends_a_turn_that_verified_nothing_and_nothing_changes() {
+    let utils = long_module(PORT);
+    let copy = format!("```python\n{PORT}```\n");
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { max_model_calls: 3, ..Default::default() })
+        .run(&["change", &copy, &copy, &copy], "parse_port accepts 0. Fix it.")
+        .await;
+    assert_eq!(run.read("utils.py"), utils);
+    // The intent and two candidates: the third candidate is over the budget.
+    assert_eq!(run.backend.used(), 3);
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    let text = &run.outcome.text;
+    assert!(text.starts_with("No change was made to `parse_port` in utils.py"), "{text}");
+    assert!(text.contains("1. the new version is the same as the old one"), "{text}");
+}
+
+#[tokio::test]
+async fn a_question_about_a_large_project_is_answered_from_the_definition_chosen() {
+    let utils = long_module(&format!("DEFAULT_PORT = 8080\n\n\n{PORT}"));
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .run(&["answer", "1", "The default port is 8080."], "What is the default port?")
+        .await;
+    assert_eq!(run.read("utils.py"), utils);
+    assert_eq!(run.outcome.text, "The default port is 8080.");
+    let requests = run.backend.requests();
+    // The choice is held to the numbers listed.
+    let listed = requests[1].messages.last().unwrap().text();
+    let numbers: Vec<String> = (1..=requests[1].choices.len()).map(|n| n.to_string()).collect();
+    assert!(numbers.len() >= 2 && requests[1].choices == numbers, "{:?}", requests[1].choices);
+    assert!(numbers.iter().all(|n| listed.contains(&format!("\n{n}. "))), "{listed}");
+    let listed = requests[1].messages.last().unwrap().text();
+    assert!(listed.contains("1. utils.py: constant `DEFAULT_PORT = 8080`"), "{listed}");
+    let sent = requests[2].messages.last().unwrap().text();
+    assert!(sent.contains("DEFAULT_PORT = 8080") && sent.contains("Answer the request from the code shown"), "{sent}");
 }

@@ -12,6 +12,7 @@ pub mod guard;
 pub mod hooks;
 mod inline;
 mod kept;
+mod pipeline;
 pub mod prompt;
 mod repetition;
 mod rewrite;
@@ -151,6 +152,7 @@ pub struct LoopSettings {
     pub max_agent_depth: u32,
     /// The user's command hooks.
     pub hooks: crate::config::HookSettings,
+    pub pipeline: crate::config::PipelineSettings,
 }
 
 impl Default for LoopSettings {
@@ -164,6 +166,7 @@ impl Default for LoopSettings {
             pricing: None,
             max_agent_depth: 3,
             hooks: Default::default(),
+            pipeline: Default::default(),
         }
     }
 }
@@ -179,6 +182,7 @@ impl From<&crate::config::Settings> for LoopSettings {
             pricing: settings.model.pricing,
             max_agent_depth: settings.max_agent_depth,
             hooks: settings.hooks.clone(),
+            pipeline: settings.pipeline.clone(),
         }
     }
 }
@@ -257,6 +261,12 @@ pub struct Conversation {
     /// instead of being offered tools (see `whole_file`); `None` on a turn
     /// with tools.
     whole_file_selection: Option<whole_file::Selection>,
+    /// This turn goes through the real-project pipeline (see `pipeline`).
+    pipeline_turn: bool,
+    /// The workspace's definitions, kept current across turns.
+    code_map: crate::codemap::CodeMap,
+    /// Set while a step asks the model to choose: the reply is one of these.
+    reply_choices: Vec<String>,
     /// Set while the whole-file way tries afresh a request that greedy
     /// decoding answered with no change: the try's number (see
     /// `CompletionRequest::resample`).
@@ -294,6 +304,9 @@ impl Conversation {
             rules_shown: Default::default(),
             prompt_carries_files: false,
             whole_file_selection: None,
+            pipeline_turn: false,
+            code_map: Default::default(),
+            reply_choices: Vec::new(),
             resample: None,
         }
     }

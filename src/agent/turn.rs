@@ -261,6 +261,10 @@ impl Conversation {
     }
 
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnOutcome {
+        if std::mem::take(&mut self.pipeline_turn) {
+            let selection = self.whole_file_selection.take();
+            return self.pipeline_turn(selection, cancel).await;
+        }
         if let Some(selection) = self.whole_file_selection.take() {
             return self.whole_file_turn(selection, cancel).await;
         }
@@ -636,6 +640,7 @@ impl Conversation {
             require_tool_call,
             held_back: held_back.to_vec(),
             resample: self.resample,
+            choices: self.reply_choices.clone(),
         };
         let mut stream = self.backend.stream(request);
         let mut parser = ToolCallParser::for_tools(specs.iter().map(|spec| spec.name.as_str()));

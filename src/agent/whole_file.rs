@@ -1045,7 +1045,7 @@ impl Conversation {
     }
 
     /// Tells the user, between the model's replies, what the turn does next.
-    fn notify(&self, notice: &str) {
+    pub(super) fn notify(&self, notice: &str) {
         self.events.emit(Event::Text { text: format!("\n{notice}\n") });
     }
 
@@ -1129,7 +1129,7 @@ impl Conversation {
 
     /// One reply to `messages`, as text: offered no tools, the model has no
     /// calls to make, and what looks like one is text. `Err` ends the turn.
-    async fn whole_file_reply(
+    pub(super) async fn whole_file_reply(
         &mut self,
         system: &str,
         messages: Vec<Message>,
@@ -1166,15 +1166,19 @@ impl Conversation {
         let profile = self.tools.profile();
         if !matches!(profile, ToolProfile::WholeFiles | ToolProfile::Adaptive) {
             self.whole_file_selection = None;
+            self.pipeline_turn = false;
             return;
         }
         let named = named_files(&self.workspace, prompt, MAX_FILES);
         let rules = load_rules(self.workspace.root());
         let mut selection = self.select_files(prompt, named, rules.as_ref().map(|(name, _)| name.as_str()));
         selection.rules = rules;
-        let whole_files = profile == ToolProfile::WholeFiles || selection.complete;
-        tracing::debug!(whole_files, "chose the way of this turn");
-        self.whole_file_selection = whole_files.then_some(selection);
+        // A project larger than one message, or a file too long to show
+        // whole, goes through the pipeline: localized, then changed a
+        // definition at a time.
+        self.pipeline_turn = !selection.complete || selection.files.iter().any(|f| f.part.is_some());
+        tracing::debug!(pipeline = self.pipeline_turn, "chose the way of this turn");
+        self.whole_file_selection = Some(selection);
     }
 
     /// The `chosen` files and the `new` ones the prompt asks for, shown
@@ -1734,7 +1738,7 @@ fn with_files(mut messages: Vec<Message>, shown: &str, ask: &str) -> Vec<Message
 
 /// `text` on a line of its own after the prompt, in the last user message
 /// of `messages`.
-fn after_prompt(messages: &mut [Message], text: &str) {
+pub(super) fn after_prompt(messages: &mut [Message], text: &str) {
     if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
         last.blocks.push(Block::Text { text: format!("\n{text}") });
     }

@@ -121,6 +121,29 @@ pub fn call_grammar(
     Ok(out)
 }
 
+/// GBNF whose only sentences are `choices`: a reply that picks one of them.
+pub fn choice_grammar(choices: &[String]) -> String {
+    let alternatives: Vec<String> = choices.iter().map(|choice| gbnf_literal(choice)).collect();
+    format!("root ::= {}\n", alternatives.join(" | "))
+}
+
+/// `text` as a GBNF string literal.
+fn gbnf_literal(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// GBNF for a whole reply decoded by a server, which cannot start a grammar
 /// midway as tack's decoder does: free text in which no call opener can
 /// appear, then at most one call held to the tools' schemas. Whatever way the
@@ -398,6 +421,12 @@ mod tests {
         assert_eq!(spaced.see(b"{ \"tool\""), Sighting::Opened { opener: tool });
         let mut prose = OpenerWatch::new(CallFormat::Hermes);
         assert_eq!(prose.see(b"a set {1, 2} and {\"x\": 1}"), Sighting::None, "other objects are text");
+    }
+
+    #[test]
+    fn a_choice_grammar_lists_each_choice_as_a_literal() {
+        let choices = ["1".to_string(), "say \"hi\"".to_string()];
+        assert_eq!(choice_grammar(&choices), "root ::= \"1\" | \"say \\\"hi\\\"\"\n");
     }
 
     #[test]

@@ -31,7 +31,7 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 
-use super::grammar::{CallFormat, OpenerWatch, Sighting, call_grammar};
+use super::grammar::{CallFormat, OpenerWatch, Sighting, call_grammar, choice_grammar};
 use super::template::{ChatMessage, JinjaTemplate, chat_messages, text_protocol_chat, tool_definitions};
 use super::toolcall::{self, ParseEvent};
 use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol};
@@ -381,6 +381,12 @@ impl LlamaBackend {
     /// The constraint on calls to the request's tools, its grammar built
     /// once per tool list and mode.
     fn constraint_for(&self, request: &CompletionRequest) -> Result<Option<CallConstraint>, BackendError> {
+        // A choice is held whatever the grammar mode: it names what exists.
+        if !request.choices.is_empty() {
+            let gbnf = Arc::new(choice_grammar(&request.choices));
+            let format = self.call_format.unwrap_or(CallFormat::Tack);
+            return Ok(Some(CallConstraint { format, gbnf, required: true, max_calls: 1 }));
+        }
         let Some(format) = self.call_format else { return Ok(None) };
         if self.grammar_mode == GrammarMode::Off || request.tools.is_empty() {
             return Ok(None);

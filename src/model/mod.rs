@@ -48,6 +48,12 @@ pub struct CompletionRequest {
     /// a run repeats and each try differs.
     #[serde(default)]
     pub resample: Option<u32>,
+    /// When not empty, the reply is exactly one of these strings: a choice
+    /// among names that exist. Backends with a grammar hold the reply to
+    /// them; the others are told, and the caller reads the reply as the
+    /// nearest choice.
+    #[serde(default)]
+    pub choices: Vec<String>,
 }
 
 /// The temperature of a fresh try where decoding is greedy: enough to leave

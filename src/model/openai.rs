@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::task::AbortOnDropHandle;
 
-use super::grammar::{CallFormat, call_grammar, reply_grammar};
+use super::grammar::{CallFormat, call_grammar, choice_grammar, reply_grammar};
 use super::template::{JinjaTemplate, chat_messages, text_protocol_chat, tool_definitions};
 use super::tokenizer::{HfTokenizer, estimate_tokens};
 use super::toolcall::{ParseEvent, ToolCallParser};
@@ -547,6 +547,11 @@ impl Shared {
                 &self.chat_url
             }
         };
+        // A choice among names: llama.cpp's server holds the reply to them;
+        // other servers ignore the key and the caller reads the nearest choice.
+        if !request.choices.is_empty() && self.llama_cpp {
+            body.insert("grammar".into(), json!(choice_grammar(&request.choices)));
+        }
         let mut set = |key: &str, value: Option<Value>| {
             if let Some(value) = value {
                 body.insert(key.into(), value);

@@ -94,6 +94,7 @@ pub struct Scenario {
     /// Offer the tools the front ends offer this model (`tools.profile = auto`).
     sized_for_model: bool,
     tool_settings: tack::config::ToolSettings,
+    pipeline: tack::config::PipelineSettings,
 }
 
 pub struct Run {
@@ -123,7 +124,13 @@ impl Scenario {
             overlay: None,
             sized_for_model: false,
             tool_settings: Default::default(),
+            pipeline: Default::default(),
         }
+    }
+
+    pub fn pipeline(mut self, settings: tack::config::PipelineSettings) -> Scenario {
+        self.pipeline = settings;
+        self
     }
 
     /// Offers the model the tool list the front ends would (compact for a
@@ -285,6 +292,7 @@ impl Scenario {
                 context_window: self.context_window,
                 max_agent_depth: self.max_agent_depth,
                 hooks: self.command_hooks.clone(),
+                pipeline: self.pipeline.clone(),
                 ..LoopSettings::default()
             },
             session: None,

@@ -1,0 +1,356 @@
+//! The real-project pipeline, for small models on projects larger than one
+//! message: one general path, the same for every language the code map reads.
+//!
+//! 1. **Map** (`crate::codemap`): the workspace's definitions, kept current.
+//! 2. **Intent**: the model says whether the request asks for a change or
+//!    an answer, its reply held by a grammar to those two words.
+//! 3. **Localize** ([`localize`]): definitions ranked by the names, words and
+//!    references of the request; the model chooses among the best few, held
+//!    by a grammar to their numbers, and the choice is read as a Read call.
+//! 4. **Edit** ([`edit`]): the chosen definition is shown with its file's
+//!    imports; the reply's code block replaces its byte range.
+//! 5. **Verify** ([`verify`]): the file must still parse and still define it.
+//! 6. **Select** ([`select`]): the greedy candidate first, then sampled ones,
+//!    each told why the last was refused, within a budget of model calls and
+//!    seconds; the first verified one is proposed as an Edit, which the user
+//!    approves as any.
+//!
+//! Every round is in the history and the session file: the choice with its
+//! Read, each refused candidate with the reason, the Edit with its result.
+
+mod edit;
+mod localize;
+mod select;
+mod verify;
+
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use self::select::Budget;
+use super::turn::Generation;
+use super::{Conversation, TurnOutcome};
+use crate::codemap::{DefKind, FileMap};
+use crate::config::ToolProfile;
+use crate::protocol::{AgentStatus, Block, Event, Message, PermissionMode, Role, StopReason, Usage};
+
+const SYSTEM: &str = "You are a coding assistant working in a large project. You are shown the parts of it that \
+matter to the user's request.";
+
+/// A definition the model may choose, owned: the map is refreshed between turns.
+#[derive(Debug, Clone)]
+struct Candidate {
+    path: String,
+    qualified: String,
+    kind: DefKind,
+    lines: (usize, usize),
+    signature: String,
+    doc: Option<String>,
+    /// The request names it.
+    named: bool,
+}
+
+impl Candidate {
+    /// One line of the list the model chooses from.
+    fn listed(&self) -> String {
+        let doc = self.doc.as_deref().map(|d| format!(" — {d}")).unwrap_or_default();
+        format!("{}: {} `{}`{doc}", self.path, self.kind.name(), self.signature)
+    }
+}
+
+/// Why a turn of the pipeline stopped early: its outcome.
+type Stop = TurnOutcome;
+
+impl Conversation {
+    /// One turn of the pipeline. A request the map finds nothing for goes
+    /// the way it went before the pipeline: the whole-file way with the
+    /// `whole_files` profile, tools otherwise.
+    pub(super) async fn pipeline_turn(
+        &mut self,
+        selection: Option<super::whole_file::Selection>,
+        cancel: &CancellationToken,
+    ) -> TurnOutcome {
+        let prompt = self.history.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
+        let settings = self.settings.pipeline.clone();
+        let mut budget = Budget::new(&settings);
+        let mut usage = Usage::default();
+
+        let refreshed = self.code_map.refresh(&self.workspace);
+        let candidates: Vec<Candidate> = localize::rank(&self.code_map, &prompt, settings.choices.max(1))
+            .into_iter()
+            .filter(|r| self.workspace.resolve(r.found.path).is_ok_and(|path| self.may_show(&path)))
+            .map(|r| Candidate {
+                path: r.found.path.to_string(),
+                qualified: r.found.definition.qualified(r.found.file.language),
+                kind: r.found.definition.kind,
+                lines: r.found.definition.lines,
+                signature: r.found.definition.signature.clone(),
+                doc: r.found.definition.doc.clone(),
+                named: r.named,
+            })
+            .collect();
+        tracing::info!(files = refreshed.files, parsed = refreshed.parsed, candidates = candidates.len(), "pipeline");
+        if candidates.is_empty() {
+            self.notify("[the code map finds nothing the request names — working with tools]");
+            return match (selection, self.tools.profile()) {
+                (Some(selection), ToolProfile::WholeFiles) => self.whole_file_turn(selection, cancel).await,
+                _ => Box::pin(self.turn_loop(cancel)).await,
+            };
+        }
+        self.notify(&format!(
+            "[code map: {} files, {} parsed now; the definitions that match the request best: {}]",
+            refreshed.files,
+            refreshed.parsed,
+            candidates.iter().map(|c| format!("{} in {}", c.qualified, c.path)).collect::<Vec<_>>().join(", ")
+        ));
+        let system = SYSTEM.to_string();
+        let (base, _) = self.prompt_messages(self.backend.count_tokens(&system));
+
+        let outcome = async {
+            let wants_change = self.policy.mode != PermissionMode::Plan
+                && self.ask_intent(&system, &base, &mut budget, &mut usage, cancel).await?;
+            let chosen =
+                self.choose(&system, &base, &candidates, wants_change, &mut budget, &mut usage, cancel).await?;
+            let candidate = &candidates[chosen];
+            if wants_change {
+                self.change(&system, &base, candidate, &mut budget, &mut usage, cancel).await
+            } else {
+                self.answer(&system, &base, &candidates, chosen, &mut usage, cancel).await
+            }
+        }
+        .await;
+        let mut outcome = outcome.unwrap_or_else(|stop| stop);
+        outcome.usage += usage;
+        outcome
+    }
+
+    /// Whether the request asks for a change (else for an answer).
+    async fn ask_intent(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<bool, Stop> {
+        let ask = "Does this request ask to change the code, or to answer a question about it? \
+Reply with one word: change or answer.";
+        let reply = self.choice_reply(system, base, ask, &["change", "answer"], budget, usage, cancel).await?;
+        Ok(reply != "answer")
+    }
+
+    /// The index of the candidate the model chooses; the only one, or the
+    /// best-ranked when the request names it and no other, needs no choice.
+    #[allow(clippy::too_many_arguments)]
+    async fn choose(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        candidates: &[Candidate],
+        wants_change: bool,
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<usize, Stop> {
+        let named_alone = candidates[0].named && candidates.iter().filter(|c| c.named).count() == 1;
+        let chosen = if candidates.len() == 1 || named_alone {
+            0
+        } else {
+            let list: Vec<String> =
+                candidates.iter().enumerate().map(|(i, c)| format!("{}. {}", i + 1, c.listed())).collect();
+            let question = if wants_change { "must change to do what is asked" } else { "holds the answer" };
+            let ask = format!(
+                "The definitions of the project that match the request best:\n{}\n\nWhich one {question}? \
+Reply with its number.",
+                list.join("\n")
+            );
+            let numbers: Vec<String> = (1..=candidates.len()).map(|n| n.to_string()).collect();
+            let numbers: Vec<&str> = numbers.iter().map(String::as_str).collect();
+            let reply = self.choice_reply(system, base, &ask, &numbers, budget, usage, cancel).await?;
+            reply.parse::<usize>().ok().filter(|n| (1..=candidates.len()).contains(n)).map_or(0, |n| n - 1)
+        };
+        // The choice, as the user and the session see it: a Read of it.
+        let candidate = &candidates[chosen];
+        let (first, last) = candidate.lines;
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text { text: format!("`{}` in {}.", candidate.qualified, candidate.path) });
+        let input = json!({ "file_path": candidate.path, "offset": first, "limit": last + 1 - first });
+        self.add_harness_call(&mut generation, "Read", input);
+        let Generation { blocks, mut calls, .. } = generation;
+        self.record(Message { role: Role::Assistant, blocks });
+        let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
+        self.record(Message { role: Role::User, blocks: results });
+        if cancelled {
+            return Err(TurnOutcome {
+                stop_reason: StopReason::Cancelled,
+                text: String::new(),
+                usage: Usage::default(),
+            });
+        }
+        Ok(chosen)
+    }
+
+    /// The model's pick among `choices`, its reply held to them where the
+    /// backend can; a reply that is none of them reads as the first.
+    #[allow(clippy::too_many_arguments)]
+    async fn choice_reply(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        ask: &str,
+        choices: &[&str],
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<String, Stop> {
+        let mut messages = base.to_vec();
+        super::whole_file::after_prompt(&mut messages, ask);
+        self.reply_choices = choices.iter().map(|c| c.to_string()).collect();
+        budget.spend_call();
+        let generation = self.whole_file_reply(system, messages, cancel).await;
+        self.reply_choices.clear();
+        let generation = generation?;
+        *usage += generation.usage;
+        let reply = Message { role: Role::Assistant, blocks: generation.blocks }.text();
+        let reply = reply.trim().trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        let picked = choices.iter().find(|c| reply == **c).or_else(|| choices.iter().find(|c| reply.contains(**c)));
+        Ok(picked.unwrap_or(&choices[0]).to_string())
+    }
+
+    /// Answers from the chosen definition and the next best ones.
+    async fn answer(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        candidates: &[Candidate],
+        chosen: usize,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, Stop> {
+        const SHOWN: usize = 3;
+        let order = std::iter::once(chosen).chain((0..candidates.len()).filter(|i| *i != chosen)).take(SHOWN);
+        let shown: String = order.filter_map(|i| self.definition_shown(&candidates[i]).map(|(s, ..)| s)).collect();
+        let mut messages = base.to_vec();
+        super::whole_file::after_prompt(
+            &mut messages,
+            &format!("{shown}\nAnswer the request from the code shown, in one or two sentences."),
+        );
+        self.events.emit(Event::Status { status: AgentStatus::Thinking });
+        let generation = self.whole_file_reply(system, messages, cancel).await?;
+        *usage += generation.usage;
+        let text = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
+        Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
+    }
+
+    /// The candidate's definition as it is now, shown, with its file's text
+    /// and map; `None` when it is gone.
+    fn definition_shown(&self, candidate: &Candidate) -> Option<(String, String, FileMap, usize)> {
+        let path = self.workspace.resolve(&candidate.path).ok()?;
+        let text = self.workspace.read_text(&path).ok()?;
+        let file = self.code_map.file(&candidate.path)?.clone();
+        let at = file.definitions.iter().position(|d| {
+            d.qualified(file.language) == candidate.qualified && d.lines.0.abs_diff(candidate.lines.0) < 50
+        })?;
+        let shown = edit::shown(&candidate.path, &text, &file, &file.definitions[at]);
+        Some((shown, text, file, at))
+    }
+
+    /// Asks for the candidate's new version until one is verified or the
+    /// budget is spent; proposes the verified one as an Edit.
+    async fn change(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        candidate: &Candidate,
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, Stop> {
+        let Some((shown, text, file, at)) = self.definition_shown(candidate) else {
+            let text = format!("`{}` is no longer in {}: nothing was changed.", candidate.qualified, candidate.path);
+            return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
+        };
+        let definition = &file.definitions[at];
+        let ask = format!(
+            "{shown}\nReply with the whole new version of `{}` that does what is asked, in one code block.",
+            candidate.qualified
+        );
+        let mut refusals: Vec<String> = Vec::new();
+        for n in 0..self.settings.pipeline.candidates.max(1) {
+            if !budget.allows_call() {
+                self.notify("[the turn's budget of model calls or seconds is spent]");
+                break;
+            }
+            let mut messages = base.to_vec();
+            let mut this_ask = ask.clone();
+            if let Some(last) = refusals.last() {
+                this_ask.push_str(&format!("\nYour last version was refused: {last}."));
+            }
+            super::whole_file::after_prompt(&mut messages, &this_ask);
+            if n > 0 {
+                self.notify(&format!("[trying afresh, sampled ({n} of {})…]", self.settings.pipeline.candidates - 1));
+            }
+            self.events.emit(Event::Status { status: AgentStatus::Thinking });
+            self.resample = (n > 0).then_some(n);
+            budget.spend_call();
+            let generation = self.whole_file_reply(system, messages, cancel).await;
+            self.resample = None;
+            let mut generation = generation?;
+            *usage += generation.usage;
+            let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+            let verdict = match edit::code_block(&reply) {
+                None => Err("the reply holds no code block".to_string()),
+                Some(code) => {
+                    let after = edit::replaced(&text, definition, &code);
+                    verify::check(file.language, &text, &file, definition, &code, &after)
+                        .map(|_| after)
+                        .map_err(|refusal| refusal.to_string())
+                }
+            };
+            match verdict {
+                Ok(after) => {
+                    let old = &text[definition.range.clone()];
+                    let new = &after[definition.range.start..after.len() - (text.len() - definition.range.end)];
+                    let input = json!({ "file_path": candidate.path, "old_string": old, "new_string": new });
+                    self.add_harness_call(&mut generation, "Edit", input);
+                    let Generation { blocks, mut calls, usage: generation_usage, .. } = generation;
+                    self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(generation_usage));
+                    let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
+                    let applied = results.iter().any(|b| matches!(b, Block::ToolResult { is_error: false, .. }));
+                    self.record(Message { role: Role::User, blocks: results });
+                    if cancelled {
+                        return Err(TurnOutcome {
+                            stop_reason: StopReason::Cancelled,
+                            text: String::new(),
+                            usage: Usage::default(),
+                        });
+                    }
+                    let text = match applied {
+                        true => format!("Changed `{}` in {}.", candidate.qualified, candidate.path),
+                        false => {
+                            format!("The change to `{}` in {} was not applied.", candidate.qualified, candidate.path)
+                        }
+                    };
+                    return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
+                }
+                Err(why) => {
+                    self.notify(&format!("[candidate {} refused: {why}]", n + 1));
+                    self.record_with_usage(
+                        Message { role: Role::Assistant, blocks: generation.blocks },
+                        Some(generation.usage),
+                    );
+                    self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
+                    refusals.push(why);
+                }
+            }
+        }
+        let tried: Vec<String> = refusals.iter().enumerate().map(|(i, why)| format!("{}. {why}", i + 1)).collect();
+        let text = format!(
+            "No change was made to `{}` in {}: no candidate passed verification.\n{}",
+            candidate.qualified,
+            candidate.path,
+            tried.join("\n")
+        );
+        Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
+    }
+}

@@ -1,0 +1,96 @@
+//! Verification of a candidate change before anything is proposed: the file
+//! must still parse (no ERROR or MISSING node it did not have), the new
+//! version must still define what it replaces, and it must change something.
+//! Pure: it runs no program. The language's own checker and the tests run
+//! after, as tool calls the user sees.
+
+use crate::codemap::{Definition, FileMap, Language, parse};
+
+use super::edit::same_code;
+
+/// Why a candidate is refused, in words the model is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The candidate is the definition as it was.
+    Unchanged,
+    /// The file no longer parses: the first new error's line, and that line.
+    Breaks { line: usize, text: String },
+    /// The new version defines no `name` (the model wrote other code).
+    Drops { name: String },
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Unchanged => write!(f, "the new version is the same as the old one: nothing changed"),
+            Refusal::Breaks { line, text } => {
+                write!(f, "with it the file no longer parses: line {line} (`{}`) is not valid code", text.trim())
+            }
+            Refusal::Drops { name } => write!(f, "the new version no longer defines `{name}`"),
+        }
+    }
+}
+
+/// Checks the file `after` against what it was (`before`, mapped as
+/// `before_map`), where `definition` was replaced by `new`.
+pub fn check(
+    language: Language,
+    before: &str,
+    before_map: &FileMap,
+    definition: &Definition,
+    new: &str,
+    after: &str,
+) -> Result<FileMap, Refusal> {
+    if same_code(&before[definition.range.clone()], new) {
+        return Err(Refusal::Unchanged);
+    }
+    let after_map = parse(language, after);
+    if after_map.error_lines.len() > before_map.error_lines.len() {
+        let line = after_map
+            .error_lines
+            .iter()
+            .copied()
+            .find(|line| !before_map.error_lines.contains(line))
+            .unwrap_or(after_map.error_lines[0]);
+        let text = after.lines().nth(line.saturating_sub(1)).unwrap_or_default().to_string();
+        return Err(Refusal::Breaks { line, text });
+    }
+    let still_defined = after_map.definitions.iter().any(|d| d.name == definition.name && d.kind == definition.kind);
+    if !still_defined {
+        return Err(Refusal::Drops { name: definition.name.clone() });
+    }
+    Ok(after_map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::pipeline::edit::replaced;
+
+    const FILE: &str = "def double(x):\n    return x + x\n\n\ndef half(x):\n    return x / 2\n";
+
+    fn try_change(name: &str, new: &str) -> Result<FileMap, Refusal> {
+        let map = parse(Language::Python, FILE);
+        let definition = map.definitions.iter().find(|d| d.name == name).unwrap();
+        let after = replaced(FILE, definition, new);
+        check(Language::Python, FILE, &map, definition, new, &after)
+    }
+
+    #[test]
+    fn a_change_that_breaks_the_parse_is_refused_with_its_line() {
+        let refusal = try_change("half", "def half(x):\n    return (x / 2").unwrap_err();
+        assert!(matches!(refusal, Refusal::Breaks { line: 6, .. }), "{refusal:?}");
+        assert!(refusal.to_string().contains("line 6"));
+    }
+
+    #[test]
+    fn a_change_that_defines_something_else_or_nothing_new_is_refused() {
+        assert_eq!(try_change("half", "print(3)").unwrap_err(), Refusal::Drops { name: "half".into() });
+        assert_eq!(try_change("half", "def half(x):\n    return x / 2\n\n").unwrap_err(), Refusal::Unchanged);
+    }
+
+    #[test]
+    fn a_sound_change_passes() {
+        assert!(try_change("half", "def half(x):\n    return x // 2").is_ok());
+    }
+}
