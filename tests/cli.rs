@@ -571,7 +571,7 @@ fn every_round_of_the_real_project_pipeline_is_in_the_session() {
     std::fs::write(cli.path(".tack/config.toml"), "[tools]\nprofile = \"whole_files\"\n").unwrap();
     let fixed = port.replace("port < 0", "port < 1");
     let broken = "```python\ndef parse_port(text):\n    port = int(text\n```\n";
-    let script = cli.script(serde_json::json!(["change", broken, format!("```python\n{fixed}```\n")]));
+    let script = cli.script(serde_json::json!(["change", "change", broken, format!("```python\n{fixed}```\n")]));
     let output =
         cli.run_script(&script, &["--permission-mode", "auto_all", "--json-events", "parse_port accepts 0. Fix it."]);
     assert!(output.status.success(), "{}", stderr(&output));

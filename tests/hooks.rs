@@ -271,7 +271,7 @@ async fn a_stop_hook_hands_a_whole_file_model_its_files_again_with_the_reason() 
 }
 
 #[tokio::test]
-async fn a_stop_hook_hands_the_part_of_a_long_file_again_as_it_now_reads() {
+async fn a_stop_hook_sends_the_pipeline_round_again_with_the_definition_as_it_now_reads() {
     let filler: String = (0..120).map(|i| format!("def helper_{i}(x):\n    return x * {i}\n\n\n")).collect();
     let port = "def parse_port(text):\n    port = int(text)\n    if port < 0:\n        raise ValueError(text)\n    return port\n";
     let utils = format!("{filler}{port}\n\n{filler}");
@@ -290,14 +290,17 @@ async fn a_stop_hook_hands_the_part_of_a_long_file_again_as_it_now_reads() {
             "#,
         )
         .run(
-            &[&format!("utils.py\n```python\n{halfway}```\n"), &format!("utils.py\n```python\n{fixed}```\n")],
+            &["change", "change", &format!("```python\n{halfway}```\n"), &format!("```python\n{fixed}```\n")],
             "parse_port in utils.py accepts 0. Fix it.",
         )
         .await;
     assert_eq!(run.read("utils.py"), utils.replace(port, &fixed));
+    // The second round shows the definition as the first left it, with the
+    // hook's reason in the request.
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    let part = format!("utils.py (lines 481 to 485 of 967; the rest is left out)\n```\n{halfway}```");
-    assert!(sent.starts_with(&part), "{sent}");
+    let part = format!("utils.py (lines 481 to 485 of 967)\n```python\n{halfway}```");
+    assert!(sent.contains(&part), "{sent}");
+    assert!(sent.contains("a check still fails: parse_port(\"0\") returned 0"), "{sent}");
 }
 
 #[tokio::test]

@@ -2581,28 +2581,30 @@ async fn an_adaptive_model_is_handed_the_files_when_they_fit_and_offered_tools_w
     let request = run.backend.last_request().unwrap();
     assert!(request.tools.is_empty(), "{:?}", request.tools);
 
-    // A project larger than one message, the prompt pointing nowhere: tools,
-    // to search it. The same project, the prompt naming a file: that file.
+    // A project larger than one message goes through the pipeline. The
+    // prompt naming nothing the code map holds: tools, to search it.
     let long: String = (0..500).map(|i| format!("LINE_{i} = {i}\n")).collect();
     let large = || Scenario::new().file("calc.py", calc).file("data.py", &long).tool_settings(adaptive());
     let run = large().run(&["It adds."], "The tests fail. Fix it.").await;
     let request = run.backend.last_request().unwrap();
     assert!(request.tools.iter().any(|t| t.name == "Grep"), "{:?}", request.tools);
-    let run = large().run(&[reply], "add in calc.py should subtract.").await;
+    // The prompt pointing at a definition: that definition, changed alone.
+    let fixed = "```python\ndef add(a, b):\n    return a - b\n```\n";
+    let run = large().run(&["change", "change", fixed], "add in calc.py should subtract.").await;
     assert_eq!(run.read("calc.py"), "def add(a, b):\n    return a - b\n");
     assert!(run.backend.last_request().unwrap().tools.is_empty());
-    // Naming nothing, but sharing words with one file: that file.
+    // Naming nothing, but sharing words with one definition: that one.
     let documented = "def add(a, b):\n    \"\"\"The sum of two numbers.\"\"\"\n    return a + b\n";
     let run = Scenario::new()
         .file("calc.py", documented)
         .file("data.py", &long)
         .tool_settings(adaptive())
-        .run(&["It adds."], "Adding two numbers gives a wrong result.")
+        .run(&["change", "change", fixed], "Adding two numbers gives a wrong result.")
         .await;
     let request = run.backend.last_request().unwrap();
     assert!(request.tools.is_empty(), "{:?}", request.tools);
     let sent = request.messages.last().unwrap().text();
-    assert!(sent.starts_with("calc.py\n```") && !sent.contains("LINE_1"), "{sent}");
+    assert!(sent.contains("calc.py (lines 1 to 3 of 3)\n```python\ndef add") && !sent.contains("LINE_1"), "{sent}");
 }
 
 #[tokio::test]
@@ -3322,17 +3324,18 @@ async fn a_file_too_long_to_show_is_changed_a_definition_at_a_time() {
     let run = Scenario::new()
         .file("net/utils.py", &utils)
         .tool_settings(whole_files())
-        .run(&["change", &format!("```python\n{fixed}```\n")], "parse_port accepts 0. Fix it.")
+        .run(&["change", "change", &format!("```python\n{fixed}```\n")], "parse_port accepts 0. Fix it.")
         .await;
     // The definition's byte range is replaced, every other byte kept.
     assert_eq!(run.read("net/utils.py"), utils.replace(PORT, &fixed));
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
     assert_eq!(run.outcome.text, "Changed `parse_port` in net/utils.py.");
     let requests = run.backend.requests();
-    // Change or answer, held to those two words.
+    // Change or answer, held to those two words, asked in both orders.
     assert_eq!(requests[0].choices, ["change", "answer"]);
+    assert_eq!(requests[1].choices, ["answer", "change"]);
     // Named alone, the definition needs no choice: it is read, then asked for.
-    let sent = requests[1].messages.last().unwrap().text();
+    let sent = requests[2].messages.last().unwrap().text();
     assert!(sent.contains(&format!("net/utils.py (lines 1201 to 1205 of 2407)\n```python\n{PORT}```")), "{sent}");
     assert!(!sent.contains("helper_0"), "{sent}");
     let calls: Vec<String> =
@@ -3348,14 +3351,14 @@ async fn a_candidate_that_breaks_the_parse_is_refused_and_the_next_one_asked_wit
     let run = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
-        .run(&["change", broken, &format!("```python\n{fixed}```\n")], "parse_port accepts 0. Fix it.")
+        .run(&["change", "change", broken, &format!("```python\n{fixed}```\n")], "parse_port accepts 0. Fix it.")
         .await;
     assert_eq!(run.read("utils.py"), utils.replace(PORT, &fixed));
     let requests = run.backend.requests();
-    let retry = requests[2].messages.last().unwrap().text();
+    let retry = requests[3].messages.last().unwrap().text();
     assert!(retry.contains("Your last version was refused: with it the file no longer parses: line 1202"), "{retry}");
     // The fresh try is sampled.
-    assert_eq!(requests[2].resample, Some(1));
+    assert_eq!(requests[3].resample, Some(1));
     assert!(run.text().contains("[candidate 1 refused: with it the file no longer parses"), "{}", run.text());
 }
 
@@ -3366,16 +3369,47 @@ async fn the_budget_ends_a_turn_that_verified_nothing_and_nothing_changes() {
     let run = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
-        .pipeline(tack::config::PipelineSettings { max_model_calls: 3, ..Default::default() })
-        .run(&["change", &copy, &copy, &copy], "parse_port accepts 0. Fix it.")
+        .pipeline(tack::config::PipelineSettings { max_model_calls: 4, ..Default::default() })
+        .run(&["change", "change", &copy, "The code is right.", &copy], "parse_port accepts 0. Fix it.")
         .await;
     assert_eq!(run.read("utils.py"), utils);
-    // The intent and two candidates: the third candidate is over the budget.
-    assert_eq!(run.backend.used(), 3);
+    // The intent twice and two candidates: the third is over the budget.
+    assert_eq!(run.backend.used(), 4);
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
     let text = &run.outcome.text;
     assert!(text.starts_with("No change was made to `parse_port` in utils.py"), "{text}");
     assert!(text.contains("1. the new version is the same as the old one"), "{text}");
+    assert!(text.contains("2. the reply did not quote a line of `parse_port`"), "{text}");
+}
+
+#[tokio::test]
+async fn a_version_that_changes_nothing_is_followed_by_the_ask_for_the_one_line_to_change() {
+    let utils = long_module(PORT);
+    let copy = format!("```python\n{PORT}```\n");
+    let line = "The wrong line:\n```python\nif port < 0:\n```\nIt must read:\n```python\nif port < 1:\n```\n";
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .run(&["change", "change", &copy, line], "parse_port accepts 0. Fix it.")
+        .await;
+    assert_eq!(run.read("utils.py"), utils.replace("port < 0", "port < 1"));
+    let asked = run.backend.requests()[3].messages.last().unwrap().text();
+    assert!(asked.contains("Which line of it causes the problem?"), "{asked}");
+    // Asked narrower, not sampled.
+    assert_eq!(run.backend.requests()[3].resample, None);
+}
+
+#[tokio::test]
+async fn a_model_that_picks_by_the_order_of_the_words_leaves_the_intent_to_the_question_mark() {
+    let utils = long_module(&format!("DEFAULT_PORT = 8080\n\n\n{PORT}"));
+    // It says the first word it is offered each time: undecided.
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .run(&["change", "answer", "1", "It is 8080."], "What is the default port?")
+        .await;
+    assert_eq!(run.outcome.text, "It is 8080.");
+    assert_eq!(run.read("utils.py"), utils);
 }
 
 #[tokio::test]
@@ -3384,11 +3418,11 @@ async fn a_question_about_a_large_project_is_answered_from_the_definition_chosen
     let run = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
-        .run(&["answer", "1", "The default port is 8080."], "What is the default port?")
+        .run(&["answer", "answer", "1", "The default port is 8080."], "What is the default port?")
         .await;
     assert_eq!(run.read("utils.py"), utils);
     assert_eq!(run.outcome.text, "The default port is 8080.");
-    let requests = run.backend.requests();
+    let requests = &run.backend.requests()[1..];
     // The choice is held to the numbers listed.
     let listed = requests[1].messages.last().unwrap().text();
     let numbers: Vec<String> = (1..=requests[1].choices.len()).map(|n| n.to_string()).collect();

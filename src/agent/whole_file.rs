@@ -1173,10 +1173,9 @@ impl Conversation {
         let rules = load_rules(self.workspace.root());
         let mut selection = self.select_files(prompt, named, rules.as_ref().map(|(name, _)| name.as_str()));
         selection.rules = rules;
-        // A project larger than one message, or a file too long to show
-        // whole, goes through the pipeline: localized, then changed a
-        // definition at a time.
-        self.pipeline_turn = !selection.complete || selection.files.iter().any(|f| f.part.is_some());
+        // A project larger than one message goes through the pipeline:
+        // localized, then changed a definition at a time.
+        self.pipeline_turn = !selection.whole_workspace_fits;
         tracing::debug!(pipeline = self.pipeline_turn, "chose the way of this turn");
         self.whole_file_selection = Some(selection);
     }
@@ -1231,7 +1230,6 @@ impl Conversation {
         // Files too long to show at all: the project holds more than one
         // message can, unless the prompt points elsewhere.
         let mut too_long = false;
-        let mut named_too_long = false;
         for rel in snapshot::files(self.workspace.root()) {
             if skip == Some(rel.as_str()) {
                 continue;
@@ -1243,7 +1241,6 @@ impl Conversation {
             let is_named = named.iter().any(|n| n.rel == path.rel);
             if std::fs::metadata(&path.abs).is_ok_and(|m| m.len() > MAX_PART_SOURCE_BYTES) {
                 too_long = true;
-                named_too_long |= is_named;
                 continue;
             }
             let Ok(text) = self.workspace.read_text(&path) else { continue };
@@ -1269,13 +1266,13 @@ impl Conversation {
         // Of a file too long to show, the part that declares a code name
         // the prompt uses ("parse_port in utils.py accepts 0"): where the
         // change goes, and all of the file a small model needs.
+        let has_long = !long.is_empty();
         let mut parts: Vec<(bool, String, WorkspacePath, String, Part)> = Vec::new();
         for (is_named, rel, path, text) in long {
             match declaring_part(&text, &code_names) {
                 Some((part, at)) => parts.push((is_named, rel, path, part, at)),
                 None => {
                     too_long = true;
-                    named_too_long |= is_named;
                 }
             }
         }
@@ -1318,7 +1315,6 @@ impl Conversation {
         let all_fit = !too_long
             && candidates.len() <= MAX_FILES
             && candidates.iter().map(|c| c.3.len()).sum::<usize>() <= MAX_BYTES;
-        let mut by_relevance = false;
         if pointed {
             candidates.retain(|c| c.0 < 2);
         } else if !all_fit {
@@ -1332,28 +1328,20 @@ impl Conversation {
                     candidates.into_iter().zip(scores).filter(|(_, score)| *score * 2.0 >= best).collect();
                 scored.sort_by(|a, b| b.1.total_cmp(&a.1));
                 candidates = scored.into_iter().take(MAX_RELEVANT).map(|(c, _)| c).collect();
-                by_relevance = true;
             }
         }
-        let mut complete = if pointed { !named_too_long } else { all_fit };
         let mut files = Vec::new();
         let mut bytes = 0;
         for (_, _, path, text, part) in candidates {
             if files.len() == MAX_FILES || bytes + text.len() > MAX_BYTES {
-                complete = false;
                 continue;
             }
             bytes += text.len();
             files.push(HandedFile { path, text, part });
         }
-        // The most relevant file fits: it is where to look, and one message
-        // holds it.
-        if by_relevance {
-            complete = !files.is_empty();
-        }
         // In the project's order, as a listing reads.
         files.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
-        Selection { files, complete, named, rules: None }
+        Selection { files, named, rules: None, whole_workspace_fits: all_fit && !has_long }
     }
 
     /// The Edit and Write calls that make the files as `reply` shows them.
@@ -3165,14 +3153,13 @@ fn shares_code(file: &str, block: &str) -> bool {
 /// The files to hand the model with one prompt.
 pub(super) struct Selection {
     files: Vec<HandedFile>,
-    /// Nothing was left out: every file the prompt points to, or when it
-    /// points to none every file of the workspace, is in `files`.
-    complete: bool,
     /// The existing files the prompt names.
     named: Vec<WorkspacePath>,
     /// The project's rules file, by name, and its text: read once a turn,
     /// it goes in the system prompt, not among the files.
     rules: Option<(String, String)>,
+    /// Every file of the workspace fits in one message.
+    whole_workspace_fits: bool,
 }
 
 /// An Edit or Write call that a reply's files make, as (tool, input).

@@ -1,6 +1,7 @@
 //! The headless front end: argument parsing and the `tack` subcommands.
 
 mod host;
+mod map;
 mod mcp;
 mod run;
 mod sessions;
@@ -31,6 +32,8 @@ enum Command {
     Acp,
     /// The workspace's MCP servers (.mcp.json).
     Mcp(mcp::McpArgs),
+    /// The workspace's code map; with --rank, the definitions a request is about.
+    Map(map::MapArgs),
     /// Runs a local model for another tack process (internal).
     #[command(name = "model-worker", hide = true)]
     ModelWorker,
@@ -80,6 +83,7 @@ pub fn main() -> ExitCode {
             Command::Run(args) => run::run(*args).await,
             Command::Sessions(args) => sessions::list(args),
             Command::Mcp(args) => mcp::run(args).await,
+            Command::Map(args) => map::run(args),
             Command::ModelWorker => Ok(crate::model::worker::serve().await),
             Command::Reaper => Ok(ExitCode::SUCCESS),
             Command::Lsp => {

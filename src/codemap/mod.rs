@@ -9,6 +9,7 @@
 //! program and writes nothing.
 
 mod parse;
+pub mod rank;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -111,6 +111,9 @@ pub struct Definition {
     /// The words of its string literals and comments, lowercase, each
     /// once: where an error message or a documented value is found.
     pub words: Vec<String>,
+    /// It sits inside a function's body: a helper of that function, no
+    /// definition of the file's own.
+    pub local: bool,
 }
 
 impl Definition {
@@ -346,6 +349,13 @@ impl Reader<'_> {
                 let mut cursor = node.walk();
                 let declarators: Vec<Node> =
                     node.named_children(&mut cursor).filter(|c| c.kind() == "variable_declarator").collect();
+                // `const x = require('x')` is CommonJS's import.
+                let requires =
+                    |d: &Node| d.child_by_field_name("value").is_some_and(|v| self.text_of(v).starts_with("require("));
+                if !declarators.is_empty() && declarators.iter().all(requires) {
+                    self.imports.push(self.whole_lines(outer, outer));
+                    return true;
+                }
                 let mut any = false;
                 for declarator in &declarators {
                     let Some(name) = declarator.child_by_field_name("name").filter(|n| n.kind() == "identifier") else {
@@ -452,6 +462,7 @@ impl Reader<'_> {
             doc,
             uses,
             words,
+            local: scope.in_function,
         });
         let Some(body) = body else { return };
         let inner = match kind {

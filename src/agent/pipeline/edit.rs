@@ -6,15 +6,29 @@
 use crate::codemap::{Definition, FileMap};
 
 /// The definition as the model reads it: its path and place, the imports
-/// of its file (the names it may use), then its text, in one code block.
+/// of its file that bring a name it uses, then its text, in one code block.
 pub fn shown(path: &str, text: &str, file: &FileMap, definition: &Definition) -> String {
     let total = text.lines().count();
     let (first, last) = definition.lines;
-    let imports: Vec<&str> = file
+    let brings_used = |import: &str| {
+        import
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|word| !word.is_empty() && definition.uses.iter().any(|used| used == word))
+    };
+    // Of an import over several lines, its first and last lines and those
+    // that bring a name the definition uses.
+    let imports: Vec<String> = file
         .imports
         .iter()
         .filter(|range| range.end <= definition.range.start)
         .map(|range| text[range.clone()].trim_end())
+        .filter(|import| brings_used(import))
+        .map(|import| {
+            let lines: Vec<&str> = import.lines().collect();
+            let last = lines.len().saturating_sub(1);
+            let kept = lines.iter().enumerate().filter(|(i, line)| *i == 0 || *i == last || brings_used(line));
+            kept.map(|(_, line)| *line).collect::<Vec<_>>().join("\n")
+        })
         .collect();
     let mut out = format!("{path} (lines {first} to {last} of {total})\n```{}\n", file.language.name());
     if !imports.is_empty() {
@@ -26,32 +40,86 @@ pub fn shown(path: &str, text: &str, file: &FileMap, definition: &Definition) ->
     out
 }
 
-/// The code of a reply's first fenced block; `None` when it has none.
-pub fn code_block(reply: &str) -> Option<String> {
-    let mut lines = reply.lines();
-    lines.by_ref().find(|line| line.trim_start().starts_with("```"))?;
-    let mut code = Vec::new();
-    for line in lines {
-        if line.trim_start().starts_with("```") {
-            break;
-        }
-        code.push(line);
+/// The code of the reply's block that holds the definition (the first
+/// block that has its head line, else the first block), from that line on:
+/// a reply often repeats the imports it was shown, or quotes the request
+/// in a block of its own. `None` when the reply has no block.
+pub fn definition_code(reply: &str, old: &str) -> Option<String> {
+    let blocks = code_blocks(reply);
+    let head = old.lines().map(str::trim).find(|line| !line.is_empty())?;
+    let holds_head = |block: &&String| block.lines().any(|line| line.trim() == head);
+    let code = blocks.iter().find(holds_head).or(blocks.first())?;
+    let lines: Vec<&str> = code.lines().collect();
+    match lines.iter().position(|line| line.trim() == head) {
+        Some(at) if at > 0 => Some(lines[at..].join("\n")),
+        _ => Some(code.clone()),
     }
-    // A reply that shows the imports again, as it was shown them, means the
-    // lines after the marker; an unclosed block is taken as far as it goes.
+}
+
+/// The fenced blocks of a reply, each without blank lines at its start
+/// and without the imports shown before a `...` line; an unclosed last
+/// block is taken as far as it goes.
+pub fn code_blocks(reply: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<Vec<&str>> = None;
+    for line in reply.lines() {
+        let fence = line.trim_start().starts_with("```");
+        match (&mut current, fence) {
+            (None, true) => current = Some(Vec::new()),
+            (None, false) => {}
+            (Some(_), true) => blocks.extend(current.take().map(tidy_block)),
+            (Some(code), false) => code.push(line),
+        }
+    }
+    blocks.extend(current.map(tidy_block));
+    blocks.retain(|block| !block.trim().is_empty());
+    blocks
+}
+
+fn tidy_block(mut code: Vec<&str>) -> String {
     if let Some(at) = code.iter().position(|line| line.trim() == "...") {
         code.drain(..=at);
     }
     while code.first().is_some_and(|line| line.trim().is_empty()) {
         code.remove(0);
     }
-    let code = code.join("\n");
-    (!code.trim().is_empty()).then_some(code)
+    code.join("\n")
+}
+
+/// The definition `old` with the lines a reply quotes (its first block)
+/// replaced by the lines it gives for them (its second block), indented as
+/// they are in the definition: the narrower ask of a model that rewrote
+/// the whole definition without changing it. `None` unless the quoted
+/// lines are found in the definition, once, and the new ones differ.
+pub fn line_changed(old: &str, reply: &str) -> Option<String> {
+    let blocks = code_blocks(reply);
+    let [quoted, fixed, ..] = blocks.as_slice() else { return None };
+    let quoted: Vec<&str> = quoted.lines().filter(|l| !l.trim().is_empty()).collect();
+    let fixed: Vec<&str> = fixed.lines().filter(|l| !l.trim().is_empty()).collect();
+    if quoted.is_empty() || fixed.is_empty() || same_code(&quoted.join("\n"), &fixed.join("\n")) {
+        return None;
+    }
+    let lines: Vec<&str> = old.lines().collect();
+    let at: Vec<usize> = (0..lines.len().saturating_sub(quoted.len() - 1))
+        .filter(|&i| quoted.iter().enumerate().all(|(j, q)| lines[i + j].trim() == q.trim()))
+        .collect();
+    let [at] = at.as_slice() else { return None };
+    let indent_of = |line: &str| line.len() - line.trim_start().len();
+    let base = &lines[*at][..indent_of(lines[*at])];
+    let fixed_base = indent_of(fixed[0]);
+    let placed = fixed.iter().map(|line| {
+        let extra = indent_of(line).saturating_sub(fixed_base);
+        format!("{base}{}{}", " ".repeat(extra), line.trim_start())
+    });
+    let mut out: Vec<String> = lines[..*at].iter().map(|l| l.to_string()).collect();
+    out.extend(placed);
+    out.extend(lines[at + quoted.len()..].iter().map(|l| l.to_string()));
+    Some(out.join("\n"))
 }
 
 /// `text` with `definition` replaced by `new`, which is indented as the
-/// definition is when the model wrote it flush left.
-pub fn replaced(text: &str, definition: &Definition, new: &str) -> String {
+/// definition is when the model wrote it flush left; and `new` as placed.
+pub fn replaced(text: &str, definition: &Definition, new: &str) -> (String, String) {
     let old = &text[definition.range.clone()];
     let indent = |s: &str| s.lines().find(|l| !l.trim().is_empty()).map_or(0, |l| l.len() - l.trim_start().len());
     let (had, has) = (indent(old), indent(new));
@@ -64,8 +132,8 @@ pub fn replaced(text: &str, definition: &Definition, new: &str) -> String {
     } else {
         new.to_string()
     };
-    let new = new.trim_end_matches('\n');
-    format!("{}{new}{}", &text[..definition.range.start], &text[definition.range.end..])
+    let new = new.trim_end_matches('\n').to_string();
+    (format!("{}{new}{}", &text[..definition.range.start], &text[definition.range.end..]), new)
 }
 
 /// Whether two versions of code are the same but for trailing whitespace and blank lines.
@@ -87,7 +155,8 @@ mod tests {
         let map = parse(Language::Python, FILE);
         let area = map.definitions.iter().find(|d| d.name == "area").unwrap();
         // Written flush left, as a small model often does.
-        let new = replaced(FILE, area, "def area(self):\n    return math.pi * self.r ** 2");
+        let (new, placed) = replaced(FILE, area, "def area(self):\n    return math.pi * self.r ** 2");
+        assert_eq!(placed, "    def area(self):\n        return math.pi * self.r ** 2");
         assert_eq!(new, FILE.replace("self.r\n\n", "self.r ** 2\n\n"));
         let after = parse(Language::Python, &new);
         assert!(after.error_lines.is_empty());
@@ -95,22 +164,45 @@ mod tests {
     }
 
     #[test]
-    fn the_definition_is_shown_with_its_imports_and_place() {
+    fn the_definition_is_shown_with_the_imports_it_uses_and_its_place() {
         let map = parse(Language::Python, FILE);
-        let grow = map.definitions.iter().find(|d| d.name == "grow").unwrap();
+        let area = map.definitions.iter().find(|d| d.name == "area").unwrap();
         assert_eq!(
-            shown("geo/circle.py", FILE, &map, grow),
-            "geo/circle.py (lines 8 to 9 of 10)\n```python\nimport math\n...\n\n    def grow(self, k):\n        self.r *= k\n```\n"
+            shown("geo/circle.py", FILE, &map, area),
+            "geo/circle.py (lines 5 to 6 of 10)\n```python\nimport math\n...\n\n    def area(self):\n        return math.pi * self.r\n```\n"
         );
+        // An import the definition does not use is not shown.
+        let grow = map.definitions.iter().find(|d| d.name == "grow").unwrap();
+        assert!(!shown("geo/circle.py", FILE, &map, grow).contains("import math"));
     }
 
     #[test]
-    fn the_code_of_a_reply_is_its_first_block_after_any_imports_shown_again() {
+    fn a_quoted_line_and_its_fix_change_that_line_alone() {
+        let old = "    def grow(self, k):\n        self.r *= k\n        return self";
+        let reply = "The bug:\n```python\nself.r *= k\n```\nIt should be:\n```python\nself.r *= k * k\n```";
         assert_eq!(
-            code_block("Here:\n```python\nimport math\n...\n\ndef f():\n    pass\n```\nDone."),
-            Some("def f():\n    pass".into())
+            line_changed(old, reply),
+            Some("    def grow(self, k):\n        self.r *= k * k\n        return self".into())
         );
-        assert_eq!(code_block("No change is needed."), None);
-        assert_eq!(code_block("```js\nconst a = 1\n"), Some("const a = 1".into()));
+        // A line that is not there, or is there twice, or is not changed, is no fix.
+        assert_eq!(line_changed(old, "```\nx = 1\n```\n```\nx = 2\n```"), None);
+        assert_eq!(line_changed("a = 1\na = 1", "```\na = 1\n```\n```\na = 2\n```"), None);
+        assert_eq!(line_changed(old, "```\nreturn self\n```\n```\nreturn self\n```"), None);
+    }
+
+    #[test]
+    fn the_code_of_a_reply_is_the_block_that_holds_the_definition_from_its_head_on() {
+        assert_eq!(
+            code_blocks("Here:\n```python\nimport math\n...\n\ndef f():\n    pass\n```\nDone."),
+            ["def f():\n    pass"]
+        );
+        assert!(code_blocks("No change is needed.").is_empty());
+        assert_eq!(code_blocks("```js\nconst a = 1\n"), ["const a = 1"]);
+        let old = "    def area(self):\n        return 1";
+        let reply = "```python\nimport math\nfrom x import y\n\ndef area(self):\n    return 2\n```";
+        assert_eq!(definition_code(reply, old), Some("def area(self):\n    return 2".into()));
+        // A block that quotes the request comes before the one with the definition.
+        let reply = "```\n>>> area()\n1\n```\nFixed:\n```python\ndef area(self):\n    return 2\n```";
+        assert_eq!(definition_code(reply, old), Some("def area(self):\n    return 2".into()));
     }
 }

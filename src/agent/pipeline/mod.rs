@@ -4,7 +4,7 @@
 //! 1. **Map** (`crate::codemap`): the workspace's definitions, kept current.
 //! 2. **Intent**: the model says whether the request asks for a change or
 //!    an answer, its reply held by a grammar to those two words.
-//! 3. **Localize** ([`localize`]): definitions ranked by the names, words and
+//! 3. **Localize** ([`crate::codemap::rank`]): definitions ranked by the names, words and
 //!    references of the request; the model chooses among the best few, held
 //!    by a grammar to their numbers, and the choice is read as a Read call.
 //! 4. **Edit** ([`edit`]): the chosen definition is shown with its file's
@@ -19,7 +19,6 @@
 //! Read, each refused candidate with the reason, the Edit with its result.
 
 mod edit;
-mod localize;
 mod select;
 mod verify;
 
@@ -57,6 +56,16 @@ impl Candidate {
     }
 }
 
+/// Whether the request's prose (outside code in backticks) holds a
+/// question mark.
+fn asks_question(request: &str) -> bool {
+    request.split('`').step_by(2).any(|prose| prose.contains(['?', '？']))
+}
+
+/// Rounds a turn makes at most: the first, and those a blocking Stop hook
+/// sends it back for.
+const MAX_ROUNDS: usize = 3;
+
 /// Why a turn of the pipeline stopped early: its outcome.
 type Stop = TurnOutcome;
 
@@ -73,9 +82,80 @@ impl Conversation {
         let settings = self.settings.pipeline.clone();
         let mut budget = Budget::new(&settings);
         let mut usage = Usage::default();
+        // A Stop hook that blocks (a project's tests, say) sends the pipeline
+        // round again, its reason added to the request.
+        let mut request = prompt.clone();
+        let mut wants_change: Option<bool> = None;
+        let mut stop_hook_active = false;
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            let refreshed = self.code_map.refresh(&self.workspace);
+            let candidates = self.candidates(&request, settings.choices.max(1));
+            tracing::info!(
+                files = refreshed.files,
+                parsed = refreshed.parsed,
+                candidates = candidates.len(),
+                "pipeline"
+            );
+            if candidates.is_empty() && rounds == 1 {
+                self.notify("[the code map finds nothing the request names — working with tools]");
+                return match (selection, self.tools.profile()) {
+                    (Some(selection), ToolProfile::WholeFiles) => self.whole_file_turn(selection, cancel).await,
+                    _ => Box::pin(self.turn_loop(cancel)).await,
+                };
+            }
+            if candidates.is_empty() {
+                let text = "The code map finds nothing the check's report names: nothing more was changed.".to_string();
+                return TurnOutcome { stop_reason: StopReason::EndTurn, text, usage };
+            }
+            self.notify(&format!(
+                "[code map: {} files, {} parsed now; the definitions that match the request best: {}]",
+                refreshed.files,
+                refreshed.parsed,
+                candidates.iter().map(|c| format!("{} in {}", c.qualified, c.path)).collect::<Vec<_>>().join(", ")
+            ));
+            let system = SYSTEM.to_string();
+            let (base, _) = self.prompt_messages(self.backend.count_tokens(&system));
+            let outcome = async {
+                let change = match wants_change {
+                    Some(change) => change,
+                    None => {
+                        self.policy.mode != PermissionMode::Plan
+                            && self.ask_intent(&system, &base, &mut budget, &mut usage, cancel).await?
+                    }
+                };
+                wants_change = Some(change);
+                let chosen = self.choose(&system, &base, &candidates, change, &mut budget, &mut usage, cancel).await?;
+                let candidate = &candidates[chosen];
+                if change {
+                    self.change(&system, &base, &request, candidate, &mut budget, &mut usage, cancel).await
+                } else {
+                    self.answer(&system, &base, &candidates, chosen, &mut usage, cancel).await
+                }
+            }
+            .await;
+            let mut outcome = outcome.unwrap_or_else(|stop| stop);
+            if outcome.stop_reason == StopReason::EndTurn {
+                if let Some(reason) = self.stop_hook_blocks(stop_hook_active, &outcome.text, cancel).await {
+                    if rounds < MAX_ROUNDS && budget.allows_call() {
+                        stop_hook_active = true;
+                        self.record(Message::user_text(super::turn::sent_back(&reason)));
+                        self.notify("[a Stop hook sent the model back to work — localizing again with its reason…]");
+                        request = format!("{prompt}\nAfter the last change, a check still fails: {}", reason.trim());
+                        wants_change = Some(true);
+                        continue;
+                    }
+                }
+            }
+            outcome.usage += usage;
+            return outcome;
+        }
+    }
 
-        let refreshed = self.code_map.refresh(&self.workspace);
-        let candidates: Vec<Candidate> = localize::rank(&self.code_map, &prompt, settings.choices.max(1))
+    /// The definitions the model may choose among for `request`, best first.
+    fn candidates(&self, request: &str, limit: usize) -> Vec<Candidate> {
+        crate::codemap::rank::rank(&self.code_map, request, limit)
             .into_iter()
             .filter(|r| self.workspace.resolve(r.found.path).is_ok_and(|path| self.may_show(&path)))
             .map(|r| Candidate {
@@ -87,43 +167,11 @@ impl Conversation {
                 doc: r.found.definition.doc.clone(),
                 named: r.named,
             })
-            .collect();
-        tracing::info!(files = refreshed.files, parsed = refreshed.parsed, candidates = candidates.len(), "pipeline");
-        if candidates.is_empty() {
-            self.notify("[the code map finds nothing the request names — working with tools]");
-            return match (selection, self.tools.profile()) {
-                (Some(selection), ToolProfile::WholeFiles) => self.whole_file_turn(selection, cancel).await,
-                _ => Box::pin(self.turn_loop(cancel)).await,
-            };
-        }
-        self.notify(&format!(
-            "[code map: {} files, {} parsed now; the definitions that match the request best: {}]",
-            refreshed.files,
-            refreshed.parsed,
-            candidates.iter().map(|c| format!("{} in {}", c.qualified, c.path)).collect::<Vec<_>>().join(", ")
-        ));
-        let system = SYSTEM.to_string();
-        let (base, _) = self.prompt_messages(self.backend.count_tokens(&system));
-
-        let outcome = async {
-            let wants_change = self.policy.mode != PermissionMode::Plan
-                && self.ask_intent(&system, &base, &mut budget, &mut usage, cancel).await?;
-            let chosen =
-                self.choose(&system, &base, &candidates, wants_change, &mut budget, &mut usage, cancel).await?;
-            let candidate = &candidates[chosen];
-            if wants_change {
-                self.change(&system, &base, candidate, &mut budget, &mut usage, cancel).await
-            } else {
-                self.answer(&system, &base, &candidates, chosen, &mut usage, cancel).await
-            }
-        }
-        .await;
-        let mut outcome = outcome.unwrap_or_else(|stop| stop);
-        outcome.usage += usage;
-        outcome
+            .collect()
     }
 
-    /// Whether the request asks for a change (else for an answer).
+    /// Whether the request asks for a change (else for an answer), by the
+    /// model's word where it gives one whichever way it is asked.
     async fn ask_intent(
         &mut self,
         system: &str,
@@ -132,10 +180,20 @@ impl Conversation {
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<bool, Stop> {
-        let ask = "Does this request ask to change the code, or to answer a question about it? \
+        // Asked with the two words in both orders: a small model that picks
+        // by the order (the 0.5B always picks the first word) is undecided,
+        // and the request's own form decides: a question mark asks a question.
+        let forward = "Does this request ask to change the code, or to answer a question about it? \
 Reply with one word: change or answer.";
-        let reply = self.choice_reply(system, base, ask, &["change", "answer"], budget, usage, cancel).await?;
-        Ok(reply != "answer")
+        let backward = "Does this request ask to answer a question about the code, or to change the code? \
+Reply with one word: answer or change.";
+        let first = self.choice_reply(system, base, forward, &["change", "answer"], budget, usage, cancel).await?;
+        let second = self.choice_reply(system, base, backward, &["answer", "change"], budget, usage, cancel).await?;
+        if first == second {
+            return Ok(first == "change");
+        }
+        let prompt = base.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
+        Ok(!asks_question(&prompt))
     }
 
     /// The index of the candidate the model chooses; the only one, or the
@@ -226,9 +284,19 @@ Reply with its number.",
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, Stop> {
-        const SHOWN: usize = 3;
-        let order = std::iter::once(chosen).chain((0..candidates.len()).filter(|i| *i != chosen)).take(SHOWN);
-        let shown: String = order.filter_map(|i| self.definition_shown(&candidates[i]).map(|(s, ..)| s)).collect();
+        // The chosen definition, then the next best while they fit: the
+        // answer may sit in what the chosen one uses.
+        const SHOWN_CHARS: usize = 6_000;
+        let order = std::iter::once(chosen).chain((0..candidates.len()).filter(|i| *i != chosen));
+        let mut shown = String::new();
+        for i in order {
+            let Some((definition, ..)) = self.definition_shown(&candidates[i]) else { continue };
+            if !shown.is_empty() && shown.len() + definition.len() > SHOWN_CHARS {
+                continue;
+            }
+            shown.push_str(&definition);
+            shown.push('\n');
+        }
         let mut messages = base.to_vec();
         super::whole_file::after_prompt(
             &mut messages,
@@ -257,10 +325,12 @@ Reply with its number.",
 
     /// Asks for the candidate's new version until one is verified or the
     /// budget is spent; proposes the verified one as an Edit.
+    #[allow(clippy::too_many_arguments)]
     async fn change(
         &mut self,
         system: &str,
         base: &[Message],
+        request: &str,
         candidate: &Candidate,
         budget: &mut Budget,
         usage: &mut Usage,
@@ -271,46 +341,68 @@ Reply with its number.",
             return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
         };
         let definition = &file.definitions[at];
+        let old = &text[definition.range.clone()];
+        let qualified = &candidate.qualified;
         let ask = format!(
-            "{shown}\nReply with the whole new version of `{}` that does what is asked, in one code block.",
-            candidate.qualified
+            "{shown}\nThe request: {}\nReply with the whole new version of `{qualified}` that does what is asked, in one code block.",
+            request.trim()
+        );
+        let line_ask = format!(
+            "{shown}\nThe request: {}\nYour version of `{qualified}` changed nothing. Which line of it causes the problem? \
+Reply with that line as it is now, in one code block, then with the line as it must be, in a second code block.",
+            request.trim()
         );
         let mut refusals: Vec<String> = Vec::new();
+        let mut unchanged_last = false;
+        let mut line_asked = false;
+        let mut sampled = 0;
         for n in 0..self.settings.pipeline.candidates.max(1) {
             if !budget.allows_call() {
                 self.notify("[the turn's budget of model calls or seconds is spent]");
                 break;
             }
-            let mut messages = base.to_vec();
-            let mut this_ask = ask.clone();
-            if let Some(last) = refusals.last() {
+            // A version that changed nothing is followed once by the narrower
+            // ask for the one line to change; other tries are sampled afresh.
+            let ask_line = unchanged_last && !line_asked;
+            line_asked |= ask_line;
+            let mut this_ask = if ask_line { line_ask.clone() } else { ask.clone() };
+            if let (Some(last), false) = (refusals.last(), ask_line) {
                 this_ask.push_str(&format!("\nYour last version was refused: {last}."));
             }
+            let mut messages = base.to_vec();
             super::whole_file::after_prompt(&mut messages, &this_ask);
-            if n > 0 {
-                self.notify(&format!("[trying afresh, sampled ({n} of {})…]", self.settings.pipeline.candidates - 1));
+            self.resample = None;
+            if n > 0 && !ask_line {
+                sampled += 1;
+                self.resample = Some(sampled);
+                self.notify(&format!("[trying afresh, sampled (try {})…]", n + 1));
+            } else if ask_line {
+                self.notify("[asking for the one line to change…]");
             }
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
-            self.resample = (n > 0).then_some(n);
             budget.spend_call();
             let generation = self.whole_file_reply(system, messages, cancel).await;
             self.resample = None;
             let mut generation = generation?;
             *usage += generation.usage;
             let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
-            let verdict = match edit::code_block(&reply) {
-                None => Err("the reply holds no code block".to_string()),
-                Some(code) => {
-                    let after = edit::replaced(&text, definition, &code);
-                    verify::check(file.language, &text, &file, definition, &code, &after)
-                        .map(|_| after)
-                        .map_err(|refusal| refusal.to_string())
-                }
+            let code = match ask_line {
+                true => edit::line_changed(old, &reply)
+                    .ok_or_else(|| format!("the reply did not quote a line of `{qualified}` with a new version of it")),
+                false => edit::definition_code(&reply, old).ok_or_else(|| "the reply holds no code block".to_string()),
             };
+            let verdict = code.and_then(|code| {
+                let (after, placed) = edit::replaced(&text, definition, &code);
+                verify::check(file.language, &text, &file, definition, &placed, &after)
+                    .map(|_| placed)
+                    .map_err(|refusal| refusal.to_string())
+            });
+            // A version that changed nothing, or prose where one was asked for.
+            unchanged_last = verdict.as_ref().is_err_and(|why| {
+                *why == verify::Refusal::Unchanged.to_string() || (!ask_line && why.ends_with("no code block"))
+            });
             match verdict {
-                Ok(after) => {
-                    let old = &text[definition.range.clone()];
-                    let new = &after[definition.range.start..after.len() - (text.len() - definition.range.end)];
+                Ok(new) => {
                     let input = json!({ "file_path": candidate.path, "old_string": old, "new_string": new });
                     self.add_harness_call(&mut generation, "Edit", input);
                     let Generation { blocks, mut calls, usage: generation_usage, .. } = generation;

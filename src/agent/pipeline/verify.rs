@@ -72,8 +72,8 @@ mod tests {
     fn try_change(name: &str, new: &str) -> Result<FileMap, Refusal> {
         let map = parse(Language::Python, FILE);
         let definition = map.definitions.iter().find(|d| d.name == name).unwrap();
-        let after = replaced(FILE, definition, new);
-        check(Language::Python, FILE, &map, definition, new, &after)
+        let (after, placed) = replaced(FILE, definition, new);
+        check(Language::Python, FILE, &map, definition, &placed, &after)
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Localization: which definitions of the code map a request is about,
+//! Ranking for localization: which definitions of the map a request is about,
 //! ranked in three steps. Exact names first (a definition the prompt names,
 //! `Invoice.total`, `semver.inc`, `parse_port(`); then a lexical ranking,
 //! BM25 over each definition's name, path, signature, docstring, the names
@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::codemap::{CodeMap, DefKind, Found};
+use super::{CodeMap, DefKind, Found};
 
 /// Definitions longer than this are no candidates for a change: a small
 /// model cannot rewrite them whole. Their methods still are.
@@ -17,15 +17,44 @@ pub const MAX_CANDIDATE_LINES: usize = 200;
 
 /// BM25's usual constants.
 const K1: f32 = 1.2;
-const B: f32 = 0.75;
+/// Lower than text search's 0.75 for definitions: a one-line definition is
+/// no better a match for being short. Files keep it: a file holding every
+/// word (a command-line script's help) is no better a match for being long.
+const B: f32 = 0.4;
+const FILE_B: f32 = 0.75;
 /// How much a definition's own name weighs against a word of its body.
 const NAME_WEIGHT: usize = 3;
-/// The score a definition named exactly in the prompt gets, over the lexical one.
-const NAMED: f32 = 12.0;
+/// Of a file's score, the share each of its definitions gets.
+const FILE_SHARE: f32 = 0.5;
 /// Of a ranked definition's score, the share passed to each definition it uses.
 const SPREAD: f32 = 0.5;
 /// How many of the best-ranked definitions pass score along the graph.
 const SPREADERS: usize = 10;
+/// The weight of a definition in a test or a type declaration file, unless
+/// the prompt names the file: a report of what the code does is about the
+/// code, not its tests nor its declared types.
+const ASIDE: f32 = 0.3;
+/// How much a word of a definition's path weighs against a word of its body.
+const PATH_WEIGHT: usize = 2;
+
+/// Whether `path` holds tests (`tests/`, `test_x.py`, `x_test.go`,
+/// `x.test.js`, `x.spec.ts`) or only declares types (`x.d.ts`, `x.pyi`), by the
+/// conventions of the languages the map reads.
+pub fn is_aside(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let mut segments = lower.split('/');
+    let name = segments.next_back().unwrap_or_default();
+    let in_test_folder =
+        lower.split('/').rev().skip(1).any(|s| matches!(s, "test" | "tests" | "spec" | "__tests__" | "testing"));
+    let stem = name.split('.').next().unwrap_or_default();
+    in_test_folder
+        || stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+        || name.ends_with(".d.ts")
+        || name.ends_with(".pyi")
+}
 
 /// A definition, scored.
 #[derive(Debug, Clone, Copy)]
@@ -42,13 +71,25 @@ pub fn rank<'m>(map: &'m CodeMap, prompt: &str, limit: usize) -> Vec<Ranked<'m>>
     let all: Vec<Found<'m>> = map
         .definitions()
         .filter(|f| f.definition.lines.1 + 1 - f.definition.lines.0 <= MAX_CANDIDATE_LINES)
-        .filter(|f| f.definition.kind != DefKind::Module)
+        .filter(|f| f.definition.kind != DefKind::Module && !f.definition.local)
         .collect();
     if all.is_empty() || query.terms.is_empty() {
         return Vec::new();
     }
+    // Files first: a file's words are its path's and all its definitions';
+    // the file's score lifts each definition in it.
+    let mut files: Vec<&str> = all.iter().map(|f| f.path).collect();
+    files.dedup();
+    let mut file_words: HashMap<&str, Vec<String>> = files.iter().map(|path| (*path, Vec::new())).collect();
     let documents: Vec<Vec<String>> = all.iter().map(document).collect();
-    let lexical = bm25(&documents, &query.terms);
+    for (found, words) in all.iter().zip(&documents) {
+        file_words.entry(found.path).or_default().extend(words.iter().cloned());
+    }
+    let file_documents: Vec<Vec<String>> =
+        files.iter().map(|path| file_words.remove(path).unwrap_or_default()).collect();
+    let file_scores: HashMap<&str, f32> =
+        files.iter().copied().zip(bm25(&file_documents, &query.terms, FILE_B)).collect();
+    let lexical = bm25(&documents, &query.terms, B);
     // How many definitions share a name: a name defined everywhere
     // (`__init__`, `new`) says little about which one is meant.
     let mut defined: HashMap<&str, usize> = HashMap::new();
@@ -59,15 +100,22 @@ pub fn rank<'m>(map: &'m CodeMap, prompt: &str, limit: usize) -> Vec<Ranked<'m>>
         .iter()
         .zip(lexical)
         .map(|(found, lexical)| {
-            let named = query.names(found);
-            let exact = if named { NAMED / defined[found.definition.name.as_str()] as f32 } else { 0.0 };
-            Ranked { found: *found, score: lexical + exact, named }
+            let lexical = lexical + FILE_SHARE * file_scores[found.path];
+            let aside = if is_aside(found.path) && !query.names_file(found.path) { ASIDE } else { 1.0 };
+            let named = query.names(found) && aside == 1.0;
+            Ranked { found: *found, score: lexical * aside, named }
         })
         .collect();
+    // Exact names first: a named definition outranks every lexical match,
+    // the more so the fewer definitions share its name.
+    let best_lexical = ranked.iter().map(|r| r.score).fold(0.0, f32::max);
+    for r in ranked.iter_mut().filter(|r| r.named) {
+        r.score += best_lexical / defined[r.found.definition.name.as_str()] as f32;
+    }
     spread_along_uses(&mut ranked, &defined);
     ranked.retain(|r| r.score > 0.0);
     ranked.sort_by(|a, b| {
-        b.score.total_cmp(&a.score).then_with(|| {
+        (b.named, b.score).partial_cmp(&(a.named, a.score)).unwrap_or(std::cmp::Ordering::Equal).then_with(|| {
             (a.found.path, a.found.definition.range.start).cmp(&(b.found.path, b.found.definition.range.start))
         })
     });
@@ -103,55 +151,120 @@ fn spread_along_uses(ranked: &mut [Ranked<'_>], defined: &HashMap<&str, usize>) 
 struct Query {
     /// Lowercase subwords (`parse_port` gives `parse`, `port`, `parse_port`).
     terms: Vec<String>,
-    /// Identifiers as written; of a dotted name, its last part (the rest
-    /// qualifies it: `Cart` in `Cart.total` names no target).
+    /// The names the prompt writes as code; of a dotted name, its last
+    /// part (the rest qualifies it: `Cart` in `Cart.total` names no target).
     identifiers: Vec<String>,
     /// Dotted names as written (`pkg.func`, `Invoice.total`).
     dotted: Vec<String>,
+    /// The prompt's text, for the file names it mentions.
+    text: String,
 }
 
 impl Query {
     fn of(prompt: &str) -> Query {
         let mut identifiers = Vec::new();
-        let mut words = Vec::new();
         let mut dotted = Vec::new();
-        for token in prompt.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')) {
-            let token = token.trim_matches('.');
-            if token.is_empty() {
-                continue;
+        // Between backticks is code, as the user marked it; a string
+        // literal in it (`inc('1.2.3', 'minor')`) is data, not a name.
+        for (i, span) in prompt.split('`').enumerate() {
+            let is_code = i % 2 == 1;
+            let span = if is_code { without_string_literals(span) } else { span.to_string() };
+            let chars: Vec<char> = span.chars().collect();
+            let mut start = 0;
+            while start < chars.len() {
+                if !(chars[start].is_alphanumeric() || chars[start] == '_') {
+                    start += 1;
+                    continue;
+                }
+                let mut end = start;
+                while end < chars.len() && (chars[end].is_alphanumeric() || chars[end] == '_' || chars[end] == '.') {
+                    end += 1;
+                }
+                let token: String = chars[start..end].iter().collect::<String>().trim_end_matches('.').to_string();
+                let called = chars.get(end) == Some(&'(');
+                // `f(extensions=['toc'])`: a keyword argument names a parameter.
+                let keyword = is_code && chars.get(end) == Some(&'=') && chars.get(end + 1) != Some(&'=');
+                start = end;
+                if keyword {
+                    continue;
+                }
+                let parts: Vec<&str> = token.split('.').filter(|p| !p.is_empty()).collect();
+                if !parts.iter().all(|p| is_identifier(p)) {
+                    continue;
+                }
+                let Some(last) = parts.last() else { continue };
+                let is_dotted = parts.len() > 1 && parts.iter().all(|p| p.chars().count() > 1);
+                if is_dotted {
+                    dotted.push(token.clone());
+                }
+                if is_code || is_dotted || called || looks_like_code(last) {
+                    identifiers.push(last.to_string());
+                }
             }
-            let parts: Vec<&str> = token.split('.').filter(|p| !p.is_empty()).collect();
-            if parts.len() > 1 && parts.iter().all(|p| is_identifier(p)) {
-                dotted.push(token.to_string());
-            }
-            words.extend(parts.iter().filter(|p| is_identifier(p)).map(|p| p.to_string()));
-            identifiers.extend(parts.last().filter(|p| is_identifier(p)).map(|p| p.to_string()));
         }
-        let mut terms: Vec<String> = words.iter().flat_map(|i| subwords(i)).collect();
+        let mut terms: Vec<String> = prompt
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| is_identifier(w))
+            .flat_map(subwords)
+            .collect();
         terms.sort();
         terms.dedup();
-        Query { terms, identifiers, dotted }
+        Query { terms, identifiers, dotted, text: prompt.to_string() }
     }
 
-    /// Whether the prompt names this definition: its qualified name, or a
-    /// dotted name ending in it, or its own name when that is a code name
-    /// (`in_stock`, `parseDate`) or written as a call (`total(`).
+    /// Whether the prompt mentions the file by its name (`test_calc.py`).
+    fn names_file(&self, path: &str) -> bool {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        self.text.contains(name)
+    }
+
+    /// Whether the prompt names this definition as code: its qualified
+    /// name, a dotted name ending in it, or its name between backticks,
+    /// written as a call (`total(`), or shaped as code (`in_stock`, `parseDate`).
     fn names(&self, found: &Found<'_>) -> bool {
         let definition = found.definition;
         let qualified = definition.qualified(found.file.language).replace("::", ".");
         if self.dotted.iter().any(|d| *d == qualified || d.ends_with(&format!(".{}", definition.name))) {
             return true;
         }
-        let name = definition.name.as_str();
-        let code_like = name.contains('_') || name.chars().skip(1).any(char::is_uppercase) || name.len() > 3;
-        code_like && self.identifiers.iter().any(|i| i == name)
+        self.identifiers.iter().any(|i| *i == definition.name)
     }
+}
+
+/// A word written as code in prose: `parse_port`, `parseDate`, `MAX_SIZE`.
+fn looks_like_code(word: &str) -> bool {
+    let chars: Vec<char> = word.chars().collect();
+    word.contains('_') || chars.windows(2).any(|w| w[0].is_lowercase() && w[1].is_uppercase())
+}
+
+/// `code` with its quoted strings blanked out.
+fn without_string_literals(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut quote: Option<char> = None;
+    for c in code.chars() {
+        match quote {
+            Some(q) if c == q => {
+                quote = None;
+                out.push(' ');
+            }
+            Some(_) => out.push(' '),
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                out.push(' ');
+            }
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 fn is_identifier(word: &str) -> bool {
     word.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
         && word.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
+
+/// Words shorter than this say too little to rank by (`it`, `of`, `x`).
+const MIN_TERM: usize = 3;
 
 /// The lowercase words of an identifier: its snake_case and camelCase
 /// parts and, when it has several, itself.
@@ -175,9 +288,9 @@ pub fn subwords(identifier: &str) -> Vec<String> {
     if !current.is_empty() {
         parts.push(current);
     }
-    parts.retain(|p| p.chars().count() >= 2);
+    parts.retain(|p| p.chars().count() >= MIN_TERM);
     let whole = identifier.to_lowercase();
-    if parts.len() != 1 && whole.chars().count() >= 2 {
+    if parts.len() != 1 && whole.chars().count() >= MIN_TERM {
         parts.push(whole);
     }
     parts
@@ -193,14 +306,16 @@ fn document(found: &Found<'_>) -> Vec<String> {
     if let Some(container) = &definition.container {
         words.extend(subwords(container));
     }
-    for part in found.path.split(['/', '.', '-']) {
-        words.extend(subwords(part));
+    for _ in 0..PATH_WEIGHT {
+        for part in found.path.split(['/', '.', '-']) {
+            words.extend(subwords(part));
+        }
     }
     for name in definition.signature.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
         words.extend(subwords(name));
     }
     if let Some(doc) = &definition.doc {
-        words.extend(doc.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 2).map(str::to_lowercase));
+        words.extend(doc.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= MIN_TERM).map(str::to_lowercase));
     }
     for used in &definition.uses {
         words.extend(subwords(used));
@@ -210,7 +325,7 @@ fn document(found: &Found<'_>) -> Vec<String> {
 }
 
 /// BM25 of each document for the query's terms.
-fn bm25(documents: &[Vec<String>], terms: &[String]) -> Vec<f32> {
+fn bm25(documents: &[Vec<String>], terms: &[String], b: f32) -> Vec<f32> {
     let n = documents.len() as f32;
     let average = documents.iter().map(Vec::len).sum::<usize>() as f32 / n.max(1.0);
     let mut frequency: HashMap<&str, usize> = HashMap::new();
@@ -233,7 +348,7 @@ fn bm25(documents: &[Vec<String>], terms: &[String]) -> Vec<f32> {
                     let df = *frequency.get(term.as_str())? as f32;
                     let tf = document.iter().filter(|w| *w == term).count() as f32;
                     let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-                    Some(idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / average.max(1.0))))
+                    Some(idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - b + b * length / average.max(1.0))))
                 })
                 .sum()
         })
@@ -302,9 +417,20 @@ mod tests {
     }
 
     #[test]
+    fn tests_and_type_declarations_are_aside() {
+        for path in ["tests/test_more.py", "pkg/x_test.go", "src/a.test.js", "src/a.spec.ts", "typings/index.d.ts"] {
+            assert!(is_aside(path), "{path}");
+        }
+        for path in ["more_itertools/more.py", "lib/command.js", "src/testing_utils_impl.rs", "contest.py"] {
+            assert!(!is_aside(path), "{path}");
+        }
+    }
+
+    #[test]
     fn identifiers_split_into_their_words() {
         assert_eq!(subwords("parse_port"), ["parse", "port", "parse_port"]);
         assert_eq!(subwords("parseHTTPDate"), ["parse", "http", "date", "parsehttpdate"]);
+        assert_eq!(subwords("to_id"), ["to_id"]);
         assert_eq!(subwords("total"), ["total"]);
     }
 }
