@@ -3379,7 +3379,7 @@ async fn the_budget_ends_a_turn_that_verified_nothing_and_nothing_changes() {
     let text = &run.outcome.text;
     assert!(text.starts_with("No change was made to `parse_port` in utils.py"), "{text}");
     assert!(text.contains("1. the new version is the same as the old one"), "{text}");
-    assert!(text.contains("2. the reply did not quote a line of `parse_port`"), "{text}");
+    assert!(text.contains("2. the reply wrote no line of `parse_port` as it must read"), "{text}");
 }
 
 #[tokio::test]
@@ -3394,7 +3394,7 @@ async fn a_version_that_changes_nothing_is_followed_by_the_ask_for_the_one_line_
         .await;
     assert_eq!(run.read("utils.py"), utils.replace("port < 0", "port < 1"));
     let asked = run.backend.requests()[3].messages.last().unwrap().text();
-    assert!(asked.contains("Which line of it causes the problem?"), "{asked}");
+    assert!(asked.contains("Which line of `parse_port` must change?"), "{asked}");
     // Asked narrower, not sampled.
     assert_eq!(run.backend.requests()[3].resample, None);
 }

@@ -1716,7 +1716,7 @@ pub(super) fn declared_name(line: &str) -> Option<&str> {
 
 /// `messages` with the last user message led by the files `shown` and
 /// followed by `ask`.
-fn with_files(mut messages: Vec<Message>, shown: &str, ask: &str) -> Vec<Message> {
+pub(super) fn with_files(mut messages: Vec<Message>, shown: &str, ask: &str) -> Vec<Message> {
     if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User).filter(|_| !shown.is_empty()) {
         last.blocks.insert(0, Block::Text { text: shown.to_string() });
     }

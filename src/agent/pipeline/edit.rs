@@ -117,6 +117,85 @@ pub fn line_changed(old: &str, reply: &str) -> Option<String> {
     Some(out.join("\n"))
 }
 
+/// The definition `old` with the one line a reply writes "as it must
+/// read" put in place of the line of `old` it is nearest to, when exactly
+/// one line is nearest and a few words apart: the answer of a small model
+/// asked for the line to change, which writes the new line alone. A reply
+/// that quotes the line and then its fix (two blocks) is read as such.
+pub fn line_fixed(old: &str, reply: &str) -> Option<String> {
+    if let Some(changed) = line_changed(old, reply) {
+        return Some(changed);
+    }
+    let written: Vec<String> = match code_blocks(reply).first() {
+        Some(block) => block.lines().map(str::to_string).collect(),
+        None => reply.split('`').skip(1).step_by(2).map(str::to_string).collect(),
+    };
+    let lines: Vec<&str> = old.lines().collect();
+    let mut found: Option<(usize, &str)> = None;
+    for new in written.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
+        if lines.iter().any(|line| line.trim() == new) {
+            continue;
+        }
+        let near: Vec<(usize, usize)> = lines
+            .iter()
+            .enumerate()
+            .filter_map(|(i, line)| words_apart(line.trim(), new).map(|apart| (apart, i)))
+            .collect();
+        let Some(best) = near.iter().map(|(apart, _)| *apart).min() else { continue };
+        let at: Vec<usize> = near.iter().filter(|(apart, _)| *apart == best).map(|(_, i)| *i).collect();
+        match (at.as_slice(), found) {
+            ([i], None) => found = Some((*i, new)),
+            // Two new lines, or one near two old ones: which is meant is a guess.
+            _ => return None,
+        }
+    }
+    let (at, new) = found?;
+    let indent = &lines[at][..lines[at].len() - lines[at].trim_start().len()];
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    out[at] = format!("{indent}{new}");
+    Some(out.join("\n"))
+}
+
+/// How many words `a` and `b` differ by, when they are the same line with a
+/// few words changed (at most a third of the longer, and at least one
+/// word in common); `None` when they are different lines.
+fn words_apart(a: &str, b: &str) -> Option<usize> {
+    let words = |s: &str| -> Vec<String> {
+        let mut out = Vec::new();
+        let mut current = String::new();
+        for c in s.chars() {
+            if c.is_alphanumeric() || c == '_' {
+                current.push(c);
+            } else {
+                if !current.is_empty() {
+                    out.push(std::mem::take(&mut current));
+                }
+                if !c.is_whitespace() {
+                    out.push(c.to_string());
+                }
+            }
+        }
+        if !current.is_empty() {
+            out.push(current);
+        }
+        out
+    };
+    let (a, b) = (words(a), words(b));
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    // The longest common subsequence of the two lines' words.
+    let mut table = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for i in 0..a.len() {
+        for j in 0..b.len() {
+            table[i + 1][j + 1] = if a[i] == b[j] { table[i][j] + 1 } else { table[i][j + 1].max(table[i + 1][j]) };
+        }
+    }
+    let common = table[a.len()][b.len()];
+    let apart = a.len().max(b.len()) - common;
+    (common > 0 && apart * 3 <= a.len().max(b.len())).then_some(apart)
+}
+
 /// `text` with `definition` replaced by `new`, which is indented as the
 /// definition is when the model wrote it flush left; and `new` as placed.
 pub fn replaced(text: &str, definition: &Definition, new: &str) -> (String, String) {
@@ -188,6 +267,17 @@ mod tests {
         assert_eq!(line_changed(old, "```\nx = 1\n```\n```\nx = 2\n```"), None);
         assert_eq!(line_changed("a = 1\na = 1", "```\na = 1\n```\n```\na = 2\n```"), None);
         assert_eq!(line_changed(old, "```\nreturn self\n```\n```\nreturn self\n```"), None);
+    }
+
+    #[test]
+    fn a_line_written_as_it_must_read_replaces_the_line_it_is_nearest_to() {
+        let old = "def parse_port(text):\n    port = int(text)\n    if port < 0:\n        raise ValueError(text)\n    return port";
+        let fixed = old.replace("port < 0", "port < 1");
+        assert_eq!(line_fixed(old, "```python\nif port < 1:\n```"), Some(fixed.clone()));
+        assert_eq!(line_fixed(old, "It must read `if port < 1:`."), Some(fixed));
+        // The definition copied back, or a line like none of it, is no fix.
+        assert_eq!(line_fixed(old, &format!("```python\n{old}\n```")), None);
+        assert_eq!(line_fixed(old, "```python\nimport sys\n```"), None);
     }
 
     #[test]

@@ -3,17 +3,23 @@
 //!
 //! 1. **Map** (`crate::codemap`): the workspace's definitions, kept current.
 //! 2. **Intent**: the model says whether the request asks for a change or
-//!    an answer, its reply held by a grammar to those two words.
-//! 3. **Localize** ([`crate::codemap::rank`]): definitions ranked by the names, words and
-//!    references of the request; the model chooses among the best few, held
-//!    by a grammar to their numbers, and the choice is read as a Read call.
-//! 4. **Edit** ([`edit`]): the chosen definition is shown with its file's
-//!    imports; the reply's code block replaces its byte range.
-//! 5. **Verify** ([`verify`]): the file must still parse and still define it.
-//! 6. **Select** ([`select`]): the greedy candidate first, then sampled ones,
-//!    each told why the last was refused, within a budget of model calls and
-//!    seconds; the first verified one is proposed as an Edit, which the user
-//!    approves as any.
+//!    an answer, its reply held by a grammar to those two words and asked
+//!    in both orders; a model that picks by the order is undecided, and a
+//!    question mark in the request's prose decides.
+//! 3. **Localize** ([`crate::codemap::rank`]): definitions ranked by the
+//!    names, words and references of the request; the model chooses among
+//!    the best few, held by a grammar to their numbers, and the choice is
+//!    read as a Read call.
+//! 4. **Edit** ([`edit`]): the chosen definition is shown with the imports
+//!    it uses; the reply's block that holds it replaces its byte range.
+//! 5. **Verify** ([`verify`]): the file must still parse, still define it,
+//!    and change.
+//! 6. **Select** ([`select`]): the greedy candidate first; after a version
+//!    that changed nothing, the ask for the one line to change; then
+//!    sampled ones, each told why the last was refused, within a budget of
+//!    model calls and seconds. The first verified one is proposed as an
+//!    Edit, which the user approves as any; a Stop hook that blocks (the
+//!    project's tests) sends the pipeline round again with its reason.
 //!
 //! Every round is in the history and the session file: the choice with its
 //! Read, each refused candidate with the reason, the Edit with its result.
@@ -54,6 +60,11 @@ impl Candidate {
         let doc = self.doc.as_deref().map(|d| format!(" — {d}")).unwrap_or_default();
         format!("{}: {} `{}`{doc}", self.path, self.kind.name(), self.signature)
     }
+}
+
+/// The text of the last user message: the request as the model reads it.
+fn prompt_of(messages: &[Message]) -> String {
+    messages.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default()
 }
 
 /// Whether the request's prose (outside code in backticks) holds a
@@ -343,15 +354,15 @@ Reply with its number.",
         let definition = &file.definitions[at];
         let old = &text[definition.range.clone()];
         let qualified = &candidate.qualified;
-        let ask = format!(
-            "{shown}\nThe request: {}\nReply with the whole new version of `{qualified}` that does what is asked, in one code block.",
-            request.trim()
-        );
-        let line_ask = format!(
-            "{shown}\nThe request: {}\nYour version of `{qualified}` changed nothing. Which line of it causes the problem? \
-Reply with that line as it is now, in one code block, then with the line as it must be, in a second code block.",
-            request.trim()
-        );
+        // The definition before the request, as the whole-file way hands
+        // files: read first, then asked about.
+        let ask =
+            format!("Reply with the whole new version of `{qualified}` that does what is asked, in one code block.");
+        let line_ask = format!("Which line of `{qualified}` must change? Reply with that line only, as it must read.");
+        let shown = match request == prompt_of(base) {
+            true => shown,
+            false => format!("{shown}\n{}\n", request.trim()),
+        };
         let mut refusals: Vec<String> = Vec::new();
         let mut unchanged_last = false;
         let mut line_asked = false;
@@ -369,8 +380,7 @@ Reply with that line as it is now, in one code block, then with the line as it m
             if let (Some(last), false) = (refusals.last(), ask_line) {
                 this_ask.push_str(&format!("\nYour last version was refused: {last}."));
             }
-            let mut messages = base.to_vec();
-            super::whole_file::after_prompt(&mut messages, &this_ask);
+            let messages = super::whole_file::with_files(base.to_vec(), &shown, &this_ask);
             self.resample = None;
             if n > 0 && !ask_line {
                 sampled += 1;
@@ -387,8 +397,8 @@ Reply with that line as it is now, in one code block, then with the line as it m
             *usage += generation.usage;
             let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
             let code = match ask_line {
-                true => edit::line_changed(old, &reply)
-                    .ok_or_else(|| format!("the reply did not quote a line of `{qualified}` with a new version of it")),
+                true => edit::line_fixed(old, &reply)
+                    .ok_or_else(|| format!("the reply wrote no line of `{qualified}` as it must read")),
                 false => edit::definition_code(&reply, old).ok_or_else(|| "the reply holds no code block".to_string()),
             };
             let verdict = code.and_then(|code| {
