@@ -572,3 +572,35 @@ fn a_model_process_that_dies_mid_generation_fails_that_turn_and_the_next_turn_ru
     }
     panic!("the model process {} outlived the server", worker[0]);
 }
+
+#[tokio::test]
+async fn a_choice_is_held_to_the_names_offered_even_when_the_model_would_write_another() {
+    let _guard = exclusive();
+    let backend = LlamaBackend::load(coder_settings()).expect("the coder model loads");
+    // Asked for a name that is not offered, and told to explain: the reply
+    // is still exactly one of the choices, and nothing after it.
+    let choices = vec!["parse_port".to_string(), "format_port".to_string(), "helpers.clamp".to_string()];
+    for prompt in [
+        "Which function parses a port number? Reply with its name.",
+        "Name the function that validates emails, and explain why in a paragraph.",
+    ] {
+        let request = CompletionRequest {
+            system: "You are a coding assistant.".into(),
+            messages: vec![Message::user_text(prompt)],
+            choices: choices.clone(),
+            ..CompletionRequest::default()
+        };
+        let (text, usage, _) = generate(&backend, request).await;
+        assert!(choices.contains(&text), "{text:?} is not one of {choices:?}");
+        assert!(usage.completion_tokens > 0);
+    }
+    // A choice among numbers, as the pipeline lists definitions.
+    let numbers: Vec<String> = (1..=12).map(|n| n.to_string()).collect();
+    let request = CompletionRequest {
+        messages: vec![Message::user_text("1. alpha\n2. beta\n...\n12. lambda\nWhich is the last? Reply with its number.")],
+        choices: numbers.clone(),
+        ..CompletionRequest::default()
+    };
+    let (text, _, _) = generate(&backend, request).await;
+    assert!(numbers.contains(&text), "{text:?}");
+}
