@@ -597,7 +597,9 @@ async fn a_choice_is_held_to_the_names_offered_even_when_the_model_would_write_a
     // A choice among numbers, as the pipeline lists definitions.
     let numbers: Vec<String> = (1..=12).map(|n| n.to_string()).collect();
     let request = CompletionRequest {
-        messages: vec![Message::user_text("1. alpha\n2. beta\n...\n12. lambda\nWhich is the last? Reply with its number.")],
+        messages: vec![Message::user_text(
+            "1. alpha\n2. beta\n...\n12. lambda\nWhich is the last? Reply with its number.",
+        )],
         choices: numbers.clone(),
         ..CompletionRequest::default()
     };

@@ -3429,7 +3429,7 @@ async fn a_question_about_a_large_project_is_answered_from_the_definition_chosen
     assert!(numbers.len() >= 2 && requests[1].choices == numbers, "{:?}", requests[1].choices);
     assert!(numbers.iter().all(|n| listed.contains(&format!("\n{n}. "))), "{listed}");
     let listed = requests[1].messages.last().unwrap().text();
-    assert!(listed.contains("1. utils.py: constant `DEFAULT_PORT = 8080`"), "{listed}");
+    assert!(listed.contains("1. constant `DEFAULT_PORT` in utils.py\n```\nDEFAULT_PORT = 8080\n```"), "{listed}");
     let sent = requests[2].messages.last().unwrap().text();
     assert!(sent.contains("DEFAULT_PORT = 8080") && sent.contains("Answer the request from the code shown"), "{sent}");
 }

@@ -30,10 +30,6 @@ const FILE_SHARE: f32 = 0.5;
 const SPREAD: f32 = 0.5;
 /// How many of the best-ranked definitions pass score along the graph.
 const SPREADERS: usize = 10;
-/// The weight of a definition in a test or a type declaration file, unless
-/// the prompt names the file: a report of what the code does is about the
-/// code, not its tests nor its declared types.
-const ASIDE: f32 = 0.3;
 /// How much a word of a definition's path weighs against a word of its body.
 const PATH_WEIGHT: usize = 2;
 
@@ -72,6 +68,10 @@ pub fn rank<'m>(map: &'m CodeMap, prompt: &str, limit: usize) -> Vec<Ranked<'m>>
         .definitions()
         .filter(|f| f.definition.lines.1 + 1 - f.definition.lines.0 <= MAX_CANDIDATE_LINES)
         .filter(|f| f.definition.kind != DefKind::Module && !f.definition.local)
+        // Tests and type declarations are left out unless the prompt names
+        // their file: a report of what the code does is about the code, and
+        // a small model offered a test to change makes it agree with the bug.
+        .filter(|f| !is_aside(f.path) || query.names_file(f.path))
         .collect();
     if all.is_empty() || query.terms.is_empty() {
         return Vec::new();
@@ -101,9 +101,7 @@ pub fn rank<'m>(map: &'m CodeMap, prompt: &str, limit: usize) -> Vec<Ranked<'m>>
         .zip(lexical)
         .map(|(found, lexical)| {
             let lexical = lexical + FILE_SHARE * file_scores[found.path];
-            let aside = if is_aside(found.path) && !query.names_file(found.path) { ASIDE } else { 1.0 };
-            let named = query.names(found) && aside == 1.0;
-            Ranked { found: *found, score: lexical * aside, named }
+            Ranked { found: *found, score: lexical, named: query.names(found) }
         })
         .collect();
     // Exact names first: a named definition outranks every lexical match,

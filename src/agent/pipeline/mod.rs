@@ -48,17 +48,26 @@ struct Candidate {
     qualified: String,
     kind: DefKind,
     lines: (usize, usize),
-    signature: String,
     doc: Option<String>,
     /// The request names it.
     named: bool,
 }
 
+/// Lines of each definition's code the choice shows: enough for a small
+/// model to see what it does, few enough for six of them.
+const EXCERPT_LINES: usize = 8;
+
 impl Candidate {
-    /// One line of the list the model chooses from.
-    fn listed(&self) -> String {
+    /// One entry of the list the model chooses from: where it is, its
+    /// docstring's first line, and its first lines of code.
+    fn listed(&self, text: Option<&str>) -> String {
         let doc = self.doc.as_deref().map(|d| format!(" — {d}")).unwrap_or_default();
-        format!("{}: {} `{}`{doc}", self.path, self.kind.name(), self.signature)
+        let head = format!("{} `{}` in {}{doc}", self.kind.name(), self.qualified, self.path);
+        let Some(text) = text else { return head };
+        let (first, last) = self.lines;
+        let lines: Vec<&str> = text.lines().skip(first - 1).take((last + 1 - first).min(EXCERPT_LINES)).collect();
+        let more = if last + 1 - first > EXCERPT_LINES { "\n    ..." } else { "" };
+        format!("{head}\n```\n{}{more}\n```", lines.join("\n"))
     }
 }
 
@@ -174,7 +183,6 @@ impl Conversation {
                 qualified: r.found.definition.qualified(r.found.file.language),
                 kind: r.found.definition.kind,
                 lines: r.found.definition.lines,
-                signature: r.found.definition.signature.clone(),
                 doc: r.found.definition.doc.clone(),
                 named: r.named,
             })
@@ -224,13 +232,19 @@ Reply with one word: answer or change.";
         let chosen = if candidates.len() == 1 || named_alone {
             0
         } else {
-            let list: Vec<String> =
-                candidates.iter().enumerate().map(|(i, c)| format!("{}. {}", i + 1, c.listed())).collect();
+            let list: Vec<String> = candidates
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let text = self.workspace.resolve(&c.path).ok().and_then(|p| self.workspace.read_text(&p).ok());
+                    format!("{}. {}", i + 1, c.listed(text.as_deref()))
+                })
+                .collect();
             let question = if wants_change { "must change to do what is asked" } else { "holds the answer" };
             let ask = format!(
-                "The definitions of the project that match the request best:\n{}\n\nWhich one {question}? \
+                "The definitions of the project that match the request best:\n\n{}\n\nWhich one {question}? \
 Reply with its number.",
-                list.join("\n")
+                list.join("\n\n")
             );
             let numbers: Vec<String> = (1..=candidates.len()).map(|n| n.to_string()).collect();
             let numbers: Vec<&str> = numbers.iter().map(String::as_str).collect();
