@@ -3433,3 +3433,21 @@ async fn a_question_about_a_large_project_is_answered_from_the_definition_chosen
     let sent = requests[2].messages.last().unwrap().text();
     assert!(sent.contains("DEFAULT_PORT = 8080") && sent.contains("Answer the request from the code shown"), "{sent}");
 }
+
+#[tokio::test]
+async fn the_short_functions_a_chosen_definition_calls_are_shown_and_may_be_the_one_changed() {
+    let amount = "def line_amount(price, quantity):\n    return price\n";
+    let total = "def invoice_total(lines):\n    return sum(line_amount(p, q) for p, q in lines)\n";
+    let billing = long_module(&format!("{amount}\n\n{total}"));
+    let fixed = "```python\ndef line_amount(price, quantity):\n    return price * quantity\n```\n";
+    let run = Scenario::new()
+        .file("billing.py", &billing)
+        .tool_settings(whole_files())
+        .run(&["change", "change", fixed], "`invoice_total(lines)` ignores the quantities. Fix it.")
+        .await;
+    assert_eq!(run.read("billing.py"), billing.replace("return price\n", "return price * quantity\n"));
+    assert_eq!(run.outcome.text, "Changed `line_amount` in billing.py.");
+    let sent = run.backend.requests()[2].messages.last().unwrap().text();
+    assert!(sent.contains("def invoice_total") && sent.contains("def line_amount"), "{sent}");
+    assert!(sent.contains("(`invoice_total`, `line_amount`)"), "{sent}");
+}

@@ -40,6 +40,12 @@ pub fn shown(path: &str, text: &str, file: &FileMap, definition: &Definition) ->
     out
 }
 
+/// Whether one of the reply's blocks holds the definition's head line.
+pub fn holds_head(reply: &str, old: &str) -> bool {
+    let Some(head) = old.lines().map(str::trim).find(|line| !line.is_empty()) else { return false };
+    code_blocks(reply).iter().any(|block| block.lines().any(|line| line.trim() == head))
+}
+
 /// The code of the reply's block that holds the definition (the first
 /// block that has its head line, else the first block), from that line on:
 /// a reply often repeats the imports it was shown, or quotes the request

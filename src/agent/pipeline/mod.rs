@@ -34,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 use self::select::Budget;
 use super::turn::Generation;
 use super::{Conversation, TurnOutcome};
-use crate::codemap::{DefKind, FileMap};
+use crate::codemap::{DefKind, Definition, FileMap, Language};
 use crate::config::ToolProfile;
 use crate::protocol::{AgentStatus, Block, Event, Message, PermissionMode, Role, StopReason, Usage};
 
@@ -76,10 +76,69 @@ fn prompt_of(messages: &[Message]) -> String {
     messages.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default()
 }
 
-/// Whether the request's prose (outside code in backticks) holds a
-/// question mark.
+/// Whether the request's own prose holds a question mark: not in code
+/// (backticks), a quotation or an aside in parentheses, where it is a
+/// message the user saw ("Did you mean --color?"), not a question asked.
 fn asks_question(request: &str) -> bool {
-    request.split('`').step_by(2).any(|prose| prose.contains(['?', '？']))
+    let mut depth = 0usize;
+    let mut quoted: Option<char> = None;
+    for c in request.chars() {
+        match (quoted, c) {
+            (Some(q), c) if c == q => quoted = None,
+            (Some(_), _) => {}
+            (None, '`' | '"' | '“' | '”') => quoted = Some(if c == '“' { '”' } else { c }),
+            (None, '(') => depth += 1,
+            (None, ')') => depth = depth.saturating_sub(1),
+            (None, '?' | '？') if depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::asks_question;
+
+    #[test]
+    fn a_question_mark_asks_a_question_only_in_the_request_s_own_prose() {
+        assert!(asks_question("What is the error's `code`? Answer with the exact string."));
+        assert!(asks_question("Which format does `markdown(text)` use?"));
+        assert!(!asks_question("The hint says (Did you mean ---color?) and should say `--color`. Fix it."));
+        assert!(!asks_question("It prints \"Is this right?\" twice. Fix it."));
+        assert!(!asks_question("`f(x)?` fails to compile. Fix it."));
+    }
+}
+
+/// Short functions a definition calls that are shown with it, at most.
+const MAX_CALLEES: usize = 3;
+/// Lines a called function may have to be shown with the one chosen.
+const MAX_CALLEE_LINES: usize = 60;
+
+/// A definition a change may replace, with its file as it is now.
+struct Target {
+    path: String,
+    text: String,
+    file: FileMap,
+    at: usize,
+}
+
+impl Target {
+    fn definition(&self) -> &Definition {
+        &self.file.definitions[self.at]
+    }
+
+    fn qualified(&self) -> String {
+        self.definition().qualified(self.file.language)
+    }
+
+    fn old(&self) -> &str {
+        &self.text[self.definition().range.clone()]
+    }
+
+    fn shown(&self) -> String {
+        edit::shown(&self.path, &self.text, &self.file, self.definition())
+    }
 }
 
 /// Rounds a turn makes at most: the first, and those a blocking Stop hook
@@ -338,14 +397,58 @@ Reply with its number.",
     /// The candidate's definition as it is now, shown, with its file's text
     /// and map; `None` when it is gone.
     fn definition_shown(&self, candidate: &Candidate) -> Option<(String, String, FileMap, usize)> {
-        let path = self.workspace.resolve(&candidate.path).ok()?;
-        let text = self.workspace.read_text(&path).ok()?;
-        let file = self.code_map.file(&candidate.path)?.clone();
-        let at = file.definitions.iter().position(|d| {
-            d.qualified(file.language) == candidate.qualified && d.lines.0.abs_diff(candidate.lines.0) < 50
+        let target = self.target(&candidate.path, |d, language| {
+            d.qualified(language) == candidate.qualified && d.lines.0.abs_diff(candidate.lines.0) < 50
         })?;
-        let shown = edit::shown(&candidate.path, &text, &file, &file.definitions[at]);
-        Some((shown, text, file, at))
+        let shown = target.shown();
+        Some((shown, target.text, target.file, target.at))
+    }
+
+    /// The definition of `path` that `is_it` picks, as it is now.
+    fn target(&self, path: &str, is_it: impl Fn(&Definition, Language) -> bool) -> Option<Target> {
+        let resolved = self.workspace.resolve(path).ok()?;
+        let text = self.workspace.read_text(&resolved).ok()?;
+        let file = self.code_map.file(path)?.clone();
+        let at = file.definitions.iter().position(|d| is_it(d, file.language))?;
+        Some(Target { path: path.to_string(), text, file, at })
+    }
+
+    /// What a change to `candidate` may replace: the candidate, then the
+    /// short functions of the project it calls (a wrong result is often
+    /// made by what the function named in the report calls), the same
+    /// file's first.
+    fn targets(&self, candidate: &Candidate) -> Vec<Target> {
+        let Some(first) = self.target(&candidate.path, |d, language| {
+            d.qualified(language) == candidate.qualified && d.lines.0.abs_diff(candidate.lines.0) < 50
+        }) else {
+            return Vec::new();
+        };
+        let mut callees: Vec<(bool, String, String, (usize, usize))> = Vec::new();
+        for used in &first.definition().uses {
+            let defining: Vec<_> = self
+                .code_map
+                .definitions()
+                .filter(|f| f.definition.name == *used && !f.definition.local)
+                .filter(|f| matches!(f.definition.kind, DefKind::Function | DefKind::Method))
+                .filter(|f| f.definition.lines.1 + 1 - f.definition.lines.0 <= MAX_CALLEE_LINES)
+                .filter(|f| !crate::codemap::rank::is_aside(f.path))
+                .collect();
+            // A name defined in many places (`get`, `run`) points nowhere.
+            if let [found] = defining.as_slice() {
+                let qualified = found.definition.qualified(found.file.language);
+                if qualified != first.qualified() {
+                    let same_file = found.path == first.path;
+                    callees.push((!same_file, found.path.to_string(), qualified, found.definition.lines));
+                }
+            }
+        }
+        callees.sort_by_key(|c| c.0);
+        let mut targets = vec![first];
+        for (_, path, qualified, lines) in callees.into_iter().take(MAX_CALLEES) {
+            let found = self.target(&path, |d, language| d.qualified(language) == qualified && d.lines == lines);
+            targets.extend(found);
+        }
+        targets
     }
 
     /// Asks for the candidate's new version until one is verified or the
@@ -361,22 +464,32 @@ Reply with its number.",
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, Stop> {
-        let Some((shown, text, file, at)) = self.definition_shown(candidate) else {
+        let targets = self.targets(candidate);
+        if targets.is_empty() {
             let text = format!("`{}` is no longer in {}: nothing was changed.", candidate.qualified, candidate.path);
             return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
-        };
-        let definition = &file.definitions[at];
-        let old = &text[definition.range.clone()];
-        let qualified = &candidate.qualified;
-        // The definition before the request, as the whole-file way hands
+        }
+        let names: Vec<String> = targets.iter().map(|t| format!("`{}`", t.qualified())).collect();
+        // The definitions before the request, as the whole-file way hands
         // files: read first, then asked about.
-        let ask =
-            format!("Reply with the whole new version of `{qualified}` that does what is asked, in one code block.");
-        let line_ask = format!("Which line of `{qualified}` must change? Reply with that line only, as it must read.");
-        let shown = match request == prompt_of(base) {
-            true => shown,
-            false => format!("{shown}\n{}\n", request.trim()),
+        let (ask, line_ask) = match names.as_slice() {
+            [one] => (
+                format!("Reply with the whole new version of {one} that does what is asked, in one code block."),
+                format!("Which line of {one} must change? Reply with that line only, as it must read."),
+            ),
+            _ => (
+                format!(
+                    "Reply with the whole new version of the one definition above ({}) that must change to do what \
+is asked, in one code block.",
+                    names.join(", ")
+                ),
+                "Which line of these definitions must change? Reply with that line only, as it must read.".to_string(),
+            ),
         };
+        let mut shown: String = targets.iter().map(Target::shown).collect::<Vec<_>>().join("\n");
+        if request != prompt_of(base) {
+            shown = format!("{shown}\n{}\n", request.trim());
+        }
         let mut refusals: Vec<String> = Vec::new();
         let mut unchanged_last = false;
         let mut line_asked = false;
@@ -410,15 +523,25 @@ Reply with its number.",
             let mut generation = generation?;
             *usage += generation.usage;
             let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
-            let code = match ask_line {
-                true => edit::line_fixed(old, &reply)
-                    .ok_or_else(|| format!("the reply wrote no line of `{qualified}` as it must read")),
-                false => edit::definition_code(&reply, old).ok_or_else(|| "the reply holds no code block".to_string()),
+            // Which definition the reply changes: the one whose line it
+            // fixes, or whose head its block holds; the chosen one else.
+            let found = match ask_line {
+                true => targets
+                    .iter()
+                    .find_map(|t| edit::line_fixed(t.old(), &reply).map(|code| (t, code)))
+                    .ok_or_else(|| format!("the reply wrote no line of {} as it must read", names.join(" or "))),
+                false => targets
+                    .iter()
+                    .find(|t| edit::holds_head(&reply, t.old()))
+                    .or(targets.first())
+                    .and_then(|t| edit::definition_code(&reply, t.old()).map(|code| (t, code)))
+                    .ok_or_else(|| "the reply holds no code block".to_string()),
             };
-            let verdict = code.and_then(|code| {
-                let (after, placed) = edit::replaced(&text, definition, &code);
-                verify::check(file.language, &text, &file, definition, &placed, &after)
-                    .map(|_| placed)
+            let verdict = found.and_then(|(target, code)| {
+                let definition = target.definition();
+                let (after, placed) = edit::replaced(&target.text, definition, &code);
+                verify::check(target.file.language, &target.text, &target.file, definition, &placed, &after)
+                    .map(|_| (target, placed))
                     .map_err(|refusal| refusal.to_string())
             });
             // A version that changed nothing, or prose where one was asked for.
@@ -426,8 +549,8 @@ Reply with its number.",
                 *why == verify::Refusal::Unchanged.to_string() || (!ask_line && why.ends_with("no code block"))
             });
             match verdict {
-                Ok(new) => {
-                    let input = json!({ "file_path": candidate.path, "old_string": old, "new_string": new });
+                Ok((target, new)) => {
+                    let input = json!({ "file_path": target.path, "old_string": target.old(), "new_string": new });
                     self.add_harness_call(&mut generation, "Edit", input);
                     let Generation { blocks, mut calls, usage: generation_usage, .. } = generation;
                     self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(generation_usage));
@@ -442,10 +565,8 @@ Reply with its number.",
                         });
                     }
                     let text = match applied {
-                        true => format!("Changed `{}` in {}.", candidate.qualified, candidate.path),
-                        false => {
-                            format!("The change to `{}` in {} was not applied.", candidate.qualified, candidate.path)
-                        }
+                        true => format!("Changed `{}` in {}.", target.qualified(), target.path),
+                        false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
                     };
                     return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
                 }
