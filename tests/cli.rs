@@ -598,3 +598,21 @@ fn every_round_of_the_real_project_pipeline_is_in_the_session() {
     let json: Value = serde_json::from_str(&stdout(&cli.run(&["sessions", "--json"]))).unwrap();
     assert_eq!(json[0]["messageCount"], 7);
 }
+
+#[test]
+fn tack_map_prints_the_definitions_a_request_is_about() {
+    let cli = Cli::new();
+    std::fs::write(
+        cli.path("prices.py"),
+        "def discount(total):\n    \"\"\"The discount on an order.\"\"\"\n    return 0\n",
+    )
+    .unwrap();
+    let output = cli.run(&["map", "--rank", "`discount()` gives nothing off large orders", "--limit", "3"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let ranked = stdout(&output);
+    let first = ranked.lines().next().unwrap_or_default();
+    assert!(first.contains("prices.py:1-3  function discount  (named)"), "{ranked}");
+    assert!(ranked.lines().count() <= 3, "{ranked}");
+    let err = stderr(&output);
+    assert!(err.contains(" files, ") && err.contains("definitions") && err.contains("built in"), "{err}");
+}
