@@ -44,6 +44,7 @@ pub fn is_aside(path: &str) -> bool {
         lower.split('/').rev().skip(1).any(|s| matches!(s, "test" | "tests" | "spec" | "__tests__" | "testing"));
     let stem = name.split('.').next().unwrap_or_default();
     in_test_folder
+        || matches!(stem, "test" | "tests" | "conftest")
         || stem.starts_with("test_")
         || stem.ends_with("_test")
         || name.contains(".test.")
@@ -72,24 +73,28 @@ pub fn rank<'m>(map: &'m CodeMap, prompt: &str, limit: usize) -> Vec<Ranked<'m>>
         // their file: a report of what the code does is about the code, and
         // a small model offered a test to change makes it agree with the bug.
         .filter(|f| !is_aside(f.path) || query.names_file(f.path))
+        // Rust's `mod tests` inside a source file is a test file too.
+        .filter(|f| !f.definition.container.as_deref().is_some_and(|c| c == "tests" || c.starts_with("tests::")))
         .collect();
     if all.is_empty() || query.terms.is_empty() {
         return Vec::new();
     }
+    // Each definition as BM25 reads it: its length and how often each of the
+    // query's terms occurs in it; nothing else of its words is kept, so a
+    // large tree costs little memory.
+    let documents: Vec<Counts> = all.iter().map(|found| Counts::of(&document(found), &query.terms)).collect();
     // Files first: a file's words are its path's and all its definitions';
     // the file's score lifts each definition in it.
     let mut files: Vec<&str> = all.iter().map(|f| f.path).collect();
     files.dedup();
-    let mut file_words: HashMap<&str, Vec<String>> = files.iter().map(|path| (*path, Vec::new())).collect();
-    let documents: Vec<Vec<String>> = all.iter().map(document).collect();
-    for (found, words) in all.iter().zip(&documents) {
-        file_words.entry(found.path).or_default().extend(words.iter().cloned());
+    let mut file_counts: HashMap<&str, Counts> = HashMap::new();
+    for (found, counts) in all.iter().zip(&documents) {
+        file_counts.entry(found.path).or_insert_with(|| Counts::empty(query.terms.len())).add(counts);
     }
-    let file_documents: Vec<Vec<String>> =
-        files.iter().map(|path| file_words.remove(path).unwrap_or_default()).collect();
-    let file_scores: HashMap<&str, f32> =
-        files.iter().copied().zip(bm25(&file_documents, &query.terms, FILE_B)).collect();
-    let lexical = bm25(&documents, &query.terms, B);
+    let file_documents: Vec<Counts> =
+        files.iter().map(|path| file_counts.remove(path).unwrap_or_else(|| Counts::empty(query.terms.len()))).collect();
+    let file_scores: HashMap<&str, f32> = files.iter().copied().zip(bm25(&file_documents, FILE_B)).collect();
+    let lexical = bm25(&documents, B);
     // How many definitions share a name: a name defined everywhere
     // (`__init__`, `new`) says little about which one is meant.
     let mut defined: HashMap<&str, usize> = HashMap::new();
@@ -322,31 +327,48 @@ fn document(found: &Found<'_>) -> Vec<String> {
     words
 }
 
-/// BM25 of each document for the query's terms.
-fn bm25(documents: &[Vec<String>], terms: &[String], b: f32) -> Vec<f32> {
-    let n = documents.len() as f32;
-    let average = documents.iter().map(Vec::len).sum::<usize>() as f32 / n.max(1.0);
-    let mut frequency: HashMap<&str, usize> = HashMap::new();
-    for document in documents {
-        let mut seen: Vec<&str> =
-            document.iter().map(String::as_str).filter(|w| terms.iter().any(|t| t == w)).collect();
-        seen.sort();
-        seen.dedup();
-        for word in seen {
-            *frequency.entry(word).or_default() += 1;
+/// A document as BM25 reads it: its length in words, and the count of each
+/// query term in it (in the query's order).
+#[derive(Debug, Clone)]
+struct Counts {
+    length: usize,
+    terms: Vec<u32>,
+}
+
+impl Counts {
+    fn empty(terms: usize) -> Counts {
+        Counts { length: 0, terms: vec![0; terms] }
+    }
+
+    fn of(words: &[String], query: &[String]) -> Counts {
+        let terms = query.iter().map(|term| words.iter().filter(|w| *w == term).count() as u32).collect();
+        Counts { length: words.len(), terms }
+    }
+
+    fn add(&mut self, other: &Counts) {
+        self.length += other.length;
+        for (mine, theirs) in self.terms.iter_mut().zip(&other.terms) {
+            *mine += theirs;
         }
     }
+}
+
+/// BM25 of each document for the query's terms.
+fn bm25(documents: &[Counts], b: f32) -> Vec<f32> {
+    let n = documents.len() as f32;
+    let average = documents.iter().map(|d| d.length).sum::<usize>() as f32 / n.max(1.0);
+    let terms = documents.first().map_or(0, |d| d.terms.len());
+    let frequency: Vec<usize> = (0..terms).map(|t| documents.iter().filter(|d| d.terms[t] > 0).count()).collect();
     documents
         .iter()
         .map(|document| {
-            let length = document.len() as f32;
-            terms
-                .iter()
-                .filter_map(|term| {
-                    let df = *frequency.get(term.as_str())? as f32;
-                    let tf = document.iter().filter(|w| *w == term).count() as f32;
+            let length = document.length as f32;
+            (0..terms)
+                .filter(|t| frequency[*t] > 0)
+                .map(|t| {
+                    let (df, tf) = (frequency[t] as f32, document.terms[t] as f32);
                     let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-                    Some(idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - b + b * length / average.max(1.0))))
+                    idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - b + b * length / average.max(1.0)))
                 })
                 .sum()
         })
@@ -416,7 +438,14 @@ mod tests {
 
     #[test]
     fn tests_and_type_declarations_are_aside() {
-        for path in ["tests/test_more.py", "pkg/x_test.go", "src/a.test.js", "src/a.spec.ts", "typings/index.d.ts"] {
+        for path in [
+            "tests/test_more.py",
+            "pkg/x_test.go",
+            "src/a.test.js",
+            "src/a.spec.ts",
+            "typings/index.d.ts",
+            "src/gguf/tests.rs",
+        ] {
             assert!(is_aside(path), "{path}");
         }
         for path in ["more_itertools/more.py", "lib/command.js", "src/testing_utils_impl.rs", "contest.py"] {
