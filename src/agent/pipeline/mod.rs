@@ -232,6 +232,32 @@ impl Conversation {
         }
     }
 
+    /// Makes `name` a call of the reply in `generation`, records both, and
+    /// runs the call (approved as any): whether it succeeded. `Err` when
+    /// the turn was cancelled meanwhile.
+    async fn harness_call(
+        &mut self,
+        mut generation: Generation,
+        name: &str,
+        input: serde_json::Value,
+        cancel: &CancellationToken,
+    ) -> Result<bool, Stop> {
+        self.add_harness_call(&mut generation, name, input);
+        let Generation { blocks, mut calls, usage, .. } = generation;
+        self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(usage));
+        let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
+        let succeeded = results.iter().any(|b| matches!(b, Block::ToolResult { is_error: false, .. }));
+        self.record(Message { role: Role::User, blocks: results });
+        if cancelled {
+            return Err(TurnOutcome {
+                stop_reason: StopReason::Cancelled,
+                text: String::new(),
+                usage: Usage::default(),
+            });
+        }
+        Ok(succeeded)
+    }
+
     /// The definitions the model may choose among for `request`, best first.
     fn candidates(&self, request: &str, limit: usize) -> Vec<Candidate> {
         crate::codemap::rank::rank(&self.code_map, request, limit)
@@ -316,18 +342,7 @@ Reply with its number.",
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text { text: format!("`{}` in {}.", candidate.qualified, candidate.path) });
         let input = json!({ "file_path": candidate.path, "offset": first, "limit": last + 1 - first });
-        self.add_harness_call(&mut generation, "Read", input);
-        let Generation { blocks, mut calls, .. } = generation;
-        self.record(Message { role: Role::Assistant, blocks });
-        let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
-        self.record(Message { role: Role::User, blocks: results });
-        if cancelled {
-            return Err(TurnOutcome {
-                stop_reason: StopReason::Cancelled,
-                text: String::new(),
-                usage: Usage::default(),
-            });
-        }
+        self.harness_call(generation, "Read", input, cancel).await?;
         Ok(chosen)
     }
 
@@ -520,7 +535,7 @@ is asked, in one code block.",
             budget.spend_call();
             let generation = self.whole_file_reply(system, messages, cancel).await;
             self.resample = None;
-            let mut generation = generation?;
+            let generation = generation?;
             *usage += generation.usage;
             let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
             // Which definition the reply changes: the one whose line it
@@ -551,19 +566,7 @@ is asked, in one code block.",
             match verdict {
                 Ok((target, new)) => {
                     let input = json!({ "file_path": target.path, "old_string": target.old(), "new_string": new });
-                    self.add_harness_call(&mut generation, "Edit", input);
-                    let Generation { blocks, mut calls, usage: generation_usage, .. } = generation;
-                    self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(generation_usage));
-                    let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
-                    let applied = results.iter().any(|b| matches!(b, Block::ToolResult { is_error: false, .. }));
-                    self.record(Message { role: Role::User, blocks: results });
-                    if cancelled {
-                        return Err(TurnOutcome {
-                            stop_reason: StopReason::Cancelled,
-                            text: String::new(),
-                            usage: Usage::default(),
-                        });
-                    }
+                    let applied = self.harness_call(generation, "Edit", input, cancel).await?;
                     let text = match applied {
                         true => format!("Changed `{}` in {}.", target.qualified(), target.path),
                         false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
