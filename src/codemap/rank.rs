@@ -209,6 +209,7 @@ impl Query {
             .split(|c: char| !(c.is_alphanumeric() || c == '_'))
             .filter(|w| is_identifier(w))
             .flat_map(subwords)
+            .map(|word| stem(&word))
             .collect();
         terms.sort();
         terms.dedup();
@@ -299,8 +300,29 @@ pub fn subwords(identifier: &str) -> Vec<String> {
     parts
 }
 
+/// A word with its plural ending dropped (`titles` to `title`, `entries`
+/// to `entry`, `boxes` to `box`): the commonest mismatch between the words
+/// of a request and those of the code it is about (`URLs` and `url`).
+pub fn stem(word: &str) -> String {
+    let n = word.len();
+    if n > 4 && word.ends_with("ies") {
+        return format!("{}y", &word[..n - 3]);
+    }
+    if n > 4 && ["sses", "xes", "ches", "shes", "zes"].iter().any(|end| word.ends_with(end)) {
+        return word[..n - 2].to_string();
+    }
+    if n > 3 && word.ends_with('s') && !["ss", "us", "is"].iter().any(|end| word.ends_with(end)) {
+        return word[..n - 1].to_string();
+    }
+    word.to_string()
+}
+
 /// A definition as the lexical ranking reads it.
 fn document(found: &Found<'_>) -> Vec<String> {
+    document_words(found).iter().map(|word| stem(word)).collect()
+}
+
+fn document_words(found: &Found<'_>) -> Vec<String> {
     let definition = found.definition;
     let mut words = Vec::new();
     for _ in 0..NAME_WEIGHT {
@@ -451,6 +473,27 @@ mod tests {
         for path in ["more_itertools/more.py", "lib/command.js", "src/testing_utils_impl.rs", "contest.py"] {
             assert!(!is_aside(path), "{path}");
         }
+    }
+
+    #[test]
+    fn plurals_meet_their_singulars() {
+        for (word, stemmed) in [("titles", "title"), ("urls", "url"), ("entries", "entry"), ("boxes", "box")] {
+            assert_eq!(stem(word), stemmed);
+        }
+        for word in ["status", "class", "analysis", "is", "bus"] {
+            assert_eq!(stem(word), word);
+        }
+        let (_dir, map) = map_of(&[
+            (
+                "shop/text.py",
+                "def slugify(title):\n    \"\"\"The URL slug of a title: lowercase words.\"\"\"\n    return title\n",
+            ),
+            ("shop/catalog.py", "def find(sku):\n    \"\"\"The product with this SKU.\"\"\"\n    return sku\n"),
+        ]);
+        assert_eq!(
+            top(&map, "Product page URLs keep the capital letters of product titles. Fix it.")[0],
+            "shop/text.py:slugify"
+        );
     }
 
     #[test]
