@@ -3119,7 +3119,7 @@ fn code_lines(text: &str) -> impl Iterator<Item = &str> {
 
 /// Whether `a` and `b` hold the same code, blank lines and trailing
 /// whitespace aside: a copy, not a change.
-fn same_code(a: &str, b: &str) -> bool {
+pub(super) fn same_code(a: &str, b: &str) -> bool {
     code_lines(a).eq(code_lines(b))
 }
 

@@ -125,14 +125,6 @@ impl CodeMap {
         self.files()
             .flat_map(|(path, file)| file.definitions.iter().map(move |definition| Found { path, file, definition }))
     }
-
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
 }
 
 fn relative(root: &Path, path: &Path) -> Option<String> {

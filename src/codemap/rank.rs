@@ -85,15 +85,12 @@ pub fn rank<'m>(map: &'m CodeMap, prompt: &str, limit: usize) -> Vec<Ranked<'m>>
     let documents: Vec<Counts> = all.iter().map(|found| Counts::of(&document(found), &query.terms)).collect();
     // Files first: a file's words are its path's and all its definitions';
     // the file's score lifts each definition in it.
-    let mut files: Vec<&str> = all.iter().map(|f| f.path).collect();
-    files.dedup();
-    let mut file_counts: HashMap<&str, Counts> = HashMap::new();
+    let mut file_counts: std::collections::BTreeMap<&str, Counts> = Default::default();
     for (found, counts) in all.iter().zip(&documents) {
         file_counts.entry(found.path).or_insert_with(|| Counts::empty(query.terms.len())).add(counts);
     }
-    let file_documents: Vec<Counts> =
-        files.iter().map(|path| file_counts.remove(path).unwrap_or_else(|| Counts::empty(query.terms.len()))).collect();
-    let file_scores: HashMap<&str, f32> = files.iter().copied().zip(bm25(&file_documents, FILE_B)).collect();
+    let (files, file_documents): (Vec<&str>, Vec<Counts>) = file_counts.into_iter().unzip();
+    let file_scores: HashMap<&str, f32> = files.into_iter().zip(bm25(&file_documents, FILE_B)).collect();
     let lexical = bm25(&documents, B);
     // How many definitions share a name: a name defined everywhere
     // (`__init__`, `new`) says little about which one is meant.

@@ -3,6 +3,7 @@
 //! file with the definition's byte range replaced by that block, every other
 //! byte left as it was.
 
+use crate::agent::whole_file::same_code;
 use crate::codemap::{Definition, FileMap};
 
 /// The definition as the model reads it: its path and place, the imports
@@ -40,10 +41,24 @@ pub fn shown(path: &str, text: &str, file: &FileMap, definition: &Definition) ->
     out
 }
 
+/// The definition's first line that is not blank, trimmed: what a reply's
+/// version of it starts with.
+fn head(old: &str) -> Option<&str> {
+    old.lines().map(str::trim).find(|line| !line.is_empty())
+}
+
+fn holds(block: &str, head: &str) -> bool {
+    block.lines().any(|line| line.trim() == head)
+}
+
 /// Whether one of the reply's blocks holds the definition's head line.
 pub fn holds_head(reply: &str, old: &str) -> bool {
-    let Some(head) = old.lines().map(str::trim).find(|line| !line.is_empty()) else { return false };
-    code_blocks(reply).iter().any(|block| block.lines().any(|line| line.trim() == head))
+    head(old).is_some_and(|head| code_blocks(reply).iter().any(|block| holds(block, head)))
+}
+
+/// How far `line` is indented, in bytes.
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start().len()
 }
 
 /// The code of the reply's block that holds the definition (the first
@@ -52,9 +67,8 @@ pub fn holds_head(reply: &str, old: &str) -> bool {
 /// in a block of its own. `None` when the reply has no block.
 pub fn definition_code(reply: &str, old: &str) -> Option<String> {
     let blocks = code_blocks(reply);
-    let head = old.lines().map(str::trim).find(|line| !line.is_empty())?;
-    let holds_head = |block: &&String| block.lines().any(|line| line.trim() == head);
-    let code = blocks.iter().find(holds_head).or(blocks.first())?;
+    let head = head(old)?;
+    let code = blocks.iter().find(|block| holds(block, head)).or(blocks.first())?;
     let lines: Vec<&str> = code.lines().collect();
     match lines.iter().position(|line| line.trim() == head) {
         Some(at) if at > 0 => Some(lines[at..].join("\n")),
@@ -97,7 +111,7 @@ fn tidy_block(mut code: Vec<&str>) -> String {
 /// they are in the definition: the narrower ask of a model that rewrote
 /// the whole definition without changing it. `None` unless the quoted
 /// lines are found in the definition, once, and the new ones differ.
-pub fn line_changed(old: &str, reply: &str) -> Option<String> {
+fn line_changed(old: &str, reply: &str) -> Option<String> {
     let blocks = code_blocks(reply);
     let [quoted, fixed, ..] = blocks.as_slice() else { return None };
     let quoted: Vec<&str> = quoted.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -110,7 +124,6 @@ pub fn line_changed(old: &str, reply: &str) -> Option<String> {
         .filter(|&i| quoted.iter().enumerate().all(|(j, q)| lines[i + j].trim() == q.trim()))
         .collect();
     let [at] = at.as_slice() else { return None };
-    let indent_of = |line: &str| line.len() - line.trim_start().len();
     let base = &lines[*at][..indent_of(lines[*at])];
     let fixed_base = indent_of(fixed[0]);
     let placed = fixed.iter().map(|line| {
@@ -156,7 +169,7 @@ pub fn line_fixed(old: &str, reply: &str) -> Option<String> {
         }
     }
     let (at, new) = found?;
-    let indent = &lines[at][..lines[at].len() - lines[at].trim_start().len()];
+    let indent = &lines[at][..indent_of(lines[at])];
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     out[at] = format!("{indent}{new}");
     Some(out.join("\n"))
@@ -206,7 +219,7 @@ fn words_apart(a: &str, b: &str) -> Option<usize> {
 /// definition is when the model wrote it flush left; and `new` as placed.
 pub fn replaced(text: &str, definition: &Definition, new: &str) -> (String, String) {
     let old = &text[definition.range.clone()];
-    let indent = |s: &str| s.lines().find(|l| !l.trim().is_empty()).map_or(0, |l| l.len() - l.trim_start().len());
+    let indent = |s: &str| s.lines().find(|l| !l.trim().is_empty()).map_or(0, indent_of);
     let (had, has) = (indent(old), indent(new));
     let new = if has < had {
         let pad = &old.lines().find(|l| !l.trim().is_empty()).unwrap_or_default()[..had - has];
@@ -219,13 +232,6 @@ pub fn replaced(text: &str, definition: &Definition, new: &str) -> (String, Stri
     };
     let new = new.trim_end_matches('\n').to_string();
     (format!("{}{new}{}", &text[..definition.range.start], &text[definition.range.end..]), new)
-}
-
-/// Whether two versions of code are the same but for trailing whitespace and blank lines.
-pub fn same_code(a: &str, b: &str) -> bool {
-    let lines =
-        |s: &str| s.lines().map(str::trim_end).filter(|l| !l.is_empty()).map(str::to_string).collect::<Vec<_>>();
-    lines(a) == lines(b)
 }
 
 #[cfg(test)]

@@ -157,7 +157,7 @@ impl Conversation {
         selection: Option<super::whole_file::Selection>,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
-        let prompt = self.history.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
+        let prompt = prompt_of(&self.history);
         let settings = self.settings.pipeline.clone();
         let mut budget = Budget::new(&settings);
         let mut usage = Usage::default();
@@ -296,8 +296,7 @@ Reply with one word: answer or change.";
         if first == second {
             return Ok(first == "change");
         }
-        let prompt = base.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
-        Ok(!asks_question(&prompt))
+        Ok(!asks_question(&prompt_of(base)))
     }
 
     /// The index of the candidate the model chooses; the only one, or the
@@ -389,7 +388,7 @@ Reply with its number.",
         let order = std::iter::once(chosen).chain((0..candidates.len()).filter(|i| *i != chosen));
         let mut shown = String::new();
         for i in order {
-            let Some((definition, ..)) = self.definition_shown(&candidates[i]) else { continue };
+            let Some(definition) = self.candidate_target(&candidates[i]).map(|t| t.shown()) else { continue };
             if !shown.is_empty() && shown.len() + definition.len() > SHOWN_CHARS {
                 continue;
             }
@@ -409,14 +408,12 @@ Reply with its number.",
         Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
     }
 
-    /// The candidate's definition as it is now, shown, with its file's text
-    /// and map; `None` when it is gone.
-    fn definition_shown(&self, candidate: &Candidate) -> Option<(String, String, FileMap, usize)> {
-        let target = self.target(&candidate.path, |d, language| {
+    /// The candidate's definition as it is now (the map may have moved it
+    /// a few lines); `None` when it is gone.
+    fn candidate_target(&self, candidate: &Candidate) -> Option<Target> {
+        self.target(&candidate.path, |d, language| {
             d.qualified(language) == candidate.qualified && d.lines.0.abs_diff(candidate.lines.0) < 50
-        })?;
-        let shown = target.shown();
-        Some((shown, target.text, target.file, target.at))
+        })
     }
 
     /// The definition of `path` that `is_it` picks, as it is now.
@@ -433,11 +430,7 @@ Reply with its number.",
     /// made by what the function named in the report calls), the same
     /// file's first.
     fn targets(&self, candidate: &Candidate) -> Vec<Target> {
-        let Some(first) = self.target(&candidate.path, |d, language| {
-            d.qualified(language) == candidate.qualified && d.lines.0.abs_diff(candidate.lines.0) < 50
-        }) else {
-            return Vec::new();
-        };
+        let Some(first) = self.candidate_target(candidate) else { return Vec::new() };
         let mut callees: Vec<(bool, String, String, (usize, usize))> = Vec::new();
         for used in &first.definition().uses {
             let defining: Vec<_> = self
@@ -552,17 +545,16 @@ is asked, in one code block.",
                     .and_then(|t| edit::definition_code(&reply, t.old()).map(|code| (t, code)))
                     .ok_or_else(|| "the reply holds no code block".to_string()),
             };
-            let verdict = found.and_then(|(target, code)| {
+            // A refusal carries whether the reply changed nothing: a version
+            // that is the old one, or prose where a version was asked for.
+            let verdict = found.map_err(|why| (why, !ask_line)).and_then(|(target, code)| {
                 let definition = target.definition();
                 let (after, placed) = edit::replaced(&target.text, definition, &code);
                 verify::check(target.file.language, &target.text, &target.file, definition, &placed, &after)
                     .map(|_| (target, placed))
-                    .map_err(|refusal| refusal.to_string())
+                    .map_err(|refusal| (refusal.to_string(), refusal == verify::Refusal::Unchanged))
             });
-            // A version that changed nothing, or prose where one was asked for.
-            unchanged_last = verdict.as_ref().is_err_and(|why| {
-                *why == verify::Refusal::Unchanged.to_string() || (!ask_line && why.ends_with("no code block"))
-            });
+            unchanged_last = matches!(verdict, Err((_, true)));
             match verdict {
                 Ok((target, new)) => {
                     let input = json!({ "file_path": target.path, "old_string": target.old(), "new_string": new });
@@ -573,7 +565,7 @@ is asked, in one code block.",
                     };
                     return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
                 }
-                Err(why) => {
+                Err((why, _)) => {
                     self.notify(&format!("[candidate {} refused: {why}]", n + 1));
                     self.record_with_usage(
                         Message { role: Role::Assistant, blocks: generation.blocks },
