@@ -343,11 +343,17 @@ pub struct PipelineSettings {
     pub max_model_calls: u32,
     /// Seconds a turn may spend before it ends with what it tried.
     pub max_seconds: u64,
+    /// Before a change, the model writes a check of what the request
+    /// expects; a change is offered only when the check passes with it.
+    pub check: bool,
+    /// With a check, small variants of the definitions found (an operator,
+    /// a number or a name changed) are tried before the model's versions.
+    pub variants: bool,
 }
 
 impl Default for PipelineSettings {
     fn default() -> Self {
-        PipelineSettings { candidates: 3, choices: 6, max_model_calls: 8, max_seconds: 300 }
+        PipelineSettings { candidates: 3, choices: 6, max_model_calls: 8, max_seconds: 300, check: true, variants: true }
     }
 }
 

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-pub use parse::{DefKind, Definition, FileMap, Language, parse};
+pub use parse::{DefKind, Definition, FileMap, Language, parse, tree};
 
 use crate::workspace::Workspace;
 

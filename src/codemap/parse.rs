@@ -137,15 +137,19 @@ pub struct FileMap {
     pub error_lines: Vec<usize>,
 }
 
+/// The syntax tree of `text` read as `language`; `None` only when the
+/// grammar cannot load.
+pub fn tree(language: Language, text: &str) -> Option<tree_sitter::Tree> {
+    let mut parser = Parser::new();
+    parser.set_language(&language.grammar()).ok()?;
+    parser.parse(text, None)
+}
+
 /// Reads `text` as `language`. tree-sitter recovers from errors, so a
 /// broken file still yields the definitions it can read.
 pub fn parse(language: Language, text: &str) -> FileMap {
-    let mut parser = Parser::new();
     let empty = FileMap { language, definitions: Vec::new(), imports: Vec::new(), error_lines: Vec::new() };
-    if parser.set_language(&language.grammar()).is_err() {
-        return empty;
-    }
-    let Some(tree) = parser.parse(text, None) else { return empty };
+    let Some(tree) = tree(language, text) else { return empty };
     let mut reader = Reader { language, text, definitions: Vec::new(), imports: Vec::new(), error_lines: Vec::new() };
     reader.visit(tree.root_node(), &Scope::default());
     errors(tree.root_node(), &mut reader.error_lines);

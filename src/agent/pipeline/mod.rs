@@ -24,8 +24,10 @@
 //! Every round is in the history and the session file: the choice with its
 //! Read, each refused candidate with the reason, the Edit with its result.
 
+mod check;
 mod edit;
 mod select;
+mod variants;
 mod verify;
 
 use serde_json::json;
@@ -206,9 +208,8 @@ impl Conversation {
                 };
                 wants_change = Some(change);
                 let chosen = self.choose(&system, &base, &candidates, change, &mut budget, &mut usage, cancel).await?;
-                let candidate = &candidates[chosen];
                 if change {
-                    self.change(&system, &base, &request, candidate, &mut budget, &mut usage, cancel).await
+                    self.change(&system, &base, &request, &candidates, chosen, &mut budget, &mut usage, cancel).await
                 } else {
                     self.answer(&system, &base, &candidates, chosen, &mut usage, cancel).await
                 }
@@ -233,20 +234,28 @@ impl Conversation {
     }
 
     /// Makes `name` a call of the reply in `generation`, records both, and
-    /// runs the call (approved as any): whether it succeeded. `Err` when
-    /// the turn was cancelled meanwhile.
+    /// runs the call (approved as any): whether it succeeded, and its
+    /// output. `Err` when the turn was cancelled meanwhile.
     async fn harness_call(
         &mut self,
         mut generation: Generation,
         name: &str,
         input: serde_json::Value,
         cancel: &CancellationToken,
-    ) -> Result<bool, Stop> {
+    ) -> Result<(bool, String), Stop> {
         self.add_harness_call(&mut generation, name, input);
         let Generation { blocks, mut calls, usage, .. } = generation;
         self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(usage));
         let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
         let succeeded = results.iter().any(|b| matches!(b, Block::ToolResult { is_error: false, .. }));
+        let output = results
+            .iter()
+            .filter_map(|b| match b {
+                Block::ToolResult { output, .. } => Some(output.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
         self.record(Message { role: Role::User, blocks: results });
         if cancelled {
             return Err(TurnOutcome {
@@ -255,7 +264,7 @@ impl Conversation {
                 usage: Usage::default(),
             });
         }
-        Ok(succeeded)
+        Ok((succeeded, output))
     }
 
     /// The definitions the model may choose among for `request`, best first.
@@ -467,11 +476,13 @@ Reply with its number.",
         system: &str,
         base: &[Message],
         request: &str,
-        candidate: &Candidate,
+        candidates: &[Candidate],
+        chosen: usize,
         budget: &mut Budget,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, Stop> {
+        let candidate = &candidates[chosen];
         let targets = self.targets(candidate);
         if targets.is_empty() {
             let text = format!("`{}` is no longer in {}: nothing was changed.", candidate.qualified, candidate.path);
@@ -497,6 +508,12 @@ is asked, in one code block.",
         let mut shown: String = targets.iter().map(Target::shown).collect::<Vec<_>>().join("\n");
         if request != prompt_of(base) {
             shown = format!("{shown}\n{}\n", request.trim());
+        }
+        let mut check = self.write_check(system, base, &targets[0], budget, usage, cancel).await?;
+        if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
+            if let Some(outcome) = self.try_variants(check, candidates, chosen, budget, cancel).await? {
+                return Ok(outcome);
+            }
         }
         let mut refusals: Vec<String> = Vec::new();
         let mut unchanged_last = false;
@@ -551,14 +568,27 @@ is asked, in one code block.",
                 let definition = target.definition();
                 let (after, placed) = edit::replaced(&target.text, definition, &code);
                 verify::check(target.file.language, &target.text, &target.file, definition, &placed, &after)
-                    .map(|_| (target, placed))
+                    .map(|_| (target, placed, after))
                     .map_err(|refusal| (refusal.to_string(), refusal == verify::Refusal::Unchanged))
             });
             unchanged_last = matches!(verdict, Err((_, true)));
             match verdict {
-                Ok((target, new)) => {
+                Ok((target, new, after)) => {
+                    let mut generation = generation;
+                    if let Some(check) = check.as_mut() {
+                        let passes = self.check_passes(check, generation, &target.path, after, &target.text, cancel).await?;
+                        if let Err(why) = passes {
+                            self.notify(&format!("[candidate {} refused: {why}]", n + 1));
+                            self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
+                            refusals.push(why);
+                            unchanged_last = false;
+                            continue;
+                        }
+                        generation = Generation::default();
+                        generation.blocks.push(Block::Text { text: "The check passes with this version.".into() });
+                    }
                     let input = json!({ "file_path": target.path, "old_string": target.old(), "new_string": new });
-                    let applied = self.harness_call(generation, "Edit", input, cancel).await?;
+                    let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
                     let text = match applied {
                         true => format!("Changed `{}` in {}.", target.qualified(), target.path),
                         false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
@@ -584,5 +614,243 @@ is asked, in one code block.",
             tried.join("\n")
         );
         Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
+    }
+
+    /// The model's check (see [`check`]): a script that runs the request's
+    /// example, run on the code as it is. Where it fails on the project's
+    /// own error, it must exit normally to pass; where it prints, the model
+    /// says what it must print instead. Asked for once more, told why, when
+    /// it fails on its own mistake or prints nothing. `None` where there is
+    /// no check: switched off, no Bash, a language without a runner, or no
+    /// usable script within the asks.
+    async fn write_check(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        target: &Target,
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<check::Check>, Stop> {
+        const ASKS: usize = 2;
+        let language = target.file.language;
+        let runner = match check::runner(language) {
+            Some(runner) if self.settings.pipeline.check && self.tools.harness_can_call("Bash") => runner,
+            _ => return Ok(None),
+        };
+        let loading = check::loading(self.workspace.root(), language, &target.path);
+        let definition = target.definition();
+        let doc = definition.doc.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+        let mut refused = String::new();
+        for attempt in 0..ASKS {
+            if !budget.allows_call() {
+                break;
+            }
+            let ask = format!(
+                "Before anything changes, write a short {} script that runs the example the request gives and \
+prints its result. {} The request is about `{}` in {}{doc}. Reply with the script only, in one code block.{refused}",
+                runner.language_name(),
+                loading.hint,
+                definition.signature,
+                target.path,
+            );
+            let mut messages = base.to_vec();
+            super::whole_file::after_prompt(&mut messages, &ask);
+            self.notify("[writing a check of what the request expects…]");
+            self.events.emit(Event::Status { status: AgentStatus::Thinking });
+            self.resample = (attempt > 0).then_some(attempt as u32);
+            budget.spend_call();
+            let generation = self.whole_file_reply(system, messages, cancel).await;
+            self.resample = None;
+            let generation = generation?;
+            *usage += generation.usage;
+            let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+            let made = edit::code_blocks(&reply).into_iter().next().map(|script| check::Check::new(runner, loading.clone(), &script));
+            let check = match made {
+                Some(Ok(check)) => check,
+                Some(Err(error)) => {
+                    self.notify(&format!("[no check: cannot make its folder: {error}]"));
+                    return Ok(None);
+                }
+                None => {
+                    self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
+                    refused = "\nYour last reply held no script in a code block.".into();
+                    continue;
+                }
+            };
+            let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
+            let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+            if output.starts_with("permission denied") {
+                return Ok(None);
+            }
+            let printed = check.now_output();
+            let why = match check::shows_nothing(&output, !ran) {
+                None => {
+                    self.notify("[the check fails on the code as it is: it passes once it runs without that error]");
+                    return Ok(Some(check));
+                }
+                Some(_) if ran && !check::normalized(&printed).is_empty() => {
+                    return self.expect_output(system, base, check, &printed, budget, usage, cancel).await;
+                }
+                Some(_) if ran => "it prints nothing".to_string(),
+                Some(why) => why,
+            };
+            self.notify(&format!("[the check is set aside: {why}]"));
+            self.record(Message::user_text(format!("[tack] The check was set aside: {why}.")));
+            refused = format!("\nYour last script was set aside: {why}.");
+        }
+        Ok(None)
+    }
+
+    /// What a printing check must print once the request is done, in the
+    /// model's words; `None` when it says what the check prints now.
+    #[allow(clippy::too_many_arguments)]
+    async fn expect_output(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        mut check: check::Check,
+        printed: &str,
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<check::Check>, Stop> {
+        const SHOWN_CHARS: usize = 1_500;
+        if !budget.allows_call() {
+            return Ok(None);
+        }
+        let shown: String = printed.chars().take(SHOWN_CHARS).collect();
+        let ask = format!(
+            "This script:\n```\n{}\n```\nprints, on the code as it is:\n```\n{}\n```\nWhat must it print once the \
+request is done? Reply with that output only, in one code block.",
+            check.script.trim_end(),
+            shown.trim_end()
+        );
+        let mut messages = base.to_vec();
+        super::whole_file::after_prompt(&mut messages, &ask);
+        self.events.emit(Event::Status { status: AgentStatus::Thinking });
+        budget.spend_call();
+        let generation = self.whole_file_reply(system, messages, cancel).await?;
+        *usage += generation.usage;
+        let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
+        let expected = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().to_string());
+        let expected = check::normalized(&expected);
+        if expected.is_empty() || expected == check::normalized(printed) {
+            self.notify("[no check: the expected output is what it prints now]");
+            return Ok(None);
+        }
+        if let Err(error) = check.expect(&expected) {
+            self.notify(&format!("[no check: {error}]"));
+            return Ok(None);
+        }
+        self.notify("[the check prints something else than it must: it passes once it prints what is expected]");
+        Ok(Some(check))
+    }
+
+    /// Runs `check` against the file at `path` as `after` (now `now`) in
+    /// the scratch copy, as a Bash call of `generation`: `Ok(Err(why))` when
+    /// it still fails.
+    async fn check_passes(
+        &mut self,
+        check: &mut check::Check,
+        generation: Generation,
+        path: &str,
+        after: String,
+        now: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Result<(), String>, Stop> {
+        let staged = check
+            .prepare_scratch(self.workspace.root())
+            .and_then(|()| check.stage(&[(path, after)], &[(path, now)]));
+        let command = match (staged, check.tries_command()) {
+            (Ok(()), Some(command)) => command,
+            (Err(error), _) => return Ok(Err(format!("the check could not run: {error}"))),
+            (_, None) => return Ok(Err("the check could not run".into())),
+        };
+        let (_, output) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
+        Ok(match check::passed(&output) {
+            Some(_) => Ok(()),
+            None => Err("with it the check still fails".into()),
+        })
+    }
+
+    /// Small variants of the chosen definition, what it calls, and the
+    /// other candidates (an operator, a number or a name changed, a pair
+    /// swapped), tried against `check` in a scratch copy in one Bash call;
+    /// the first that passes is proposed as an Edit.
+    async fn try_variants(
+        &mut self,
+        check: &mut check::Check,
+        candidates: &[Candidate],
+        chosen: usize,
+        budget: &Budget,
+        cancel: &CancellationToken,
+    ) -> Result<Option<TurnOutcome>, Stop> {
+        // Definitions varied at most, and variants tried at most in a turn.
+        const MAX_DEFINITIONS: usize = 12;
+        const MAX_TRIES: usize = 600;
+        let mut varied: Vec<Target> = Vec::new();
+        let order = std::iter::once(chosen).chain((0..candidates.len()).filter(|i| *i != chosen));
+        for i in order {
+            for target in self.targets(&candidates[i]) {
+                let same = |t: &Target| t.path == target.path && t.definition().range == target.definition().range;
+                if varied.len() < MAX_DEFINITIONS && !varied.iter().any(same) {
+                    varied.push(target);
+                }
+            }
+        }
+        let mut tries: Vec<(usize, variants::Variant)> = Vec::new();
+        for (at, target) in varied.iter().enumerate() {
+            let found = variants::variants(target.file.language, &target.text, target.definition().range.clone());
+            tries.extend(found.into_iter().map(|variant| (at, variant)));
+        }
+        tries.truncate(MAX_TRIES);
+        if tries.is_empty() {
+            return Ok(None);
+        }
+        let staged: Vec<(&str, String)> =
+            tries.iter().map(|(at, v)| (varied[*at].path.as_str(), v.applied(&varied[*at].text))).collect();
+        let mut now: Vec<(&str, &str)> = varied.iter().map(|t| (t.path.as_str(), t.text.as_str())).collect();
+        now.dedup_by_key(|(path, _)| *path);
+        let ready = check.prepare_scratch(self.workspace.root()).and_then(|()| check.stage(&staged, &now));
+        let command = match (ready, check.tries_command()) {
+            (Ok(()), Some(command)) => command,
+            (Err(error), _) => {
+                self.notify(&format!("[no variants tried: {error}]"));
+                return Ok(None);
+            }
+            (_, None) => return Ok(None),
+        };
+        let names: Vec<String> = varied.iter().map(|t| format!("`{}`", t.qualified())).collect();
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: format!(
+                "Trying {} small changes of {} against the check, in a scratch copy of the workspace.",
+                tries.len(),
+                names.join(", ")
+            ),
+        });
+        let timeout_ms = budget.seconds_left().max(10) * 1000;
+        let input = json!({ "command": command, "timeout_ms": timeout_ms });
+        let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        let Some((at, variant)) = check::passed(&output).and_then(|n| tries.get(n.wrapping_sub(1))) else {
+            self.notify("[no small change passes the check]");
+            return Ok(None);
+        };
+        let target = &varied[*at];
+        let start = target.definition().range.start;
+        let local = variants::Variant { at: variant.at.start - start..variant.at.end - start, ..variant.clone() };
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: format!("With {} in `{}`, the check passes.", variant.what, target.qualified()),
+        });
+        let input = json!({ "file_path": target.path, "old_string": target.old(), "new_string": local.applied(target.old()) });
+        let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
+        let text = match applied {
+            true => format!("Changed `{}` in {}: {}; the check passes with it.", target.qualified(), target.path, variant.what),
+            false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
+        };
+        Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }))
     }
 }

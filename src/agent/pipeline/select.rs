@@ -25,6 +25,11 @@ impl Budget {
         self.calls_left > 0 && Instant::now() < self.deadline
     }
 
+    /// Seconds left before the deadline.
+    pub fn seconds_left(&self) -> u64 {
+        self.deadline.saturating_duration_since(Instant::now()).as_secs()
+    }
+
     pub fn spend_call(&mut self) {
         self.calls_left = self.calls_left.saturating_sub(1);
     }

@@ -1,0 +1,390 @@
+//! The check: a short script the model writes from the request, that shows
+//! the problem (Agentless's reproduction test). It runs the request's
+//! example and prints the result; tack runs it on the code as it is. Where
+//! it fails there on the project's own error, it passes once it exits
+//! normally; where it prints, the model says what it must print once the
+//! request is done, and it passes when it prints that. A script that fails
+//! on a mistake of its own checks nothing and is dropped. The check then
+//! runs against candidate changes in a scratch copy of the workspace, never
+//! in the workspace itself, and a change is offered only when it passes. Every run is a Bash call the user
+//! sees, under the permission mode; the script, the scratch copy and the
+//! candidates are files of a temporary folder the commands name.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::codemap::Language;
+
+/// How a check in a language runs: read by its interpreter from stdin, in
+/// the workspace's root, so that the project loads as its users load it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Runner {
+    pub language: Language,
+    program: &'static str,
+    extension: &'static str,
+}
+
+/// The runner for checks of a project in `language`; `None` where a check
+/// needs a build (Rust, Go, TypeScript).
+pub fn runner(language: Language) -> Option<Runner> {
+    let (program, extension) = match language {
+        Language::Python => ("python3 -", "py"),
+        Language::JavaScript => ("node -", "js"),
+        Language::Bash => ("bash -s", "sh"),
+        Language::TypeScript | Language::Tsx | Language::Rust | Language::Go => return None,
+    };
+    Some(Runner { language, program, extension })
+}
+
+impl Runner {
+    /// The language's name as the model is asked to write it.
+    pub fn language_name(&self) -> &'static str {
+        match self.language {
+            Language::Python => "Python",
+            Language::JavaScript => "JavaScript (Node.js, CommonJS)",
+            _ => "Bash",
+        }
+    }
+}
+
+/// How the check loads the project: told to the model, set up by the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loading {
+    /// One sentence for the model: "`import more_itertools` loads the project."
+    pub hint: String,
+    /// Python's path entry for a `src/` layout.
+    python_path: Option<String>,
+    /// The JavaScript package's name, which `require` finds through a link.
+    package: Option<String>,
+}
+
+/// How a check loads the project whose file `path` (relative) holds the
+/// code to change.
+pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
+    let parts: Vec<&str> = path.split('/').collect();
+    match language {
+        Language::Python => {
+            // The outermost folder with an `__init__.py` is the package;
+            // `src/` layouts put it one level down.
+            let (python_path, start) = match parts.first() {
+                Some(&"src") if root.join("src").join(parts.get(1).unwrap_or(&"")).join("__init__.py").exists() => {
+                    (Some("src".to_string()), 1)
+                }
+                _ => (None, 0),
+            };
+            let module: Vec<&str> = parts[start..]
+                .iter()
+                .enumerate()
+                .take_while(|(i, _)| {
+                    *i + 1 == parts.len() - start || root.join(parts[..=start + i].join("/")).join("__init__.py").exists()
+                })
+                .map(|(_, part)| part.trim_end_matches(".py"))
+                .filter(|part| *part != "__init__")
+                .collect();
+            let hint = match module.as_slice() {
+                [] => "The check runs in the project's root folder.".to_string(),
+                [one] => format!("`import {one}` loads the code."),
+                [package, ..] => {
+                    format!("`import {package}` loads the project; the code is in the module `{}`.", module.join("."))
+                }
+            };
+            Loading { hint, python_path, package: None }
+        }
+        Language::JavaScript => {
+            let name = std::fs::read_to_string(root.join("package.json"))
+                .ok()
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                .and_then(|json| json.get("name")?.as_str().map(str::to_string))
+                .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c)));
+            let hint = match &name {
+                Some(name) => format!("`require('{name}')` loads the project."),
+                None => format!("`require('./{path}')` loads the code."),
+            };
+            Loading { hint, python_path: None, package: name }
+        }
+        _ => Loading { hint: "The check runs in the project's root folder.".to_string(), python_path: None, package: None },
+    }
+}
+
+/// A check that showed the problem on the code as it is.
+pub struct Check {
+    runner: Runner,
+    loading: Loading,
+    pub script: String,
+    /// What it must print to pass (normalized); `None`: it must exit normally.
+    expected: Option<String>,
+    /// The script, the scratch copy and the candidates: gone with the check.
+    dir: tempfile::TempDir,
+    /// The scratch copy, once made.
+    scratch: Option<PathBuf>,
+}
+
+/// Files a scratch copy may hold at most, in bytes: past this, candidates
+/// are not run.
+const MAX_SCRATCH_BYTES: u64 = 256 * 1024 * 1024;
+/// Seconds one run of the check may take against one candidate.
+const TRY_SECONDS: u32 = 20;
+/// Ends the script in the command that writes it.
+const END: &str = "TACK_CHECK_END";
+
+impl Check {
+    pub fn new(runner: Runner, loading: Loading, script: &str) -> io::Result<Check> {
+        let dir = tempfile::Builder::new().prefix("tack-check-").tempdir()?;
+        Ok(Check { runner, loading, script: tidy(runner.language, script), expected: None, dir, scratch: None })
+    }
+
+    fn file(&self) -> PathBuf {
+        self.dir.path().join(format!("check.{}", self.runner.extension))
+    }
+
+    /// How one run reads the check, with the project at `root` (a shell word).
+    fn run_line(&self, modules: &str, root: &str) -> String {
+        let mut line = String::new();
+        if let Some(package) = &self.loading.package {
+            let link = format!("{modules}/{package}");
+            line.push_str(&format!("mkdir -p \"$(dirname '{link}')\" && ln -sfn {root} '{link}' && NODE_PATH='{modules}' "));
+        }
+        if let Some(path) = &self.loading.python_path {
+            line.push_str(&format!("PYTHONPATH={path} "));
+        }
+        line.push_str(&format!("{} < '{}'", self.runner.program, self.file().display()));
+        line
+    }
+
+    /// The command that writes the check and runs it on the workspace as
+    /// it is; what it prints is kept for [`Check::now_output`].
+    pub fn now_command(&self) -> String {
+        let modules = self.dir.path().join("modules");
+        let out = self.dir.path().join("now.out");
+        format!(
+            "cat > '{}' <<'{END}'\n{}\n{END}\n{} > '{}'; status=$?; cat '{}'; exit $status",
+            self.file().display(),
+            self.script.trim_end(),
+            self.run_line(&modules.display().to_string(), "\"$PWD\""),
+            out.display(),
+            out.display(),
+        )
+    }
+
+    /// What the check printed on the code as it is.
+    pub fn now_output(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("now.out")).unwrap_or_default()
+    }
+
+    /// From now on the check passes only when it prints `output`.
+    pub fn expect(&mut self, output: &str) -> io::Result<()> {
+        let expected = normalized(output);
+        std::fs::write(self.dir.path().join("expected"), &expected)?;
+        self.expected = Some(expected);
+        Ok(())
+    }
+
+    /// Copies the workspace at `root` to the scratch folder, once: the files
+    /// its ignore rules keep, and a link to a `node_modules` they leave out.
+    pub fn prepare_scratch(&mut self, root: &Path) -> io::Result<()> {
+        if self.scratch.is_some() {
+            return Ok(());
+        }
+        let scratch = self.dir.path().join("scratch");
+        let mut total = 0u64;
+        for entry in ignore::WalkBuilder::new(root).require_git(false).build().flatten() {
+            let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+            let to = scratch.join(rel);
+            match entry.file_type() {
+                Some(kind) if kind.is_dir() => std::fs::create_dir_all(&to)?,
+                Some(kind) if kind.is_file() => {
+                    total += entry.metadata().map(|m| m.len()).unwrap_or(0);
+                    if total > MAX_SCRATCH_BYTES {
+                        return Err(io::Error::other("the workspace is too large for a scratch copy"));
+                    }
+                    std::fs::copy(entry.path(), &to)?;
+                }
+                _ => {}
+            }
+        }
+        let modules = root.join("node_modules");
+        if modules.is_dir() && !scratch.join("node_modules").exists() {
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(&modules, scratch.join("node_modules"))?;
+        }
+        self.scratch = Some(scratch);
+        Ok(())
+    }
+
+    /// Writes each candidate (a file's path and its whole new text) for
+    /// [`Check::tries_command`], replacing those of an earlier round; the
+    /// files as they are now go beside them, to put back after each try.
+    pub fn stage(&self, tries: &[(&str, String)], now: &[(&str, &str)]) -> io::Result<()> {
+        let tries_dir = self.dir.path().join("tries");
+        let before_dir = self.dir.path().join("before");
+        for dir in [&tries_dir, &before_dir] {
+            if dir.exists() {
+                std::fs::remove_dir_all(dir)?;
+            }
+        }
+        for (path, text) in now {
+            let to = before_dir.join(path);
+            std::fs::create_dir_all(to.parent().unwrap_or(&before_dir))?;
+            std::fs::write(to, text)?;
+        }
+        for (n, (path, text)) in tries.iter().enumerate() {
+            let dir = tries_dir.join(format!("{:04}", n + 1));
+            std::fs::create_dir_all(&dir)?;
+            std::fs::write(dir.join("path"), path)?;
+            std::fs::write(dir.join("text"), text)?;
+        }
+        Ok(())
+    }
+
+    /// The command that runs the check against each staged candidate in
+    /// the scratch copy, in order, and stops at the first that passes.
+    pub fn tries_command(&self) -> Option<String> {
+        let scratch = self.scratch.as_ref()?.display().to_string();
+        let dir = self.dir.path().display();
+        let modules = format!("{dir}/scratch-modules");
+        let run = self.run_line(&modules, &format!("'{scratch}'"));
+        let run = format!("$limit bash -c \"{}\"", run.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$"));
+        // Printing checks compare what they print, each line's trailing
+        // blanks dropped, as `normalized` does.
+        let passes = match self.expected {
+            Some(_) => format!(
+                "got=$({run} 2>/dev/null | sed 's/[[:space:]]*$//') && [ \"$got\" = \"$(cat '{dir}/expected')\" ]"
+            ),
+            None => format!("{run} >/dev/null 2>&1"),
+        };
+        Some(format!(
+            "set -o pipefail; cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
+for try in '{dir}'/tries/*/; do\n  \
+f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
+if {passes}; then echo \"passes: $(basename \"$try\")\"; exit 0; fi\n  \
+rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n\
+done\necho 'no candidate passes the check'; exit 1"
+        ))
+    }
+}
+
+/// Output as checks compare it: each line's trailing blanks and the
+/// blank lines at its ends dropped.
+pub fn normalized(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().map(str::trim_end).collect();
+    lines.join("\n").trim_matches('\n').to_string()
+}
+
+/// The candidate (from 1) a tries command's output says passed.
+pub fn passed(output: &str) -> Option<usize> {
+    output.lines().find_map(|line| line.trim().strip_prefix("passes: ")?.trim().parse().ok())
+}
+
+/// The script as it runs: a JavaScript check that asserts without
+/// requiring `assert` gets the require it forgot.
+fn tidy(language: Language, script: &str) -> String {
+    let requires_assert = ["require('assert')", "require(\"assert\")", "require('node:assert')", "from 'assert'"]
+        .iter()
+        .any(|r| script.contains(r));
+    if language == Language::JavaScript && script.contains("assert") && !requires_assert {
+        return format!("const assert = require('assert');\n{script}");
+    }
+    script.to_string()
+}
+
+/// Why a run of the check on the code as it is shows nothing, if it does
+/// not: it passed, or it failed on its own mistake (it is not valid code,
+/// cannot load what it imports, or uses a name it never defined) rather
+/// than on the project's behaviour.
+pub fn shows_nothing(output: &str, failed: bool) -> Option<String> {
+    if !failed {
+        return Some("it passes on the code as it is, so it does not show the problem".into());
+    }
+    let own = [
+        ("SyntaxError", "it is not valid code"),
+        ("IndentationError", "it is not valid code"),
+        ("ModuleNotFoundError", "it imports a module that is not there"),
+        ("ImportError", "it imports a name that is not there"),
+        ("Cannot find module", "it requires a module that is not there"),
+        ("NameError", "it uses a name it does not define"),
+        ("ReferenceError", "it uses a name it does not define"),
+        ("timed out after", "it did not finish in time"),
+        ("is not a function", "it calls what the project does not offer"),
+        ("has no attribute", "it uses what the project does not offer"),
+    ];
+    let (found, why) = own.iter().find(|(error, _)| output.contains(error))?;
+    let line = output.lines().find(|l| l.contains(found)).unwrap_or(found).trim();
+    Some(format!("{why} (`{line}`)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_python_package_loads_by_its_folders_and_a_js_one_by_its_name() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("pkg/sub")).unwrap();
+        std::fs::write(root.path().join("pkg/__init__.py"), "").unwrap();
+        std::fs::write(root.path().join("pkg/sub/__init__.py"), "").unwrap();
+        let python = loading(root.path(), Language::Python, "pkg/sub/core.py");
+        assert_eq!(python.hint, "`import pkg` loads the project; the code is in the module `pkg.sub.core`.");
+        std::fs::write(root.path().join("package.json"), r#"{"name": "semver"}"#).unwrap();
+        let js = loading(root.path(), Language::JavaScript, "classes/range.js");
+        assert_eq!(js.hint, "`require('semver')` loads the project.");
+    }
+
+    #[test]
+    fn a_check_that_passes_or_fails_by_its_own_mistake_shows_nothing() {
+        assert!(shows_nothing("ok\nexit code 0", false).is_some());
+        let own = "Traceback (most recent call last):\n  File \"<stdin>\", line 1\nNameError: name 'x' is not defined";
+        assert!(shows_nothing(own, true).unwrap().contains("NameError"));
+        let real = "Traceback:\n  File \"pkg/core.py\", line 9\nAssertionError: expected [2, 3]\nexit code 1";
+        assert_eq!(shows_nothing(real, true), None);
+    }
+
+    #[test]
+    fn a_js_check_gets_the_assert_it_forgot() {
+        assert!(tidy(Language::JavaScript, "assert(f() === 1)").starts_with("const assert = require('assert');"));
+        let already = "const assert = require('assert')\nassert(f())";
+        assert_eq!(tidy(Language::JavaScript, already), already);
+        assert_eq!(tidy(Language::Python, "assert f() == 1"), "assert f() == 1");
+    }
+
+    /// The check runs for real: on the project as it is, then against two
+    /// candidates in a scratch copy, where only the second passes, and the
+    /// workspace's own file is never touched.
+    #[test]
+    fn the_tries_command_finds_the_candidate_that_passes_and_leaves_the_workspace_alone() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("pkg")).unwrap();
+        std::fs::write(root.path().join("pkg/__init__.py"), "").unwrap();
+        let now = "def double(x):\n    return x + 1\n";
+        std::fs::write(root.path().join("pkg/core.py"), now).unwrap();
+        let runner = runner(Language::Python).unwrap();
+        let loads = loading(root.path(), Language::Python, "pkg/core.py");
+        let mut check = Check::new(runner, loads, "from pkg.core import double\nassert double(3) == 6\n").unwrap();
+        let bash = |command: &str| {
+            let out = std::process::Command::new("bash").arg("-c").arg(command).current_dir(root.path()).output().unwrap();
+            (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr))
+        };
+        let (ok, output) = bash(&check.now_command());
+        assert!(!ok && output.contains("AssertionError"), "{output}");
+        assert_eq!(shows_nothing(&output, !ok), None);
+        check.prepare_scratch(root.path()).unwrap();
+        let tries = [("pkg/core.py", now.replace("x + 1", "x - 1")), ("pkg/core.py", now.replace("x + 1", "x * 2"))];
+        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
+        let (ok, output) = bash(&check.tries_command().unwrap());
+        assert!(ok, "{output}");
+        assert_eq!(passed(&output), Some(2));
+        assert_eq!(std::fs::read_to_string(root.path().join("pkg/core.py")).unwrap(), now);
+
+        // A printing check passes when it prints what is expected.
+        let loads = loading(root.path(), Language::Python, "pkg/core.py");
+        let mut check = Check::new(runner, loads, "from pkg.core import double\nprint(double(3))  \n").unwrap();
+        let (ok, output) = bash(&check.now_command());
+        assert!(ok, "{output}");
+        assert_eq!(normalized(&check.now_output()), "4");
+        check.expect("6\n\n").unwrap();
+        check.prepare_scratch(root.path()).unwrap();
+        let tries = [("pkg/core.py", now.replace("x + 1", "x + 2")), ("pkg/core.py", now.replace("x + 1", "x * 2"))];
+        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
+        let (_, output) = bash(&check.tries_command().unwrap());
+        assert_eq!(passed(&output), Some(2), "{output}");
+    }
+}
