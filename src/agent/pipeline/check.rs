@@ -113,6 +113,14 @@ pub struct Check {
     pub script: String,
     /// What it must print to pass (normalized); `None`: it must exit normally.
     expected: Option<String>,
+    /// The project's tests and how many fail before any change: a
+    /// candidate that passes the check must not fail more of them.
+    tests: Option<(String, usize)>,
+    /// The tests ran before any change (whether or not they could guard).
+    pub tests_tried: bool,
+    /// A probe guards: a script of other uses of the code, whose output a
+    /// candidate must leave as it is.
+    probe: bool,
     /// The script, the scratch copy and the candidates: gone with the check.
     dir: tempfile::TempDir,
     /// The scratch copy, once made.
@@ -124,21 +132,29 @@ pub struct Check {
 const MAX_SCRATCH_BYTES: u64 = 256 * 1024 * 1024;
 /// Seconds one run of the check may take against one candidate.
 const TRY_SECONDS: u32 = 20;
+/// Seconds one run of the project's tests may take against one candidate.
+const TESTS_SECONDS: u32 = 300;
+/// Failures counted for tests whose report cannot be read.
+const UNREAD: usize = 999_999;
 /// Ends the script in the command that writes it.
 const END: &str = "TACK_CHECK_END";
 
 impl Check {
     pub fn new(runner: Runner, loading: Loading, script: &str) -> io::Result<Check> {
         let dir = tempfile::Builder::new().prefix("tack-check-").tempdir()?;
-        Ok(Check { runner, loading, script: tidy(runner.language, script), expected: None, dir, scratch: None })
+        Ok(Check { runner, loading, script: tidy(runner.language, script), expected: None, tests: None, tests_tried: false, probe: false, dir, scratch: None })
     }
 
     fn file(&self) -> PathBuf {
         self.dir.path().join(format!("check.{}", self.runner.extension))
     }
 
+    fn probe_file(&self) -> PathBuf {
+        self.dir.path().join(format!("probe.{}", self.runner.extension))
+    }
+
     /// How one run reads the check, with the project at `root` (a shell word).
-    fn run_line(&self, modules: &str, root: &str) -> String {
+    fn run_line(&self, modules: &str, root: &str, file: &Path) -> String {
         let mut line = String::new();
         if let Some(package) = &self.loading.package {
             let link = format!("{modules}/{package}");
@@ -147,7 +163,7 @@ impl Check {
         if let Some(path) = &self.loading.python_path {
             line.push_str(&format!("PYTHONPATH={path} "));
         }
-        line.push_str(&format!("{} < '{}'", self.runner.program, self.file().display()));
+        line.push_str(&format!("{} < '{}'", self.runner.program, file.display()));
         line
     }
 
@@ -160,7 +176,7 @@ impl Check {
             "cat > '{}' <<'{END}'\n{}\n{END}\n{} > '{}'; status=$?; cat '{}'; exit $status",
             self.file().display(),
             self.script.trim_end(),
-            self.run_line(&modules.display().to_string(), "\"$PWD\""),
+            self.run_line(&modules.display().to_string(), "\"$PWD\"", &self.file()),
             out.display(),
             out.display(),
         )
@@ -171,7 +187,7 @@ impl Check {
         std::fs::read_to_string(self.dir.path().join("now.out")).unwrap_or_default()
     }
 
-    /// From now on the check passes only when it prints `output`.
+    /// From now on the check passes only when it prints each line of `output`.
     pub fn expect(&mut self, output: &str) -> io::Result<()> {
         let expected = normalized(output);
         std::fs::write(self.dir.path().join("expected"), &expected)?;
@@ -236,24 +252,90 @@ impl Check {
         Ok(())
     }
 
+    /// The command that runs the project's tests in the scratch copy as it
+    /// is, for [`Check::guard_with`].
+    pub fn tests_command(&self, tests: &str) -> Option<String> {
+        Some(format!("cd '{}' && {tests}", self.scratch.as_ref()?.display()))
+    }
+
+    /// The command that writes `script`, a probe of other uses of the code,
+    /// and runs it in the scratch copy as it is.
+    pub fn probe_command(&self, script: &str) -> Option<String> {
+        let scratch = self.scratch.as_ref()?.display().to_string();
+        let modules = self.dir.path().join("scratch-modules").display().to_string();
+        let out = self.dir.path().join("probe.now");
+        Some(format!(
+            "cat > '{}' <<'{END}'\n{}\n{END}\ncd '{scratch}' && {} > '{}'; status=$?; cat '{}'; exit $status",
+            self.probe_file().display(),
+            tidy(self.runner.language, script).trim_end(),
+            self.run_line(&modules, &format!("'{scratch}'"), &self.probe_file()),
+            out.display(),
+            out.display(),
+        ))
+    }
+
+    /// From now on a candidate must leave what the probe printed as it is;
+    /// false when it printed nothing, and guards nothing.
+    pub fn guard_with_probe(&mut self) -> io::Result<bool> {
+        let printed = normalized(&std::fs::read_to_string(self.dir.path().join("probe.now")).unwrap_or_default());
+        if printed.is_empty() {
+            return Ok(false);
+        }
+        std::fs::write(self.dir.path().join("probe.expected"), printed)?;
+        self.probe = true;
+        Ok(true)
+    }
+
+    /// From now on a candidate that passes the check must also fail no more
+    /// of the project's tests (`tests`) than `before` fail now.
+    pub fn guard_with(&mut self, tests: &str, before: usize) {
+        self.tests = Some((tests.to_string(), before));
+    }
+
     /// The command that runs the check against each staged candidate in
     /// the scratch copy, in order, and stops at the first that passes.
     pub fn tries_command(&self) -> Option<String> {
         let scratch = self.scratch.as_ref()?.display().to_string();
         let dir = self.dir.path().display();
         let modules = format!("{dir}/scratch-modules");
-        let run = self.run_line(&modules, &format!("'{scratch}'"));
-        let run = format!("$limit bash -c \"{}\"", run.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$"));
-        // Printing checks compare what they print, each line's trailing
-        // blanks dropped, as `normalized` does.
+        let quoted = |line: String| line.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$");
+        let run = self.run_line(&modules, &format!("'{scratch}'"), &self.file());
+        let run = format!("$limit bash -c \"{}\"", quoted(run));
+        // Printing checks pass when every expected line is among the lines
+        // printed, each line's trailing blanks dropped (as `prints` reads them).
         let passes = match self.expected {
             Some(_) => format!(
-                "got=$({run} 2>/dev/null | sed 's/[[:space:]]*$//') && [ \"$got\" = \"$(cat '{dir}/expected')\" ]"
+                "{run} 2>/dev/null | sed 's/[[:space:]]*$//' | awk 'NR == FNR {{ if (!($0 in want)) {{ want[$0] = 1; n++ }}; \
+next }} ($0 in want) && want[$0] == 1 {{ want[$0] = 0; n-- }} END {{ exit n > 0 }}' '{dir}/expected' -"
             ),
             None => format!("{run} >/dev/null 2>&1"),
         };
+        let passes = match self.probe {
+            true => {
+                let probe = quoted(self.run_line(&modules, &format!("'{scratch}'"), &self.probe_file()));
+                format!(
+                    "{passes} && [ \"$($limit bash -c \"{probe}\" 2>/dev/null | sed 's/[[:space:]]*$//')\" = \
+\"$(cat '{dir}/probe.expected')\" ]"
+                )
+            }
+            false => passes,
+        };
+        // The tests' failures, counted as `failures` reads them.
+        let (score, passes) = match &self.tests {
+            Some((tests, before)) => (
+                format!(
+                    "score() {{ out=$($tlimit bash -c \"{}\" 2>&1) && {{ echo 0; return; }}; \
+n=$(printf '%s\\n' \"$out\" | grep -Eo '(failures|errors)=[0-9]+' | awk -F= '{{s+=$2}} END {{print s+0}}'); \
+if [ \"$n\" -gt 0 ]; then echo \"$n\"; else echo {UNREAD}; fi; }}\n",
+                    tests.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$")
+                ),
+                format!("{passes} && [ \"$(score)\" -le {before} ]"),
+            ),
+            None => (String::new(), passes),
+        };
         Some(format!(
             "set -o pipefail; cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
+tlimit=$(command -v timeout >/dev/null && echo 'timeout {TESTS_SECONDS}')\n{score}\
 for try in '{dir}'/tries/*/; do\n  \
 f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
 if {passes}; then echo \"passes: $(basename \"$try\")\"; exit 0; fi\n  \
@@ -261,6 +343,57 @@ rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n\
 done\necho 'no candidate passes the check'; exit 1"
         ))
     }
+}
+
+/// The project's own tests, where how to run them is plain: Python's
+/// unittest over a `tests/` (or `test/`) folder of `test*.py` files, or a
+/// JavaScript package's `npm test` when its dependencies are installed.
+pub fn project_tests(root: &Path, language: Language) -> Option<String> {
+    match language {
+        Language::Python => ["tests", "test"].into_iter().find_map(|dir| {
+            let files = std::fs::read_dir(root.join(dir)).ok()?;
+            let has_tests = files.flatten().any(|f| {
+                let name = f.file_name().to_string_lossy().to_string();
+                name.starts_with("test") && name.ends_with(".py")
+            });
+            let path = if root.join("src").is_dir() { "PYTHONPATH=src " } else { "" };
+            has_tests.then(|| format!("{path}python3 -m unittest discover -s {dir} -t ."))
+        }),
+        Language::JavaScript => {
+            let text = std::fs::read_to_string(root.join("package.json")).ok()?;
+            let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+            let has_test = json.get("scripts")?.get("test")?.as_str().is_some();
+            (has_test && root.join("node_modules").is_dir()).then(|| "npm test --silent".to_string())
+        }
+        _ => None,
+    }
+}
+
+/// How many of the project's tests fail, read from their run's output:
+/// none when it exited normally, else unittest's `failures=` and
+/// `errors=` summed; `None` when the report cannot be read.
+pub fn failures(output: &str, ok: bool) -> Option<usize> {
+    if ok {
+        return Some(0);
+    }
+    let mut sum = 0;
+    let mut found = false;
+    for key in ["failures=", "errors="] {
+        for (at, _) in output.match_indices(key) {
+            let digits: String = output[at + key.len()..].chars().take_while(char::is_ascii_digit).collect();
+            if let Ok(n) = digits.parse::<usize>() {
+                sum += n;
+                found = true;
+            }
+        }
+    }
+    (found && sum > 0).then_some(sum)
+}
+
+/// Whether `output` prints every line of `expected` (both normalized).
+pub fn prints(output: &str, expected: &str) -> bool {
+    let printed: Vec<&str> = output.lines().map(str::trim_end).collect();
+    expected.lines().all(|line| printed.contains(&line))
 }
 
 /// Output as checks compare it: each line's trailing blanks and the

@@ -510,6 +510,12 @@ is asked, in one code block.",
             shown = format!("{shown}\n{}\n", request.trim());
         }
         let mut check = self.write_check(system, base, &targets[0], budget, usage, cancel).await?;
+        if let Some(made) = check.as_mut() {
+            if let Err(error) = self.prepare_scratch(system, base, &targets[0], made, budget, usage, cancel).await? {
+                self.notify(&format!("[no check: {error}]"));
+                check = None;
+            }
+        }
         if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
             if let Some(outcome) = self.try_variants(check, candidates, chosen, budget, cancel).await? {
                 return Ok(outcome);
@@ -648,7 +654,7 @@ is asked, in one code block.",
             }
             let ask = format!(
                 "Before anything changes, write a short {} script that runs the example the request gives and \
-prints its result. {} The request is about `{}` in {}{doc}. Reply with the script only, in one code block.{refused}",
+prints its result, then the result of any example the request says works as it should. {} The request is about `{}` in {}{doc}. Reply with the script only, in one code block.{refused}",
                 runner.language_name(),
                 loading.hint,
                 definition.signature,
@@ -736,7 +742,7 @@ request is done? Reply with that output only, in one code block.",
         self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
         let expected = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().to_string());
         let expected = check::normalized(&expected);
-        if expected.is_empty() || expected == check::normalized(printed) {
+        if expected.is_empty() || check::prints(printed, &expected) {
             self.notify("[no check: the expected output is what it prints now]");
             return Ok(None);
         }
@@ -760,9 +766,7 @@ request is done? Reply with that output only, in one code block.",
         now: &str,
         cancel: &CancellationToken,
     ) -> Result<Result<(), String>, Stop> {
-        let staged = check
-            .prepare_scratch(self.workspace.root())
-            .and_then(|()| check.stage(&[(path, after)], &[(path, now)]));
+        let staged = check.stage(&[(path, after)], &[(path, now)]);
         let command = match (staged, check.tries_command()) {
             (Ok(()), Some(command)) => command,
             (Err(error), _) => return Ok(Err(format!("the check could not run: {error}"))),
@@ -773,6 +777,102 @@ request is done? Reply with that output only, in one code block.",
             Some(_) => Ok(()),
             None => Err("with it the check still fails".into()),
         })
+    }
+
+    /// Makes the check's scratch copy, once, and runs the project's tests
+    /// there as they are (a Bash call): a candidate must then fail no more
+    /// of them than fail now.
+    #[allow(clippy::too_many_arguments)]
+    async fn prepare_scratch(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        target: &Target,
+        check: &mut check::Check,
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<std::io::Result<()>, Stop> {
+        let language = target.file.language;
+        if let Err(error) = check.prepare_scratch(self.workspace.root()) {
+            return Ok(Err(error));
+        }
+        if check.tests_tried {
+            return Ok(Ok(()));
+        }
+        check.tests_tried = true;
+        let Some(tests) = check::project_tests(self.workspace.root(), language) else {
+            self.probe(system, base, target, check, budget, usage, cancel).await?;
+            return Ok(Ok(()));
+        };
+        let Some(command) = check.tests_command(&tests) else { return Ok(Ok(())) };
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: "The project's tests, in the scratch copy before any change: a candidate must not fail more of them."
+                .into(),
+        });
+        let (ok, output) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
+        match check::failures(&output, ok) {
+            Some(before) => {
+                self.notify(&format!("[the project's tests: {before} failing before any change]"));
+                check.guard_with(&tests, before);
+            }
+            None => {
+                self.notify("[the project's tests do not run here]");
+                self.probe(system, base, target, check, budget, usage, cancel).await?;
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// Where the project's tests cannot guard, the model writes a probe:
+    /// a script of other uses of the code that work as they should. What
+    /// it prints in the scratch copy as it is, a candidate must leave as
+    /// it is, so that a change which passes the check by breaking the
+    /// code's other uses is not offered.
+    #[allow(clippy::too_many_arguments)]
+    async fn probe(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        target: &Target,
+        check: &mut check::Check,
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<(), Stop> {
+        if !budget.allows_call() {
+            return Ok(());
+        }
+        let ask = format!(
+            "Now write another short script, in the same language and loading the project the same way, that prints \
+the results of five other uses of `{}` in {} that work as they should (not the ones the request is about), one per \
+line. Reply with the script only, in one code block.",
+            target.definition().signature,
+            target.path
+        );
+        let mut messages = base.to_vec();
+        super::whole_file::after_prompt(
+            &mut messages,
+            &format!("The script that shows the problem:\n```\n{}\n```\n{ask}", check.script.trim_end()),
+        );
+        self.notify("[writing a probe of the code's other uses…]");
+        self.events.emit(Event::Status { status: AgentStatus::Thinking });
+        budget.spend_call();
+        let generation = self.whole_file_reply(system, messages, cancel).await?;
+        *usage += generation.usage;
+        let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        let command = edit::code_blocks(&reply).into_iter().next().and_then(|script| check.probe_command(&script));
+        let Some(command) = command else {
+            self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
+            return Ok(());
+        };
+        let (ran, _) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
+        match ran && check.guard_with_probe().unwrap_or(false) {
+            true => self.notify("[a candidate must leave what the probe prints as it is]"),
+            false => self.notify("[the probe does not run: candidates are judged by the check alone]"),
+        }
+        Ok(())
     }
 
     /// Small variants of the chosen definition, what it calls, and the
@@ -813,7 +913,7 @@ request is done? Reply with that output only, in one code block.",
             tries.iter().map(|(at, v)| (varied[*at].path.as_str(), v.applied(&varied[*at].text))).collect();
         let mut now: Vec<(&str, &str)> = varied.iter().map(|t| (t.path.as_str(), t.text.as_str())).collect();
         now.dedup_by_key(|(path, _)| *path);
-        let ready = check.prepare_scratch(self.workspace.root()).and_then(|()| check.stage(&staged, &now));
+        let ready = check.stage(&staged, &now);
         let command = match (ready, check.tries_command()) {
             (Ok(()), Some(command)) => command,
             (Err(error), _) => {
