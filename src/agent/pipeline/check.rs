@@ -28,7 +28,9 @@ pub struct Runner {
 /// needs a build (Rust, Go, TypeScript).
 pub fn runner(language: Language) -> Option<Runner> {
     let (program, extension) = match language {
-        Language::Python => ("python3 -", "py"),
+        // No bytecode written: a variant of the same size in the same second
+        // would otherwise run the stale bytecode of the one before.
+        Language::Python => ("python3 -B -", "py"),
         Language::JavaScript => ("node -", "js"),
         Language::Bash => ("bash -s", "sh"),
         Language::TypeScript | Language::Tsx | Language::Rust | Language::Go => return None,
@@ -91,19 +93,57 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
             Loading { hint, python_path, package: None }
         }
         Language::JavaScript => {
-            let name = std::fs::read_to_string(root.join("package.json"))
+            let package = std::fs::read_to_string(root.join("package.json"))
                 .ok()
-                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
+            let name = package
+                .as_ref()
                 .and_then(|json| json.get("name")?.as_str().map(str::to_string))
                 .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c)));
+            let main = package.as_ref().and_then(|json| json.get("main")?.as_str().map(str::to_string));
+            let main = main.unwrap_or_else(|| "index.js".into());
+            // What the package exports: a small model guesses an old API otherwise.
+            let exported = std::fs::read_to_string(root.join(main.trim_start_matches("./")))
+                .map(|text| exports(&text))
+                .unwrap_or_default();
+            let exported = match exported.as_slice() {
+                [] => String::new(),
+                names => format!(" It exports {}.", names.join(", ")),
+            };
             let hint = match &name {
-                Some(name) => format!("`require('{name}')` loads the project."),
+                Some(name) => format!("`require('{name}')` loads the project.{exported}"),
                 None => format!("`require('./{path}')` loads the code."),
             };
             Loading { hint, python_path: None, package: name }
         }
         _ => Loading { hint: "The check runs in the project's root folder.".to_string(), python_path: None, package: None },
     }
+}
+
+/// The names a CommonJS module exports (`exports.name =`,
+/// `module.exports = { a, b }`), the first dozen.
+fn exports(text: &str) -> Vec<String> {
+    const MAX: usize = 12;
+    let identifier = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect() };
+    let mut names: Vec<String> = Vec::new();
+    let mut in_object = false;
+    for line in text.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("exports.").or_else(|| line.strip_prefix("module.exports.")) {
+            names.push(identifier(rest));
+        } else if line.starts_with("module.exports = {") {
+            in_object = true;
+        } else if in_object {
+            if line.starts_with('}') {
+                in_object = false;
+            } else {
+                names.push(identifier(line));
+            }
+        }
+    }
+    names.retain(|n| !n.is_empty());
+    names.dedup();
+    names.truncate(MAX);
+    names
 }
 
 /// A check that showed the problem on the code as it is.
@@ -134,6 +174,8 @@ const MAX_SCRATCH_BYTES: u64 = 256 * 1024 * 1024;
 const TRY_SECONDS: u32 = 20;
 /// Seconds one run of the project's tests may take against one candidate.
 const TESTS_SECONDS: u32 = 300;
+/// Candidates that pass the check that the guard runs for at most.
+const MAX_GUARDED: usize = 25;
 /// Failures counted for tests whose report cannot be read.
 const UNREAD: usize = 999_999;
 /// Ends the script in the command that writes it.
@@ -203,7 +245,11 @@ impl Check {
         }
         let scratch = self.dir.path().join("scratch");
         let mut total = 0u64;
-        for entry in ignore::WalkBuilder::new(root).require_git(false).build().flatten() {
+        let walk = ignore::WalkBuilder::new(root)
+            .require_git(false)
+            .filter_entry(|entry| entry.file_name() != "__pycache__")
+            .build();
+        for entry in walk.flatten() {
             let Ok(rel) = entry.path().strip_prefix(root) else { continue };
             let to = scratch.join(rel);
             match entry.file_type() {
@@ -310,18 +356,14 @@ next }} ($0 in want) && want[$0] == 1 {{ want[$0] = 0; n-- }} END {{ exit n > 0 
             ),
             None => format!("{run} >/dev/null 2>&1"),
         };
-        let passes = match self.probe {
-            true => {
-                let probe = quoted(self.run_line(&modules, &format!("'{scratch}'"), &self.probe_file()));
-                format!(
-                    "{passes} && [ \"$($limit bash -c \"{probe}\" 2>/dev/null | sed 's/[[:space:]]*$//')\" = \
-\"$(cat '{dir}/probe.expected')\" ]"
-                )
-            }
-            false => passes,
-        };
+        let probe = self.probe.then(|| {
+            let probe = quoted(self.run_line(&modules, &format!("'{scratch}'"), &self.probe_file()));
+            format!(
+                "[ \"$($limit bash -c \"{probe}\" 2>/dev/null | sed 's/[[:space:]]*$//')\" = \"$(cat '{dir}/probe.expected')\" ]"
+            )
+        });
         // The tests' failures, counted as `failures` reads them.
-        let (score, passes) = match &self.tests {
+        let (score, guard) = match &self.tests {
             Some((tests, before)) => (
                 format!(
                     "score() {{ out=$($tlimit bash -c \"{}\" 2>&1) && {{ echo 0; return; }}; \
@@ -329,18 +371,29 @@ n=$(printf '%s\\n' \"$out\" | grep -Eo '(failures|errors)=[0-9]+' | awk -F= '{{s
 if [ \"$n\" -gt 0 ]; then echo \"$n\"; else echo {UNREAD}; fi; }}\n",
                     tests.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$")
                 ),
-                format!("{passes} && [ \"$(score)\" -le {before} ]"),
+                Some(format!("[ \"$(score)\" -le {before} ]")),
             ),
-            None => (String::new(), passes),
+            None => (String::new(), probe),
+        };
+        // A check so weak that many candidates pass it would have the guard
+        // run for each: past a few, the check is given up.
+        let passes = match guard {
+            Some(guard) => format!(
+                "{passes}; then guarded=$((guarded + 1))\n  \
+if [ $guarded -gt {MAX_GUARDED} ]; then echo 'too many candidates pass the check: it tells nothing'; exit 1; fi\n  \
+if {guard}"
+            ),
+            None => passes,
         };
         Some(format!(
             "set -o pipefail; cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
-tlimit=$(command -v timeout >/dev/null && echo 'timeout {TESTS_SECONDS}')\n{score}\
+tlimit=$(command -v timeout >/dev/null && echo 'timeout {TESTS_SECONDS}'); guarded=0\n{score}\
 for try in '{dir}'/tries/*/; do\n  \
 f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
-if {passes}; then echo \"passes: $(basename \"$try\")\"; exit 0; fi\n  \
+if {passes}; then echo \"passes: $(basename \"$try\")\"; exit 0; fi{}\n  \
 rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n\
-done\necho 'no candidate passes the check'; exit 1"
+done\necho 'no candidate passes the check'; exit 1",
+            if self.tests.is_some() || self.probe { "; fi" } else { "" }
         ))
     }
 }
@@ -357,7 +410,7 @@ pub fn project_tests(root: &Path, language: Language) -> Option<String> {
                 name.starts_with("test") && name.ends_with(".py")
             });
             let path = if root.join("src").is_dir() { "PYTHONPATH=src " } else { "" };
-            has_tests.then(|| format!("{path}python3 -m unittest discover -s {dir} -t ."))
+            has_tests.then(|| format!("{path}python3 -B -m unittest discover -s {dir} -t ."))
         }),
         Language::JavaScript => {
             let text = std::fs::read_to_string(root.join("package.json")).ok()?;
@@ -388,6 +441,22 @@ pub fn failures(output: &str, ok: bool) -> Option<usize> {
         }
     }
     (found && sum > 0).then_some(sum)
+}
+
+/// An error other than a failed assert raised in the check's own code
+/// (the innermost frame is the script, read from stdin), not the project's.
+fn raised_by_itself(output: &str) -> Option<String> {
+    let lines: Vec<&str> = output.lines().collect();
+    // Python's innermost frame is the last `File` line; Node's the first `at` line.
+    let innermost = lines
+        .iter()
+        .rev()
+        .find(|l| l.trim_start().starts_with("File \""))
+        .or_else(|| lines.iter().find(|l| l.trim_start().starts_with("at ")))?;
+    let in_check = innermost.contains("<stdin>") || innermost.contains("[stdin]");
+    let error = lines.iter().rev().find(|l| l.contains("Error") || l.contains("Exception"))?.trim();
+    (in_check && !error.contains("AssertionError") && !error.contains("ERR_ASSERTION"))
+        .then(|| format!("it fails in its own code, not the project's (`{error}`)"))
 }
 
 /// Whether `output` prints every line of `expected` (both normalized).
@@ -438,9 +507,12 @@ pub fn shows_nothing(output: &str, failed: bool) -> Option<String> {
         ("ReferenceError", "it uses a name it does not define"),
         ("timed out after", "it did not finish in time"),
         ("is not a function", "it calls what the project does not offer"),
+        ("is not a constructor", "it constructs what the project does not offer"),
         ("has no attribute", "it uses what the project does not offer"),
     ];
-    let (found, why) = own.iter().find(|(error, _)| output.contains(error))?;
+    let Some((found, why)) = own.iter().find(|(error, _)| output.contains(error)) else {
+        return raised_by_itself(output);
+    };
     let line = output.lines().find(|l| l.contains(found)).unwrap_or(found).trim();
     Some(format!("{why} (`{line}`)"))
 }
@@ -460,6 +532,9 @@ mod tests {
         std::fs::write(root.path().join("package.json"), r#"{"name": "semver"}"#).unwrap();
         let js = loading(root.path(), Language::JavaScript, "classes/range.js");
         assert_eq!(js.hint, "`require('semver')` loads the project.");
+        std::fs::write(root.path().join("index.js"), "exports.program = new Command();\nexports.Option = Option;\n").unwrap();
+        let js = loading(root.path(), Language::JavaScript, "lib/command.js");
+        assert_eq!(js.hint, "`require('semver')` loads the project. It exports program, Option.");
     }
 
     #[test]
@@ -469,6 +544,33 @@ mod tests {
         assert!(shows_nothing(own, true).unwrap().contains("NameError"));
         let real = "Traceback:\n  File \"pkg/core.py\", line 9\nAssertionError: expected [2, 3]\nexit code 1";
         assert_eq!(shows_nothing(real, true), None);
+        let asserted = "Traceback:\n  File \"<stdin>\", line 2, in <module>\nAssertionError\nexit code 1";
+        assert_eq!(shows_nothing(asserted, true), None);
+        let misused = "Traceback:\n  File \"<stdin>\", line 2, in <module>\nTypeError: 'int' object is not iterable";
+        assert!(shows_nothing(misused, true).unwrap().contains("its own code"));
+        let crashed = "Traceback:\n  File \"<stdin>\", line 2\n  File \"/w/pkg/toc.py\", line 9\nTypeError: can only concatenate";
+        assert_eq!(shows_nothing(crashed, true), None);
+        let node = "[stdin]:3\nTypeError: program.option is not a function\n    at [stdin]:3:9\n    at runScript";
+        assert!(shows_nothing(node, true).is_some());
+    }
+
+    #[test]
+    fn the_project_s_tests_are_found_and_their_failures_counted() {
+        let root = tempfile::tempdir().unwrap();
+        assert_eq!(project_tests(root.path(), Language::Python), None);
+        std::fs::create_dir_all(root.path().join("tests")).unwrap();
+        std::fs::write(root.path().join("tests/test_core.py"), "").unwrap();
+        let tests = project_tests(root.path(), Language::Python).unwrap();
+        assert_eq!(tests, "python3 -B -m unittest discover -s tests -t .");
+        // A JavaScript package's tests need its dependencies installed.
+        std::fs::write(root.path().join("package.json"), r#"{"scripts": {"test": "tap"}}"#).unwrap();
+        assert_eq!(project_tests(root.path(), Language::JavaScript), None);
+        std::fs::create_dir_all(root.path().join("node_modules")).unwrap();
+        assert_eq!(project_tests(root.path(), Language::JavaScript).as_deref(), Some("npm test --silent"));
+
+        assert_eq!(failures("Ran 3 tests\nOK\nexit code 0", true), Some(0));
+        assert_eq!(failures("Ran 817 tests\nFAILED (failures=2, errors=1, skipped=1)\nexit code 1", false), Some(3));
+        assert_eq!(failures("ImportError: no module\nexit code 1", false), None);
     }
 
     #[test]
@@ -516,6 +618,24 @@ mod tests {
         check.expect("6\n\n").unwrap();
         check.prepare_scratch(root.path()).unwrap();
         let tries = [("pkg/core.py", now.replace("x + 1", "x + 2")), ("pkg/core.py", now.replace("x + 1", "x * 2"))];
+        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
+        let (_, output) = bash(&check.tries_command().unwrap());
+        assert_eq!(passed(&output), Some(2), "{output}");
+
+        // A probe of other uses guards: `x * 2` prints 6 for double(3), as
+        // `x + x` does, but only `x + x` leaves double(-1) as it printed.
+        std::fs::write(root.path().join("pkg/core.py"), "def double(x):\n    return 2 * x if x < 0 else x + 1\n").unwrap();
+        let loads = loading(root.path(), Language::Python, "pkg/core.py");
+        let mut check = Check::new(runner, loads, "from pkg.core import double\nprint(double(3))\n").unwrap();
+        let (ok, output) = bash(&check.now_command());
+        assert!(ok && check.now_output() == "4\n", "{output}");
+        check.expect("6").unwrap();
+        check.prepare_scratch(root.path()).unwrap();
+        let (ok, output) = bash(&check.probe_command("from pkg.core import double\nprint(double(-1))").unwrap());
+        assert!(ok, "{output}");
+        assert!(check.guard_with_probe().unwrap());
+        let now = "def double(x):\n    return 2 * x if x < 0 else x + 1\n";
+        let tries = [("pkg/core.py", "def double(x):\n    return x * 2 if x > 0 else x\n".to_string()), ("pkg/core.py", "def double(x):\n    return x + x\n".to_string())];
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
         let (_, output) = bash(&check.tries_command().unwrap());
         assert_eq!(passed(&output), Some(2), "{output}");
