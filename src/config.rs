@@ -353,7 +353,14 @@ pub struct PipelineSettings {
 
 impl Default for PipelineSettings {
     fn default() -> Self {
-        PipelineSettings { candidates: 3, choices: 6, max_model_calls: 8, max_seconds: 300, check: true, variants: true }
+        PipelineSettings {
+            candidates: 3,
+            choices: 6,
+            max_model_calls: 8,
+            max_seconds: 300,
+            check: true,
+            variants: true,
+        }
     }
 }
 

@@ -568,7 +568,8 @@ fn every_round_of_the_real_project_pipeline_is_in_the_session() {
     let utils = format!("{filler}{port}\n\n{filler}");
     std::fs::write(cli.path("utils.py"), &utils).unwrap();
     std::fs::create_dir_all(cli.path(".tack")).unwrap();
-    std::fs::write(cli.path(".tack/config.toml"), "[tools]\nprofile = \"whole_files\"\n").unwrap();
+    std::fs::write(cli.path(".tack/config.toml"), "[tools]\nprofile = \"whole_files\"\n\n[pipeline]\ncheck = false\n")
+        .unwrap();
     let fixed = port.replace("port < 0", "port < 1");
     let broken = "```python\ndef parse_port(text):\n    port = int(text\n```\n";
     let script = cli.script(serde_json::json!(["change", "change", broken, format!("```python\n{fixed}```\n")]));

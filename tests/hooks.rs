@@ -283,6 +283,7 @@ async fn a_stop_hook_sends_the_pipeline_round_again_with_the_definition_as_it_no
             profile: tack::config::ToolProfile::WholeFiles,
             ..Default::default()
         })
+        .pipeline(tack::config::PipelineSettings { check: false, ..Default::default() })
         .command_hooks(
             r#"
             [[hooks.Stop]]

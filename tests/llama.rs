@@ -161,6 +161,20 @@ async fn a_fresh_try_is_sampled_repeatably_and_each_try_differs() {
 }
 
 #[tokio::test]
+async fn a_request_s_own_bound_ends_the_reply_before_the_backend_s() {
+    let _guard = exclusive();
+    let backend = shared();
+    let ask = |max_tokens| CompletionRequest {
+        max_tokens,
+        ..request(vec![Message::user_text("Write a long story about the sea, in many paragraphs.")])
+    };
+    let (_, bounded, _) = generate(&backend, ask(Some(6))).await;
+    assert!(bounded.completion_tokens <= 6, "{bounded:?}");
+    let (_, free, _) = generate(&backend, ask(None)).await;
+    assert!(free.completion_tokens > 6, "{free:?}");
+}
+
+#[tokio::test]
 async fn a_prompt_larger_than_the_context_is_a_clear_error() {
     let _guard = exclusive();
     let backend = shared();

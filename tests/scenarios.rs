@@ -2584,7 +2584,8 @@ async fn an_adaptive_model_is_handed_the_files_when_they_fit_and_offered_tools_w
     // A project larger than one message goes through the pipeline. The
     // prompt naming nothing the code map holds: tools, to search it.
     let long: String = (0..500).map(|i| format!("LINE_{i} = {i}\n")).collect();
-    let large = || Scenario::new().file("calc.py", calc).file("data.py", &long).tool_settings(adaptive());
+    let large =
+        || Scenario::new().file("calc.py", calc).file("data.py", &long).tool_settings(adaptive()).pipeline(no_check());
     let run = large().run(&["It adds."], "The tests fail. Fix it.").await;
     let request = run.backend.last_request().unwrap();
     assert!(request.tools.iter().any(|t| t.name == "Grep"), "{:?}", request.tools);
@@ -2599,6 +2600,7 @@ async fn an_adaptive_model_is_handed_the_files_when_they_fit_and_offered_tools_w
         .file("calc.py", documented)
         .file("data.py", &long)
         .tool_settings(adaptive())
+        .pipeline(no_check())
         .run(&["change", "change", fixed], "Adding two numbers gives a wrong result.")
         .await;
     let request = run.backend.last_request().unwrap();
@@ -3308,6 +3310,11 @@ async fn a_line_quoted_as_it_reads_points_at_it_in_whichever_file_holds_it() {
     assert_eq!(run.read("digest.js"), digest);
 }
 
+/// The pipeline without its check: for the tests of what follows it.
+fn no_check() -> tack::config::PipelineSettings {
+    tack::config::PipelineSettings { check: false, ..Default::default() }
+}
+
 /// A module too long to show whole: 300 helpers, `parse_port`, 300 more.
 fn long_module(port: &str) -> String {
     let filler: String = (0..300).map(|i| format!("def helper_{i}(x):\n    return x * {i}\n\n\n")).collect();
@@ -3324,6 +3331,7 @@ async fn a_file_too_long_to_show_is_changed_a_definition_at_a_time() {
     let run = Scenario::new()
         .file("net/utils.py", &utils)
         .tool_settings(whole_files())
+        .pipeline(no_check())
         .run(&["change", "change", &format!("```python\n{fixed}```\n")], "parse_port accepts 0. Fix it.")
         .await;
     // The definition's byte range is replaced, every other byte kept.
@@ -3351,6 +3359,7 @@ async fn a_candidate_that_breaks_the_parse_is_refused_and_the_next_one_asked_wit
     let run = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
+        .pipeline(no_check())
         .run(&["change", "change", broken, &format!("```python\n{fixed}```\n")], "parse_port accepts 0. Fix it.")
         .await;
     assert_eq!(run.read("utils.py"), utils.replace(PORT, &fixed));
@@ -3369,7 +3378,7 @@ async fn the_budget_ends_a_turn_that_verified_nothing_and_nothing_changes() {
     let run = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
-        .pipeline(tack::config::PipelineSettings { max_model_calls: 4, ..Default::default() })
+        .pipeline(tack::config::PipelineSettings { max_model_calls: 4, ..no_check() })
         .run(&["change", "change", &copy, "The code is right.", &copy], "parse_port accepts 0. Fix it.")
         .await;
     assert_eq!(run.read("utils.py"), utils);
@@ -3390,6 +3399,7 @@ async fn a_version_that_changes_nothing_is_followed_by_the_ask_for_the_one_line_
     let run = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
+        .pipeline(no_check())
         .run(&["change", "change", &copy, line], "parse_port accepts 0. Fix it.")
         .await;
     assert_eq!(run.read("utils.py"), utils.replace("port < 0", "port < 1"));
@@ -3443,6 +3453,7 @@ async fn the_short_functions_a_chosen_definition_calls_are_shown_and_may_be_the_
     let run = Scenario::new()
         .file("billing.py", &billing)
         .tool_settings(whole_files())
+        .pipeline(no_check())
         .run(&["change", "change", fixed], "`invoice_total(lines)` ignores the quantities. Fix it.")
         .await;
     assert_eq!(run.read("billing.py"), billing.replace("return price\n", "return price * quantity\n"));
@@ -3450,4 +3461,69 @@ async fn the_short_functions_a_chosen_definition_calls_are_shown_and_may_be_the_
     let sent = run.backend.requests()[2].messages.last().unwrap().text();
     assert!(sent.contains("def invoice_total") && sent.contains("def line_amount"), "{sent}");
     assert!(sent.contains("(`invoice_total`, `line_amount`)"), "{sent}");
+}
+
+#[tokio::test]
+async fn a_check_the_model_writes_finds_the_small_variant_that_does_what_is_asked_in_a_scratch_copy() {
+    let calc = long_module("def at_least(x, n):\n    return x > n\n");
+    let check = "```python\nfrom calc import at_least\nprint(at_least(3, 3))\n```\n";
+    let probe = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\nprint(at_least(1, 3))\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", &calc)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", check, "```\nTrue\n```\n", probe],
+            "`at_least(3, 3)` returns False but should return True. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
+    assert_eq!(run.backend.used(), 5);
+    assert!(run.outcome.text.contains("`>` → `>=` on line 1202; the check passes with it"), "{}", run.outcome.text);
+    // Each run is a Bash call the user sees: the check on the code as it
+    // is (it prints False), the probe, the variants; then the Edit.
+    let calls: Vec<String> =
+        run.results().into_iter().map(|(name, is_error, _)| format!("{name} {is_error}")).collect();
+    assert_eq!(calls, ["Read false", "Bash false", "Bash false", "Bash false", "Edit false"]);
+    let outputs: Vec<String> = run.results().into_iter().map(|(_, _, output)| output).collect();
+    assert!(outputs[1].starts_with("False\n"), "{}", outputs[1]);
+    assert!(outputs[3].starts_with("passes: "), "{}", outputs[3]);
+    // The expected output is asked with what the check prints now.
+    let asked = run.backend.requests()[3].messages.last().unwrap().text();
+    assert!(asked.contains("prints, on the code as it is:\n```\nFalse\n```"), "{asked}");
+}
+
+#[tokio::test]
+async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_pass_a_usable_one() {
+    let calc = long_module("def at_least(x, n):\n    return x > n\n");
+    let prompt = "`at_least(3, 3)` returns False but should return True. Fix it.";
+    // The model expects what the check prints now: no check, and its own
+    // version is proposed as before.
+    let check = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\n```\n";
+    let fixed = "```python\ndef at_least(x, n):\n    return x >= n\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", &calc)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
+        .run(&["change", "change", check, "```\nTrue\n```\n", fixed], prompt)
+        .await;
+    assert!(run.text().contains("[no check: the expected output is what it prints now]"), "{}", run.text());
+    assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
+
+    // A check that fails on its own mistake is asked again, sampled, told why;
+    // then a version that leaves the check failing is refused.
+    let mistaken = "```python\nprint(at_least(3, 3))\n```\n";
+    let asserting = "```python\nfrom calc import at_least\nassert at_least(3, 3)\n```\n";
+    let wrong = "```python\ndef at_least(x, n):\n    return x < n\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", &calc)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
+        .run(&["change", "change", mistaken, asserting, "```python\nprint(1)\n```\n", wrong, fixed], prompt)
+        .await;
+    let requests = run.backend.requests();
+    let again = requests[3].messages.last().unwrap().text();
+    assert!(again.contains("Your last script was set aside: it uses a name it does not define"), "{again}");
+    assert_eq!(requests[3].resample, Some(1));
+    assert!(run.text().contains("[candidate 1 refused: with it the check still fails]"), "{}", run.text());
+    assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
 }

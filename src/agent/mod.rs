@@ -267,6 +267,9 @@ pub struct Conversation {
     code_map: crate::codemap::CodeMap,
     /// Set while a step asks the model to choose: the reply is one of these.
     reply_choices: Vec<String>,
+    /// The next replies' bound in tokens, where the pipeline asks for
+    /// something short; `None` leaves the backend's.
+    reply_max_tokens: Option<u32>,
     /// Set while the whole-file way tries afresh a request that greedy
     /// decoding answered with no change: the try's number (see
     /// `CompletionRequest::resample`).
@@ -307,6 +310,7 @@ impl Conversation {
             pipeline_turn: false,
             code_map: Default::default(),
             reply_choices: Vec::new(),
+            reply_max_tokens: None,
             resample: None,
         }
     }

@@ -641,6 +641,7 @@ impl Conversation {
             held_back: held_back.to_vec(),
             resample: self.resample,
             choices: self.reply_choices.clone(),
+            max_tokens: self.reply_max_tokens,
         };
         let mut stream = self.backend.stream(request);
         let mut parser = ToolCallParser::for_tools(specs.iter().map(|spec| spec.name.as_str()));

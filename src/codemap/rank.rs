@@ -228,7 +228,7 @@ impl Query {
         if self.dotted.iter().any(|d| *d == qualified || d.ends_with(&format!(".{}", definition.name))) {
             return true;
         }
-        self.identifiers.iter().any(|i| *i == definition.name)
+        self.identifiers.contains(&definition.name)
     }
 }
 

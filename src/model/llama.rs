@@ -180,6 +180,8 @@ struct Job {
     forced: Option<Vec<LlamaToken>>,
     /// A fresh, sampled try (see `CompletionRequest::resample`).
     resample: Option<u32>,
+    /// The request's own bound on the reply, below the settings'.
+    max_tokens: Option<u32>,
     out: UnboundedSender<Result<ModelChunk, BackendError>>,
 }
 
@@ -441,7 +443,20 @@ impl LlamaBackend {
         let free_calls = (calls.is_none() && forced.is_none() && !request.tools.is_empty())
             .then(|| (self.max_calls_per_reply, request.tools.iter().map(|tool| tool.name.clone()).collect()));
         let (out, receiver) = unbounded_channel();
-        if self.jobs.send(Job { prompt, prefix, calls, free_calls, forced, resample: request.resample, out }).is_err() {
+        if self
+            .jobs
+            .send(Job {
+                prompt,
+                prefix,
+                calls,
+                free_calls,
+                forced,
+                resample: request.resample,
+                max_tokens: request.max_tokens,
+                out,
+            })
+            .is_err()
+        {
             let error = BackendError::Fatal("the model worker has stopped".into());
             return stream::once(async move { Err(error) }).boxed();
         }
@@ -761,7 +776,8 @@ impl Worker<'_> {
                 break;
             }
             let position = self.evaluated.len();
-            if produced >= self.settings.max_tokens as u64 || position + 1 >= window {
+            let bound = job.max_tokens.map_or(self.settings.max_tokens, |m| m.min(self.settings.max_tokens));
+            if produced >= bound as u64 || position + 1 >= window {
                 break;
             }
             batch.clear();

@@ -54,6 +54,11 @@ pub struct CompletionRequest {
     /// nearest choice.
     #[serde(default)]
     pub choices: Vec<String>,
+    /// The reply's length at most, in tokens, below the backend's own
+    /// bound: for a short script or a line asked for, where a small model
+    /// that rambles would write until that bound.
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
 }
 
 /// The temperature of a fresh try where decoding is greedy: enough to leave

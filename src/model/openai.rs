@@ -564,6 +564,10 @@ impl Shared {
             true => (settings.temperature.or(Some(0.0)), settings.max_tokens.or(Some(LOCAL_MAX_TOKENS))),
             false => (settings.temperature, settings.max_tokens),
         };
+        let max_tokens = match (max_tokens, request.max_tokens) {
+            (Some(own), Some(asked)) => Some(own.min(asked)),
+            (own, asked) => own.or(asked),
+        };
         let mut seed = settings.seed;
         if let Some(n) = request.resample {
             let (resampled_temperature, resampled_seed) = super::resampled(temperature, seed, n);

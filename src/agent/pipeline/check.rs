@@ -78,7 +78,8 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
                 .iter()
                 .enumerate()
                 .take_while(|(i, _)| {
-                    *i + 1 == parts.len() - start || root.join(parts[..=start + i].join("/")).join("__init__.py").exists()
+                    *i + 1 == parts.len() - start
+                        || root.join(parts[..=start + i].join("/")).join("__init__.py").exists()
                 })
                 .map(|(_, part)| part.trim_end_matches(".py"))
                 .filter(|part| *part != "__init__")
@@ -116,7 +117,11 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
             };
             Loading { hint, python_path: None, package: name }
         }
-        _ => Loading { hint: "The check runs in the project's root folder.".to_string(), python_path: None, package: None },
+        _ => Loading {
+            hint: "The check runs in the project's root folder.".to_string(),
+            python_path: None,
+            package: None,
+        },
     }
 }
 
@@ -124,7 +129,8 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
 /// `module.exports = { a, b }`), the first dozen.
 fn exports(text: &str) -> Vec<String> {
     const MAX: usize = 12;
-    let identifier = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect() };
+    let identifier =
+        |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect() };
     let mut names: Vec<String> = Vec::new();
     let mut in_object = false;
     for line in text.lines().map(str::trim) {
@@ -184,7 +190,17 @@ const END: &str = "TACK_CHECK_END";
 impl Check {
     pub fn new(runner: Runner, loading: Loading, script: &str) -> io::Result<Check> {
         let dir = tempfile::Builder::new().prefix("tack-check-").tempdir()?;
-        Ok(Check { runner, loading, script: tidy(runner.language, script), expected: None, tests: None, tests_tried: false, probe: false, dir, scratch: None })
+        Ok(Check {
+            runner,
+            loading,
+            script: tidy(runner.language, script),
+            expected: None,
+            tests: None,
+            tests_tried: false,
+            probe: false,
+            dir,
+            scratch: None,
+        })
     }
 
     fn file(&self) -> PathBuf {
@@ -200,7 +216,9 @@ impl Check {
         let mut line = String::new();
         if let Some(package) = &self.loading.package {
             let link = format!("{modules}/{package}");
-            line.push_str(&format!("mkdir -p \"$(dirname '{link}')\" && ln -sfn {root} '{link}' && NODE_PATH='{modules}' "));
+            line.push_str(&format!(
+                "mkdir -p \"$(dirname '{link}')\" && ln -sfn {root} '{link}' && NODE_PATH='{modules}' "
+            ));
         }
         if let Some(path) = &self.loading.python_path {
             line.push_str(&format!("PYTHONPATH={path} "));
@@ -532,7 +550,8 @@ mod tests {
         std::fs::write(root.path().join("package.json"), r#"{"name": "semver"}"#).unwrap();
         let js = loading(root.path(), Language::JavaScript, "classes/range.js");
         assert_eq!(js.hint, "`require('semver')` loads the project.");
-        std::fs::write(root.path().join("index.js"), "exports.program = new Command();\nexports.Option = Option;\n").unwrap();
+        std::fs::write(root.path().join("index.js"), "exports.program = new Command();\nexports.Option = Option;\n")
+            .unwrap();
         let js = loading(root.path(), Language::JavaScript, "lib/command.js");
         assert_eq!(js.hint, "`require('semver')` loads the project. It exports program, Option.");
     }
@@ -548,7 +567,8 @@ mod tests {
         assert_eq!(shows_nothing(asserted, true), None);
         let misused = "Traceback:\n  File \"<stdin>\", line 2, in <module>\nTypeError: 'int' object is not iterable";
         assert!(shows_nothing(misused, true).unwrap().contains("its own code"));
-        let crashed = "Traceback:\n  File \"<stdin>\", line 2\n  File \"/w/pkg/toc.py\", line 9\nTypeError: can only concatenate";
+        let crashed =
+            "Traceback:\n  File \"<stdin>\", line 2\n  File \"/w/pkg/toc.py\", line 9\nTypeError: can only concatenate";
         assert_eq!(shows_nothing(crashed, true), None);
         let node = "[stdin]:3\nTypeError: program.option is not a function\n    at [stdin]:3:9\n    at runScript";
         assert!(shows_nothing(node, true).is_some());
@@ -595,8 +615,12 @@ mod tests {
         let loads = loading(root.path(), Language::Python, "pkg/core.py");
         let mut check = Check::new(runner, loads, "from pkg.core import double\nassert double(3) == 6\n").unwrap();
         let bash = |command: &str| {
-            let out = std::process::Command::new("bash").arg("-c").arg(command).current_dir(root.path()).output().unwrap();
-            (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr))
+            let out =
+                std::process::Command::new("bash").arg("-c").arg(command).current_dir(root.path()).output().unwrap();
+            (
+                out.status.success(),
+                String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
+            )
         };
         let (ok, output) = bash(&check.now_command());
         assert!(!ok && output.contains("AssertionError"), "{output}");
@@ -624,7 +648,8 @@ mod tests {
 
         // A probe of other uses guards: `x * 2` prints 6 for double(3), as
         // `x + x` does, but only `x + x` leaves double(-1) as it printed.
-        std::fs::write(root.path().join("pkg/core.py"), "def double(x):\n    return 2 * x if x < 0 else x + 1\n").unwrap();
+        std::fs::write(root.path().join("pkg/core.py"), "def double(x):\n    return 2 * x if x < 0 else x + 1\n")
+            .unwrap();
         let loads = loading(root.path(), Language::Python, "pkg/core.py");
         let mut check = Check::new(runner, loads, "from pkg.core import double\nprint(double(3))\n").unwrap();
         let (ok, output) = bash(&check.now_command());
@@ -635,7 +660,10 @@ mod tests {
         assert!(ok, "{output}");
         assert!(check.guard_with_probe().unwrap());
         let now = "def double(x):\n    return 2 * x if x < 0 else x + 1\n";
-        let tries = [("pkg/core.py", "def double(x):\n    return x * 2 if x > 0 else x\n".to_string()), ("pkg/core.py", "def double(x):\n    return x + x\n".to_string())];
+        let tries = [
+            ("pkg/core.py", "def double(x):\n    return x * 2 if x > 0 else x\n".to_string()),
+            ("pkg/core.py", "def double(x):\n    return x + x\n".to_string()),
+        ];
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
         let (_, output) = bash(&check.tries_command().unwrap());
         assert_eq!(passed(&output), Some(2), "{output}");

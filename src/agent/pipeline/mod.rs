@@ -98,19 +98,6 @@ fn asks_question(request: &str) -> bool {
     false
 }
 
-#[cfg(test)]
-mod tests {
-    use super::asks_question;
-
-    #[test]
-    fn a_question_mark_asks_a_question_only_in_the_request_s_own_prose() {
-        assert!(asks_question("What is the error's `code`? Answer with the exact string."));
-        assert!(asks_question("Which format does `markdown(text)` use?"));
-        assert!(!asks_question("The hint says (Did you mean ---color?) and should say `--color`. Fix it."));
-        assert!(!asks_question("It prints \"Is this right?\" twice. Fix it."));
-        assert!(!asks_question("`f(x)?` fails to compile. Fix it."));
-    }
-}
 
 /// Short functions a definition calls that are shown with it, at most.
 const MAX_CALLEES: usize = 3;
@@ -142,6 +129,9 @@ impl Target {
         edit::shown(&self.path, &self.text, &self.file, self.definition())
     }
 }
+
+/// Tokens a check, a probe or an expected output may take: a few lines.
+const SCRIPT_TOKENS: u32 = 400;
 
 /// Rounds a turn makes at most: the first, and those a blocking Stop hook
 /// sends it back for.
@@ -582,7 +572,8 @@ is asked, in one code block.",
                 Ok((target, new, after)) => {
                     let mut generation = generation;
                     if let Some(check) = check.as_mut() {
-                        let passes = self.check_passes(check, generation, &target.path, after, &target.text, cancel).await?;
+                        let passes =
+                            self.check_passes(check, generation, &target.path, after, &target.text, cancel).await?;
                         if let Err(why) = passes {
                             self.notify(&format!("[candidate {} refused: {why}]", n + 1));
                             self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
@@ -666,12 +657,15 @@ prints its result, then the result of any example the request says works as it s
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
             self.resample = (attempt > 0).then_some(attempt as u32);
             budget.spend_call();
-            let generation = self.whole_file_reply(system, messages, cancel).await;
+            let generation = self.short_reply(system, messages, SCRIPT_TOKENS, cancel).await;
             self.resample = None;
             let generation = generation?;
             *usage += generation.usage;
             let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
-            let made = edit::code_blocks(&reply).into_iter().next().map(|script| check::Check::new(runner, loading.clone(), &script));
+            let made = edit::code_blocks(&reply)
+                .into_iter()
+                .next()
+                .map(|script| check::Check::new(runner, loading.clone(), &script));
             let check = match made {
                 Some(Ok(check)) => check,
                 Some(Err(error)) => {
@@ -679,7 +673,10 @@ prints its result, then the result of any example the request says works as it s
                     return Ok(None);
                 }
                 None => {
-                    self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
+                    self.record_with_usage(
+                        Message { role: Role::Assistant, blocks: generation.blocks },
+                        Some(generation.usage),
+                    );
                     refused = "\nYour last reply held no script in a code block.".into();
                     continue;
                 }
@@ -736,7 +733,7 @@ request is done? Reply with that output only, in one code block.",
         super::whole_file::after_prompt(&mut messages, &ask);
         self.events.emit(Event::Status { status: AgentStatus::Thinking });
         budget.spend_call();
-        let generation = self.whole_file_reply(system, messages, cancel).await?;
+        let generation = self.short_reply(system, messages, SCRIPT_TOKENS, cancel).await?;
         *usage += generation.usage;
         let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
         self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
@@ -777,6 +774,21 @@ request is done? Reply with that output only, in one code block.",
             Some(_) => Ok(()),
             None => Err("with it the check still fails".into()),
         })
+    }
+
+    /// A reply bounded to `max_tokens`: a script or an output asked for,
+    /// which a small model that rambles would write on for minutes.
+    async fn short_reply(
+        &mut self,
+        system: &str,
+        messages: Vec<Message>,
+        max_tokens: u32,
+        cancel: &CancellationToken,
+    ) -> Result<Generation, Stop> {
+        self.reply_max_tokens = Some(max_tokens);
+        let generation = self.whole_file_reply(system, messages, cancel).await;
+        self.reply_max_tokens = None;
+        generation
     }
 
     /// Makes the check's scratch copy, once, and runs the project's tests
@@ -859,12 +871,15 @@ line. Reply with the script only, in one code block.",
         self.notify("[writing a probe of the code's other uses…]");
         self.events.emit(Event::Status { status: AgentStatus::Thinking });
         budget.spend_call();
-        let generation = self.whole_file_reply(system, messages, cancel).await?;
+        let generation = self.short_reply(system, messages, SCRIPT_TOKENS, cancel).await?;
         *usage += generation.usage;
         let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
         let command = edit::code_blocks(&reply).into_iter().next().and_then(|script| check.probe_command(&script));
         let Some(command) = command else {
-            self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
+            self.record_with_usage(
+                Message { role: Role::Assistant, blocks: generation.blocks },
+                Some(generation.usage),
+            );
             return Ok(());
         };
         let (ran, _) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
@@ -945,12 +960,32 @@ line. Reply with the script only, in one code block.",
         generation.blocks.push(Block::Text {
             text: format!("With {} in `{}`, the check passes.", variant.what, target.qualified()),
         });
-        let input = json!({ "file_path": target.path, "old_string": target.old(), "new_string": local.applied(target.old()) });
+        let input =
+            json!({ "file_path": target.path, "old_string": target.old(), "new_string": local.applied(target.old()) });
         let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
         let text = match applied {
-            true => format!("Changed `{}` in {}: {}; the check passes with it.", target.qualified(), target.path, variant.what),
+            true => format!(
+                "Changed `{}` in {}: {}; the check passes with it.",
+                target.qualified(),
+                target.path,
+                variant.what
+            ),
             false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
         };
         Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::asks_question;
+
+    #[test]
+    fn a_question_mark_asks_a_question_only_in_the_request_s_own_prose() {
+        assert!(asks_question("What is the error's `code`? Answer with the exact string."));
+        assert!(asks_question("Which format does `markdown(text)` use?"));
+        assert!(!asks_question("The hint says (Did you mean ---color?) and should say `--color`. Fix it."));
+        assert!(!asks_question("It prints \"Is this right?\" twice. Fix it."));
+        assert!(!asks_question("`f(x)?` fails to compile. Fix it."));
     }
 }
