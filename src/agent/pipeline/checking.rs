@@ -1,0 +1,381 @@
+//! The check's steps in a turn of the pipeline (see [`super::check`]):
+//! the model writes the check, says what it must print, and writes the
+//! probe; tack runs each as a Bash call, then candidates against them in
+//! the scratch copy.
+
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::select::Budget;
+use super::{Candidate, Stop, Target, check, edit, variants};
+use crate::agent::turn::Generation;
+use crate::agent::whole_file;
+use crate::agent::{Conversation, TurnOutcome};
+use crate::protocol::{AgentStatus, Block, Event, Message, Role, StopReason, Usage};
+
+/// Tokens a check, a probe or an expected output may take: a few lines.
+const SCRIPT_TOKENS: u32 = 400;
+
+impl Conversation {
+    /// The model's check (see [`check`]): a script that runs the request's
+    /// example, run on the code as it is. Where it fails on the project's
+    /// own error, it must exit normally to pass; where it prints, the model
+    /// says what it must print instead. Asked for once more, told why, when
+    /// it fails on its own mistake or prints nothing. `None` where there is
+    /// no check: switched off, no Bash, a language without a runner, or no
+    /// usable script within the asks.
+    pub(super) async fn write_check(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        target: &Target,
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<check::Check>, Stop> {
+        const ASKS: usize = 2;
+        let language = target.file.language;
+        let runner = match check::runner(language) {
+            Some(runner) if self.settings.pipeline.check && self.tools.harness_can_call("Bash") => runner,
+            _ => return Ok(None),
+        };
+        let loading = check::loading(self.workspace.root(), language, &target.path);
+        let definition = target.definition();
+        let doc = definition.doc.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+        let mut refused = String::new();
+        for attempt in 0..ASKS {
+            if !budget.allows_call() {
+                break;
+            }
+            let ask = format!(
+                "Before anything changes, write a short {} script that runs the example the request gives and \
+prints its result, then the result of any example the request says works as it should. {} The request is about `{}` in {}{doc}. Reply with the script only, in one code block.{refused}",
+                runner.language_name(),
+                loading.hint,
+                definition.signature,
+                target.path,
+            );
+            let mut messages = base.to_vec();
+            whole_file::after_prompt(&mut messages, &ask);
+            self.notify("[writing a check of what the request expects…]");
+            self.events.emit(Event::Status { status: AgentStatus::Thinking });
+            self.resample = (attempt > 0).then_some(attempt as u32);
+            budget.spend_call();
+            let generation = self.short_reply(system, messages, SCRIPT_TOKENS, cancel).await;
+            self.resample = None;
+            let generation = generation?;
+            *usage += generation.usage;
+            let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+            let made = edit::code_blocks(&reply)
+                .into_iter()
+                .next()
+                .map(|script| check::Check::new(runner, loading.clone(), &script));
+            let check = match made {
+                Some(Ok(check)) => check,
+                Some(Err(error)) => {
+                    self.notify(&format!("[no check: cannot make its folder: {error}]"));
+                    return Ok(None);
+                }
+                None => {
+                    self.record_with_usage(
+                        Message { role: Role::Assistant, blocks: generation.blocks },
+                        Some(generation.usage),
+                    );
+                    refused = "\nYour last reply held no script in a code block.".into();
+                    continue;
+                }
+            };
+            let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
+            let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+            if output.starts_with("permission denied") {
+                return Ok(None);
+            }
+            let printed = check.now_output();
+            let why = match check::shows_nothing(&output, !ran) {
+                None => {
+                    self.notify("[the check fails on the code as it is: it passes once it runs without that error]");
+                    return Ok(Some(check));
+                }
+                Some(_) if ran && !check::normalized(&printed).is_empty() => {
+                    return self.expect_output(system, base, check, &printed, budget, usage, cancel).await;
+                }
+                Some(_) if ran => "it prints nothing".to_string(),
+                Some(why) => why,
+            };
+            self.notify(&format!("[the check is set aside: {why}]"));
+            self.record(Message::user_text(format!("[tack] The check was set aside: {why}.")));
+            refused = format!("\nYour last script was set aside: {why}.");
+        }
+        Ok(None)
+    }
+
+    /// What a printing check must print once the request is done, in the
+    /// model's words; `None` when it says what the check prints now.
+    #[allow(clippy::too_many_arguments)]
+    async fn expect_output(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        mut check: check::Check,
+        printed: &str,
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<check::Check>, Stop> {
+        const SHOWN_CHARS: usize = 1_500;
+        if !budget.allows_call() {
+            return Ok(None);
+        }
+        let shown: String = printed.chars().take(SHOWN_CHARS).collect();
+        let ask = format!(
+            "This script:\n```\n{}\n```\nprints, on the code as it is:\n```\n{}\n```\nWhat must it print once the \
+request is done? Reply with that output only, in one code block.",
+            check.script.trim_end(),
+            shown.trim_end()
+        );
+        let mut messages = base.to_vec();
+        whole_file::after_prompt(&mut messages, &ask);
+        self.events.emit(Event::Status { status: AgentStatus::Thinking });
+        budget.spend_call();
+        let generation = self.short_reply(system, messages, SCRIPT_TOKENS, cancel).await?;
+        *usage += generation.usage;
+        let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
+        let expected = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().to_string());
+        let expected = check::normalized(&expected);
+        if expected.is_empty() || check::prints(printed, &expected) {
+            self.notify("[no check: the expected output is what it prints now]");
+            return Ok(None);
+        }
+        if let Err(error) = check.expect(&expected) {
+            self.notify(&format!("[no check: {error}]"));
+            return Ok(None);
+        }
+        self.notify("[the check prints something else than it must: it passes once it prints what is expected]");
+        Ok(Some(check))
+    }
+
+    /// Runs `check` against the file at `path` as `after` (now `now`) in
+    /// the scratch copy, as a Bash call of `generation`: `Ok(Err(why))` when
+    /// it still fails.
+    pub(super) async fn check_passes(
+        &mut self,
+        check: &mut check::Check,
+        generation: Generation,
+        path: &str,
+        after: String,
+        now: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Result<(), String>, Stop> {
+        let staged = check.stage(&[(path, after)], &[(path, now)]);
+        let command = match (staged, check.tries_command()) {
+            (Ok(()), Some(command)) => command,
+            (Err(error), _) => return Ok(Err(format!("the check could not run: {error}"))),
+            (_, None) => return Ok(Err("the check could not run".into())),
+        };
+        let (_, output) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
+        Ok(match check::passed(&output) {
+            Some(_) => Ok(()),
+            None => Err("with it the check still fails".into()),
+        })
+    }
+
+    /// A reply bounded to `max_tokens`: a script or an output asked for,
+    /// which a small model that rambles would write on for minutes.
+    async fn short_reply(
+        &mut self,
+        system: &str,
+        messages: Vec<Message>,
+        max_tokens: u32,
+        cancel: &CancellationToken,
+    ) -> Result<Generation, Stop> {
+        self.reply_max_tokens = Some(max_tokens);
+        let generation = self.whole_file_reply(system, messages, cancel).await;
+        self.reply_max_tokens = None;
+        generation
+    }
+
+    /// Makes the check's scratch copy, once, and runs the project's tests
+    /// there as they are (a Bash call): a candidate must then fail no more
+    /// of them than fail now.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn prepare_scratch(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        target: &Target,
+        check: &mut check::Check,
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<std::io::Result<()>, Stop> {
+        let language = target.file.language;
+        if let Err(error) = check.prepare_scratch(self.workspace.root()) {
+            return Ok(Err(error));
+        }
+        if check.tests_tried {
+            return Ok(Ok(()));
+        }
+        check.tests_tried = true;
+        let Some(tests) = check::project_tests(self.workspace.root(), language) else {
+            self.probe(system, base, target, check, budget, usage, cancel).await?;
+            return Ok(Ok(()));
+        };
+        let Some(command) = check.tests_command(&tests) else { return Ok(Ok(())) };
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: "The project's tests, in the scratch copy before any change: a candidate must not fail more of them."
+                .into(),
+        });
+        let (ok, output) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
+        match check::failures(&output, ok) {
+            Some(before) => {
+                self.notify(&format!("[the project's tests: {before} failing before any change]"));
+                check.guard_with(&tests, before);
+            }
+            None => {
+                self.notify("[the project's tests do not run here]");
+                self.probe(system, base, target, check, budget, usage, cancel).await?;
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// Where the project's tests cannot guard, the model writes a probe:
+    /// a script of other uses of the code that work as they should. What
+    /// it prints in the scratch copy as it is, a candidate must leave as
+    /// it is, so that a change which passes the check by breaking the
+    /// code's other uses is not offered.
+    #[allow(clippy::too_many_arguments)]
+    async fn probe(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        target: &Target,
+        check: &mut check::Check,
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<(), Stop> {
+        if !budget.allows_call() {
+            return Ok(());
+        }
+        let ask = format!(
+            "Now write another short script, in the same language and loading the project the same way, that prints \
+the results of five other uses of `{}` in {} that work as they should (not the ones the request is about), one per \
+line. Reply with the script only, in one code block.",
+            target.definition().signature,
+            target.path
+        );
+        let mut messages = base.to_vec();
+        whole_file::after_prompt(
+            &mut messages,
+            &format!("The script that shows the problem:\n```\n{}\n```\n{ask}", check.script.trim_end()),
+        );
+        self.notify("[writing a probe of the code's other uses…]");
+        self.events.emit(Event::Status { status: AgentStatus::Thinking });
+        budget.spend_call();
+        let generation = self.short_reply(system, messages, SCRIPT_TOKENS, cancel).await?;
+        *usage += generation.usage;
+        let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        let command = edit::code_blocks(&reply).into_iter().next().and_then(|script| check.probe_command(&script));
+        let Some(command) = command else {
+            self.record_with_usage(
+                Message { role: Role::Assistant, blocks: generation.blocks },
+                Some(generation.usage),
+            );
+            return Ok(());
+        };
+        let (ran, _) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
+        match ran && check.guard_with_probe().unwrap_or(false) {
+            true => self.notify("[a candidate must leave what the probe prints as it is]"),
+            false => self.notify("[the probe does not run: candidates are judged by the check alone]"),
+        }
+        Ok(())
+    }
+
+    /// Small variants of the chosen definition, what it calls, and the
+    /// other candidates (an operator, a number or a name changed, a pair
+    /// swapped), tried against `check` in a scratch copy in one Bash call;
+    /// the first that passes is proposed as an Edit.
+    pub(super) async fn try_variants(
+        &mut self,
+        check: &mut check::Check,
+        candidates: &[Candidate],
+        chosen: usize,
+        budget: &Budget,
+        cancel: &CancellationToken,
+    ) -> Result<Option<TurnOutcome>, Stop> {
+        // Definitions varied at most, and variants tried at most in a turn.
+        const MAX_DEFINITIONS: usize = 12;
+        const MAX_TRIES: usize = 600;
+        let mut varied: Vec<Target> = Vec::new();
+        let order = std::iter::once(chosen).chain((0..candidates.len()).filter(|i| *i != chosen));
+        for i in order {
+            for target in self.targets(&candidates[i]) {
+                let same = |t: &Target| t.path == target.path && t.definition().range == target.definition().range;
+                if varied.len() < MAX_DEFINITIONS && !varied.iter().any(same) {
+                    varied.push(target);
+                }
+            }
+        }
+        let mut tries: Vec<(usize, variants::Variant)> = Vec::new();
+        for (at, target) in varied.iter().enumerate() {
+            let found = variants::variants(target.file.language, &target.text, target.definition().range.clone());
+            tries.extend(found.into_iter().map(|variant| (at, variant)));
+        }
+        tries.truncate(MAX_TRIES);
+        if tries.is_empty() {
+            return Ok(None);
+        }
+        let staged: Vec<(&str, String)> =
+            tries.iter().map(|(at, v)| (varied[*at].path.as_str(), v.applied(&varied[*at].text))).collect();
+        let mut now: Vec<(&str, &str)> = varied.iter().map(|t| (t.path.as_str(), t.text.as_str())).collect();
+        now.dedup_by_key(|(path, _)| *path);
+        let ready = check.stage(&staged, &now);
+        let command = match (ready, check.tries_command()) {
+            (Ok(()), Some(command)) => command,
+            (Err(error), _) => {
+                self.notify(&format!("[no variants tried: {error}]"));
+                return Ok(None);
+            }
+            (_, None) => return Ok(None),
+        };
+        let names: Vec<String> = varied.iter().map(|t| format!("`{}`", t.qualified())).collect();
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: format!(
+                "Trying {} small changes of {} against the check, in a scratch copy of the workspace.",
+                tries.len(),
+                names.join(", ")
+            ),
+        });
+        let timeout_ms = budget.seconds_left().max(10) * 1000;
+        let input = json!({ "command": command, "timeout_ms": timeout_ms });
+        let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        let Some((at, variant)) = check::passed(&output).and_then(|n| tries.get(n.wrapping_sub(1))) else {
+            self.notify("[no small change passes the check]");
+            return Ok(None);
+        };
+        let target = &varied[*at];
+        let start = target.definition().range.start;
+        let local = variants::Variant { at: variant.at.start - start..variant.at.end - start, ..variant.clone() };
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: format!("With {} in `{}`, the check passes.", variant.what, target.qualified()),
+        });
+        let input =
+            json!({ "file_path": target.path, "old_string": target.old(), "new_string": local.applied(target.old()) });
+        let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
+        let text = match applied {
+            true => format!(
+                "Changed `{}` in {}: {}; the check passes with it.",
+                target.qualified(),
+                target.path,
+                variant.what
+            ),
+            false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
+        };
+        Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }))
+    }
+}
