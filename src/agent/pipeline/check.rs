@@ -477,6 +477,13 @@ fn raised_by_itself(output: &str) -> Option<String> {
         .then(|| format!("it fails in its own code, not the project's (`{error}`)"))
 }
 
+/// A printed line that shows an object by its address (Python's
+/// `<generator object f at 0x7f…>`), not its values: no run prints it
+/// the same, so no candidate could match it.
+pub fn unreadable(output: &str) -> Option<&str> {
+    output.lines().map(str::trim).find(|line| line.contains(" at 0x"))
+}
+
 /// Whether `output` prints every line of `expected` (both normalized).
 pub fn prints(output: &str, expected: &str) -> bool {
     let printed: Vec<&str> = output.lines().map(str::trim_end).collect();
@@ -572,6 +579,11 @@ mod tests {
         assert_eq!(shows_nothing(crashed, true), None);
         let node = "[stdin]:3\nTypeError: program.option is not a function\n    at [stdin]:3:9\n    at runScript";
         assert!(shows_nothing(node, true).is_some());
+        assert_eq!(
+            unreadable("[1, 2]\n<generator object windowed at 0x7f0e47bce770>\n"),
+            Some("<generator object windowed at 0x7f0e47bce770>")
+        );
+        assert_eq!(unreadable("[(1, 2, 3)]\n"), None);
     }
 
     #[test]

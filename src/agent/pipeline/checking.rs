@@ -96,6 +96,10 @@ prints its result, then the result of any example the request says works as it s
                     self.notify("[the check fails on the code as it is: it passes once it runs without that error]");
                     return Ok(Some(check));
                 }
+                Some(_) if ran && check::unreadable(&printed).is_some() => {
+                    let line = check::unreadable(&printed).unwrap_or_default();
+                    format!("it prints an object rather than the values in it (`{line}`)")
+                }
                 Some(_) if ran && !check::normalized(&printed).is_empty() => {
                     return self.expect_output(system, base, check, &printed, budget, usage, cancel).await;
                 }
