@@ -6,9 +6,10 @@
 //! request is done, and it passes when it prints that. A script that fails
 //! on a mistake of its own checks nothing and is dropped. The check then
 //! runs against candidate changes in a scratch copy of the workspace, never
-//! in the workspace itself, and a change is offered only when it passes. Every run is a Bash call the user
-//! sees, under the permission mode; the script, the scratch copy and the
-//! candidates are files of a temporary folder the commands name.
+//! in the workspace itself, and a change is offered only when it passes.
+//! Every run is a Bash call the user sees, under the permission mode; the
+//! script, the scratch copy and the candidates are files of a temporary
+//! folder the commands name.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -162,8 +163,6 @@ pub struct Check {
     /// The project's tests and how many fail before any change: a
     /// candidate that passes the check must not fail more of them.
     tests: Option<(String, usize)>,
-    /// The tests ran before any change (whether or not they could guard).
-    pub tests_tried: bool,
     /// A probe guards: a script of other uses of the code, whose output a
     /// candidate must leave as it is.
     probe: bool,
@@ -196,7 +195,6 @@ impl Check {
             script: tidy(runner.language, script),
             expected: None,
             tests: None,
-            tests_tried: false,
             probe: false,
             dir,
             scratch: None,
@@ -227,19 +225,24 @@ impl Check {
         line
     }
 
-    /// The command that writes the check and runs it on the workspace as
-    /// it is; what it prints is kept for [`Check::now_output`].
-    pub fn now_command(&self) -> String {
-        let modules = self.dir.path().join("modules");
-        let out = self.dir.path().join("now.out");
+    /// The command that writes `script` to `file` and runs it with the
+    /// project at `root` (a shell word), its output kept in `out` too.
+    fn written_and_run(&self, file: &Path, script: &str, modules: &str, root: &str, out: &Path) -> String {
         format!(
             "cat > '{}' <<'{END}'\n{}\n{END}\n{} > '{}'; status=$?; cat '{}'; exit $status",
-            self.file().display(),
-            self.script.trim_end(),
-            self.run_line(&modules.display().to_string(), "\"$PWD\"", &self.file()),
+            file.display(),
+            script.trim_end(),
+            self.run_line(modules, root, file),
             out.display(),
             out.display(),
         )
+    }
+
+    /// The command that writes the check and runs it on the workspace as
+    /// it is; what it prints is kept for [`Check::now_output`].
+    pub fn now_command(&self) -> String {
+        let modules = self.dir.path().join("modules").display().to_string();
+        self.written_and_run(&self.file(), &self.script, &modules, "\"$PWD\"", &self.dir.path().join("now.out"))
     }
 
     /// What the check printed on the code as it is.
@@ -327,15 +330,10 @@ impl Check {
     pub fn probe_command(&self, script: &str) -> Option<String> {
         let scratch = self.scratch.as_ref()?.display().to_string();
         let modules = self.dir.path().join("scratch-modules").display().to_string();
+        let script = tidy(self.runner.language, script);
         let out = self.dir.path().join("probe.now");
-        Some(format!(
-            "cat > '{}' <<'{END}'\n{}\n{END}\ncd '{scratch}' && {} > '{}'; status=$?; cat '{}'; exit $status",
-            self.probe_file().display(),
-            tidy(self.runner.language, script).trim_end(),
-            self.run_line(&modules, &format!("'{scratch}'"), &self.probe_file()),
-            out.display(),
-            out.display(),
-        ))
+        let run = self.written_and_run(&self.probe_file(), &script, &modules, &format!("'{scratch}'"), &out);
+        Some(format!("cd '{scratch}' && {run}"))
     }
 
     /// From now on a candidate must leave what the probe printed as it is;
@@ -387,7 +385,7 @@ next }} ($0 in want) && want[$0] == 1 {{ want[$0] = 0; n-- }} END {{ exit n > 0 
                     "score() {{ out=$($tlimit bash -c \"{}\" 2>&1) && {{ echo 0; return; }}; \
 n=$(printf '%s\\n' \"$out\" | grep -Eo '(failures|errors)=[0-9]+' | awk -F= '{{s+=$2}} END {{print s+0}}'); \
 if [ \"$n\" -gt 0 ]; then echo \"$n\"; else echo {UNREAD}; fi; }}\n",
-                    tests.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$")
+                    quoted(tests.clone())
                 ),
                 Some(format!("[ \"$(score)\" -le {before} ]")),
             ),
@@ -395,6 +393,7 @@ if [ \"$n\" -gt 0 ]; then echo \"$n\"; else echo {UNREAD}; fi; }}\n",
         };
         // A check so weak that many candidates pass it would have the guard
         // run for each: past a few, the check is given up.
+        let closing = if guard.is_some() { "; fi" } else { "" };
         let passes = match guard {
             Some(guard) => format!(
                 "{passes}; then guarded=$((guarded + 1))\n  \
@@ -408,10 +407,9 @@ if {guard}"
 tlimit=$(command -v timeout >/dev/null && echo 'timeout {TESTS_SECONDS}'); guarded=0\n{score}\
 for try in '{dir}'/tries/*/; do\n  \
 f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
-if {passes}; then echo \"passes: $(basename \"$try\")\"; exit 0; fi{}\n  \
+if {passes}; then echo \"passes: $(basename \"$try\")\"; exit 0; fi{closing}\n  \
 rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n\
-done\necho 'no candidate passes the check'; exit 1",
-            if self.tests.is_some() || self.probe { "; fi" } else { "" }
+done\necho 'no candidate passes the check'; exit 1"
         ))
     }
 }

@@ -55,17 +55,11 @@ prints its result, then the result of any example the request says works as it s
                 definition.signature,
                 target.path,
             );
-            let mut messages = base.to_vec();
-            whole_file::after_prompt(&mut messages, &ask);
             self.notify("[writing a check of what the request expects…]");
-            self.events.emit(Event::Status { status: AgentStatus::Thinking });
             self.resample = (attempt > 0).then_some(attempt as u32);
-            budget.spend_call();
-            let generation = self.short_reply(system, messages, SCRIPT_TOKENS, cancel).await;
+            let asked = self.ask_short(system, base, &ask, budget, usage, cancel).await;
             self.resample = None;
-            let generation = generation?;
-            *usage += generation.usage;
-            let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+            let (generation, reply) = asked?;
             let made = edit::code_blocks(&reply)
                 .into_iter()
                 .next()
@@ -96,15 +90,12 @@ prints its result, then the result of any example the request says works as it s
                     self.notify("[the check fails on the code as it is: it passes once it runs without that error]");
                     return Ok(Some(check));
                 }
-                Some(_) if ran && check::unreadable(&printed).is_some() => {
-                    let line = check::unreadable(&printed).unwrap_or_default();
-                    format!("it prints an object rather than the values in it (`{line}`)")
-                }
-                Some(_) if ran && !check::normalized(&printed).is_empty() => {
-                    return self.expect_output(system, base, check, &printed, budget, usage, cancel).await;
-                }
-                Some(_) if ran => "it prints nothing".to_string(),
-                Some(why) => why,
+                Some(why) if !ran => why,
+                Some(_) => match check::unreadable(&printed) {
+                    Some(line) => format!("it prints an object rather than the values in it (`{line}`)"),
+                    None if check::normalized(&printed).is_empty() => "it prints nothing".to_string(),
+                    None => return self.expect_output(system, base, check, &printed, budget, usage, cancel).await,
+                },
             };
             self.notify(&format!("[the check is set aside: {why}]"));
             self.record(Message::user_text(format!("[tack] The check was set aside: {why}.")));
@@ -137,13 +128,7 @@ request is done? Reply with that output only, in one code block.",
             check.script.trim_end(),
             shown.trim_end()
         );
-        let mut messages = base.to_vec();
-        whole_file::after_prompt(&mut messages, &ask);
-        self.events.emit(Event::Status { status: AgentStatus::Thinking });
-        budget.spend_call();
-        let generation = self.short_reply(system, messages, SCRIPT_TOKENS, cancel).await?;
-        *usage += generation.usage;
-        let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        let (generation, reply) = self.ask_short(system, base, &ask, budget, usage, cancel).await?;
         self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
         let expected = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().to_string());
         let expected = check::normalized(&expected);
@@ -184,24 +169,35 @@ request is done? Reply with that output only, in one code block.",
         })
     }
 
-    /// A reply bounded to `max_tokens`: a script or an output asked for,
-    /// which a small model that rambles would write on for minutes.
-    async fn short_reply(
+    /// The model's reply to `ask` after the request, one call of the
+    /// budget, bounded to [`SCRIPT_TOKENS`]: a script or an output asked
+    /// for, which a small model that rambles would write on for minutes.
+    /// The reply as generated (not yet recorded) and its text.
+    async fn ask_short(
         &mut self,
         system: &str,
-        messages: Vec<Message>,
-        max_tokens: u32,
+        base: &[Message],
+        ask: &str,
+        budget: &mut Budget,
+        usage: &mut Usage,
         cancel: &CancellationToken,
-    ) -> Result<Generation, Stop> {
-        self.reply_max_tokens = Some(max_tokens);
+    ) -> Result<(Generation, String), Stop> {
+        let mut messages = base.to_vec();
+        whole_file::after_prompt(&mut messages, ask);
+        self.events.emit(Event::Status { status: AgentStatus::Thinking });
+        budget.spend_call();
+        self.reply_max_tokens = Some(SCRIPT_TOKENS);
         let generation = self.whole_file_reply(system, messages, cancel).await;
         self.reply_max_tokens = None;
-        generation
+        let generation = generation?;
+        *usage += generation.usage;
+        let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        Ok((generation, reply))
     }
 
-    /// Makes the check's scratch copy, once, and runs the project's tests
-    /// there as they are (a Bash call): a candidate must then fail no more
-    /// of them than fail now.
+    /// Makes the check's scratch copy and runs the project's tests there as
+    /// they are (a Bash call): a candidate must then fail no more of them
+    /// than fail now. Where they cannot run, the probe guards instead.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn prepare_scratch(
         &mut self,
@@ -217,10 +213,6 @@ request is done? Reply with that output only, in one code block.",
         if let Err(error) = check.prepare_scratch(self.workspace.root()) {
             return Ok(Err(error));
         }
-        if check.tests_tried {
-            return Ok(Ok(()));
-        }
-        check.tests_tried = true;
         let Some(tests) = check::project_tests(self.workspace.root(), language) else {
             self.probe(system, base, target, check, budget, usage, cancel).await?;
             return Ok(Ok(()));
@@ -271,17 +263,9 @@ line. Reply with the script only, in one code block.",
             target.definition().signature,
             target.path
         );
-        let mut messages = base.to_vec();
-        whole_file::after_prompt(
-            &mut messages,
-            &format!("The script that shows the problem:\n```\n{}\n```\n{ask}", check.script.trim_end()),
-        );
+        let ask = format!("The script that shows the problem:\n```\n{}\n```\n{ask}", check.script.trim_end());
         self.notify("[writing a probe of the code's other uses…]");
-        self.events.emit(Event::Status { status: AgentStatus::Thinking });
-        budget.spend_call();
-        let generation = self.short_reply(system, messages, SCRIPT_TOKENS, cancel).await?;
-        *usage += generation.usage;
-        let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        let (generation, reply) = self.ask_short(system, base, &ask, budget, usage, cancel).await?;
         let command = edit::code_blocks(&reply).into_iter().next().and_then(|script| check.probe_command(&script));
         let Some(command) = command else {
             self.record_with_usage(
@@ -334,8 +318,13 @@ line. Reply with the script only, in one code block.",
         }
         let staged: Vec<(&str, String)> =
             tries.iter().map(|(at, v)| (varied[*at].path.as_str(), v.applied(&varied[*at].text))).collect();
-        let mut now: Vec<(&str, &str)> = varied.iter().map(|t| (t.path.as_str(), t.text.as_str())).collect();
-        now.dedup_by_key(|(path, _)| *path);
+        // Each varied file as it is now, once.
+        let now: Vec<(&str, &str)> = varied
+            .iter()
+            .map(|t| (t.path.as_str(), t.text.as_str()))
+            .collect::<std::collections::BTreeMap<_, _>>()
+            .into_iter()
+            .collect();
         let ready = check.stage(&staged, &now);
         let command = match (ready, check.tries_command()) {
             (Ok(()), Some(command)) => command,

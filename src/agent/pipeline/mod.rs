@@ -575,7 +575,6 @@ is asked, in one code block.",
                             self.notify(&format!("[candidate {} refused: {why}]", n + 1));
                             self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
                             refusals.push(why);
-                            unchanged_last = false;
                             continue;
                         }
                         generation = Generation::default();
