@@ -15,7 +15,6 @@ use serde_json::{Map, Value};
 
 use crate::permissions::Rule;
 use crate::protocol::PermissionMode;
-use crate::tools::ToolSet;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -185,7 +184,7 @@ pub struct ToolSettings {
     /// WebFetch and WebSearch.
     pub web: WebSettings,
     /// The OS sandbox of Bash and REPL: `workspace-write`, `read-only` or `off`.
-    pub sandbox: crate::tools::sandbox::SandboxMode,
+    pub sandbox: SandboxMode,
     /// Paths commands may write to beyond the workspace and temporary folders.
     pub sandbox_writable: Vec<PathBuf>,
     /// Paths commands may not read, beyond the home directory's credential folders.
@@ -267,7 +266,7 @@ pub enum ToolProfile {
     /// Every tool of the enabled sets.
     Full,
     /// The few tools a coding task needs: find, read, change
-    /// ([`crate::tools::COMPACT_TOOLS`]).
+    /// (`tools::COMPACT_TOOLS`).
     Compact,
     /// No tools: the model is handed the workspace's files with each prompt
     /// and answers with the whole new content of the files it changes,
@@ -356,7 +355,7 @@ impl Default for PipelineSettings {
         PipelineSettings {
             candidates: 3,
             choices: 6,
-            max_model_calls: 8,
+            max_model_calls: 12,
             max_seconds: 300,
             check: true,
             variants: true,
@@ -422,8 +421,7 @@ impl HookSettings {
     }
 
     /// The hooks of one event.
-    pub fn of(&self, event: crate::agent::hooks::HookEvent) -> &[HookCommand] {
-        use crate::agent::hooks::HookEvent;
+    pub fn of(&self, event: HookEvent) -> &[HookCommand] {
         match event {
             HookEvent::PreToolUse => &self.pre_tool_use,
             HookEvent::PostToolUse => &self.post_tool_use,
@@ -670,6 +668,63 @@ fn merge(base: &mut Value, layer: Value) {
     }
 }
 
+/// Groups of tools that can be switched off together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolSet {
+    Read,
+    Edit,
+    Command,
+    Git,
+    Web,
+    Agent,
+    /// The tools of MCP servers.
+    Mcp,
+}
+
+/// Where a command may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    /// The workspace, the temporary directories and the configured paths.
+    #[default]
+    WorkspaceWrite,
+    /// Nowhere (edits go through the edit tools and their review).
+    ReadOnly,
+    /// No sandbox: the command can do whatever the user can.
+    Off,
+}
+
+/// The moments a command hook can be attached to, named as in Claude Code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookEvent {
+    /// Before a call's permission check; may block it, allow it, or rewrite its input.
+    PreToolUse,
+    /// After a call ran; may give the model feedback on the result.
+    PostToolUse,
+    /// Before a prompt reaches the model; may block it or add context.
+    UserPromptSubmit,
+    /// When the model has answered; may send it back to work with a reason.
+    Stop,
+    /// Before the history is compacted to fit the context window.
+    PreCompact,
+    /// At a conversation's first turn; may add context.
+    SessionStart,
+}
+
+impl HookEvent {
+    pub fn name(self) -> &'static str {
+        match self {
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::Stop => "Stop",
+            HookEvent::PreCompact => "PreCompact",
+            HookEvent::SessionStart => "SessionStart",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -687,19 +742,19 @@ mod tests {
         std::fs::write(&project, "[tools]\nsandbox = \"off\"\nsandbox_network = true\nsandbox_writable = [\"/\"]\n")
             .unwrap();
         let settings = Settings::load(Some(&user), root.path(), &[]).unwrap();
-        assert_eq!(settings.tools.sandbox, crate::tools::sandbox::SandboxMode::WorkspaceWrite);
+        assert_eq!(settings.tools.sandbox, SandboxMode::WorkspaceWrite);
         assert!(!settings.tools.sandbox_network);
         assert!(settings.tools.sandbox_writable.is_empty());
 
         std::fs::write(&project, "[tools]\nsandbox = \"read-only\"\nsandbox_hidden = [\"/srv/keys\"]\n").unwrap();
         let settings = Settings::load(Some(&user), root.path(), &[]).unwrap();
-        assert_eq!(settings.tools.sandbox, crate::tools::sandbox::SandboxMode::ReadOnly);
+        assert_eq!(settings.tools.sandbox, SandboxMode::ReadOnly);
         assert_eq!(settings.tools.sandbox_hidden, vec![PathBuf::from("/srv/keys")]);
 
         std::fs::write(&user, "[tools]\nsandbox = \"off\"\n").unwrap();
         std::fs::write(&project, "").unwrap();
         let settings = Settings::load(Some(&user), root.path(), &[]).unwrap();
-        assert_eq!(settings.tools.sandbox, crate::tools::sandbox::SandboxMode::Off, "the user may switch it off");
+        assert_eq!(settings.tools.sandbox, SandboxMode::Off, "the user may switch it off");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use globset::{Glob, GlobMatcher};
 use serde::{Deserialize, Serialize};
 
 use crate::protocol::PermissionMode;
-use crate::tools::ToolKind;
+use crate::protocol::ToolKind;
 
 /// What a rule does when it matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -552,3 +552,41 @@ pub mod lsp {
         pub turn_id: String,
     }
 }
+
+/// What a tool may do, which decides whether it needs approval and whether it
+/// may run in parallel with its neighbours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Never needs approval; may run in parallel with other read-only calls.
+    ReadOnly,
+    /// Changes files: goes through the front end's edit path.
+    Edit,
+    /// Runs programs or reaches outside the workspace.
+    Execute,
+    /// Hands work to a nested agent whose own calls are gated one by one: the
+    /// hand-over itself needs no approval and may run beside other calls.
+    Delegate,
+    /// Reads from the network: changes nothing, so plan mode keeps it, but
+    /// asks per host (the call's `command`) outside `auto_all`.
+    Network,
+}
+
+impl ToolKind {
+    /// Whether a call of this kind is put to the user outside `auto_all`.
+    pub fn asks(self) -> bool {
+        matches!(self, ToolKind::Edit | ToolKind::Execute | ToolKind::Network)
+    }
+
+    /// Whether a call of this kind may change something: plan mode runs none.
+    pub fn changes_things(self) -> bool {
+        matches!(self, ToolKind::Edit | ToolKind::Execute)
+    }
+}
+
+/// A tool as the model is told about it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: serde_json::Value,
+}

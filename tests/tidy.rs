@@ -1,5 +1,6 @@
 //! Architecture invariants that review alone would let slip: every source
-//! file says what it is for, and the heavy outside crates stay in their layer.
+//! file says what it is for, the heavy outside crates stay in their layer,
+//! and the crate's own modules import one another one way only.
 
 use std::path::{Path, PathBuf};
 
@@ -58,11 +59,78 @@ fn outside_crates_stay_in_their_layer() {
 fn the_agent_core_knows_no_front_end() {
     let mut violations = Vec::new();
     for (path, text) in sources().into_iter().filter(|(p, _)| p.starts_with("src/agent/")) {
-        for forbidden in ["crate::cli", "crate::lsp", "std::io::stdin", "std::io::stdout", "println!"] {
+        for forbidden in ["crate::cli", "crate::lsp", "crate::acp", "std::io::stdin", "std::io::stdout", "println!"] {
             if text.contains(forbidden) {
                 violations.push(format!("{path} mentions {forbidden}"));
             }
         }
     }
     assert!(violations.is_empty(), "{violations:#?}");
+}
+
+/// Which top-level modules each may import, lowest first: the plain types
+/// several layers share live in `protocol` (the agent's vocabulary) and
+/// `config` (the settings, plain data), so no import points back up. A
+/// module's own tests (`#[cfg(test)] mod tests`) may use any layer.
+const IMPORTS: [(&str, &[&str]); 11] = [
+    ("protocol", &[]),
+    ("workspace", &["protocol"]),
+    ("codemap", &["protocol", "workspace"]),
+    ("permissions", &["protocol"]),
+    ("config", &["protocol", "permissions"]),
+    ("tools", &["protocol", "config", "permissions", "workspace"]),
+    ("model", &["protocol", "config"]),
+    ("agent", &["protocol", "config", "permissions", "workspace", "codemap", "tools", "model"]),
+    ("lsp", &["protocol", "config", "permissions", "workspace", "tools", "model", "agent"]),
+    ("acp", &["protocol", "config", "permissions", "workspace", "tools", "model", "agent"]),
+    ("cli", &["protocol", "config", "permissions", "workspace", "codemap", "tools", "model", "agent", "lsp", "acp"]),
+];
+
+/// The top-level modules a source names as `crate::name`, outside its tests.
+fn imported_modules(text: &str) -> Vec<String> {
+    let shipped = match text.find("#[cfg(test)]\nmod tests") {
+        Some(at) => &text[..at],
+        None => text,
+    };
+    let mut found = Vec::new();
+    for (at, _) in shipped.match_indices("crate::") {
+        let name: String =
+            shipped[at + "crate::".len()..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        let before = shipped[..at].chars().next_back();
+        // `tack::crate::x` does not occur; `$crate::` is a macro's own path.
+        if before != Some('$') && !found.contains(&name) {
+            found.push(name);
+        }
+    }
+    found
+}
+
+#[test]
+fn modules_import_one_another_one_way() {
+    let mut violations = Vec::new();
+    for (path, text) in sources().into_iter().filter(|(p, _)| p.starts_with("src/")) {
+        let rest = &path["src/".len()..];
+        let module = rest.split(['/', '.']).next().unwrap_or_default();
+        let Some((_, allowed)) = IMPORTS.iter().find(|(name, _)| *name == module) else {
+            // lib.rs and main.rs sit above every module.
+            assert!(matches!(module, "lib" | "main"), "{path}: a top-level module missing from IMPORTS");
+            continue;
+        };
+        for imported in imported_modules(&text) {
+            if imported != module && !allowed.contains(&imported.as_str()) {
+                violations.push(format!("{path} imports crate::{imported}, which `{module}` may not"));
+            }
+        }
+    }
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+#[test]
+fn the_import_table_has_no_circle() {
+    let position = |name: &str| IMPORTS.iter().position(|(n, _)| *n == name).unwrap();
+    for (at, (name, allowed)) in IMPORTS.iter().enumerate() {
+        for imported in *allowed {
+            assert!(position(imported) < at, "{name} may import {imported}, which comes later");
+        }
+    }
 }

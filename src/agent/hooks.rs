@@ -47,39 +47,11 @@ pub trait ToolHook: Send + Sync {
     fn after(&self, _call: &HookCall<'_>, _output: &mut ToolOutput) {}
 }
 
-/// The moments a command hook can be attached to, named as in Claude Code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookEvent {
-    /// Before a call's permission check; may block it, allow it, or rewrite its input.
-    PreToolUse,
-    /// After a call ran; may give the model feedback on the result.
-    PostToolUse,
-    /// Before a prompt reaches the model; may block it or add context.
-    UserPromptSubmit,
-    /// When the model has answered; may send it back to work with a reason.
-    Stop,
-    /// Before the history is compacted to fit the context window.
-    PreCompact,
-    /// At a conversation's first turn; may add context.
-    SessionStart,
-}
+pub use crate::config::HookEvent;
 
-impl HookEvent {
-    pub fn name(self) -> &'static str {
-        match self {
-            HookEvent::PreToolUse => "PreToolUse",
-            HookEvent::PostToolUse => "PostToolUse",
-            HookEvent::UserPromptSubmit => "UserPromptSubmit",
-            HookEvent::Stop => "Stop",
-            HookEvent::PreCompact => "PreCompact",
-            HookEvent::SessionStart => "SessionStart",
-        }
-    }
-
-    /// Whether exit code 2 stops what the event announces.
-    fn can_block(self) -> bool {
-        !matches!(self, HookEvent::PreCompact | HookEvent::SessionStart)
-    }
+/// Whether exit code 2 stops what the event announces.
+fn can_block(event: HookEvent) -> bool {
+    !matches!(event, HookEvent::PreCompact | HookEvent::SessionStart)
 }
 
 /// What the hooks of one event decided together.
@@ -149,7 +121,7 @@ impl CommandHooks {
             let run = self.run_one(hook, &payload, cancel).await;
             let message = match &run.end {
                 End::Exited(0) => read_output(event, &run.stdout, &mut decision),
-                End::Exited(2) if event.can_block() => {
+                End::Exited(2) if can_block(event) => {
                     let reason = run.stderr.trim();
                     let reason = if reason.is_empty() {
                         format!("`{}` exited with 2", hook.command)
@@ -312,7 +284,7 @@ fn read_output(event: HookEvent, stdout: &str, decision: &mut HookDecision) -> S
     }
     let verdict = field("permissionDecision").or_else(|| output.get("decision")).and_then(Value::as_str);
     match verdict {
-        Some("block" | "deny") if event.can_block() => {
+        Some("block" | "deny") if can_block(event) => {
             decision.block = Some(if reason.is_empty() { "blocked by a hook".to_string() } else { reason.clone() });
         }
         // Of several hooks' verdicts, the strictest holds: ask over allow.

@@ -11,7 +11,7 @@
 //! (non-lazy) grammar whose first words are the opener.
 
 use super::BackendError;
-use crate::tools::ToolSpec;
+use crate::protocol::ToolSpec;
 
 /// How a model writes a tool call as text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,8 +19,8 @@ use futures::stream::BoxStream;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::protocol::ToolSpec;
 use crate::protocol::{Block, Message, Role, Usage};
-use crate::tools::ToolSpec;
 
 pub use load::load_backend;
 

@@ -4,8 +4,8 @@
 use minijinja::{Environment, Error, ErrorKind, Value, context};
 
 use super::{CompletionRequest, render_block};
+use crate::protocol::ToolSpec;
 use crate::protocol::{Block, Role};
-use crate::tools::ToolSpec;
 
 /// A compiled Jinja chat template.
 pub struct JinjaTemplate {

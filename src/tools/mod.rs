@@ -41,49 +41,8 @@ use crate::config::{ToolProfile, ToolSettings};
 use crate::workspace::edits::{EditOutcome, FileChange};
 use crate::workspace::{Workspace, WorkspaceError, WorkspacePath};
 
-/// What a tool may do, which decides whether it needs approval and whether it
-/// may run in parallel with its neighbours.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolKind {
-    /// Never needs approval; may run in parallel with other read-only calls.
-    ReadOnly,
-    /// Changes files: goes through the front end's edit path.
-    Edit,
-    /// Runs programs or reaches outside the workspace.
-    Execute,
-    /// Hands work to a nested agent whose own calls are gated one by one: the
-    /// hand-over itself needs no approval and may run beside other calls.
-    Delegate,
-    /// Reads from the network: changes nothing, so plan mode keeps it, but
-    /// asks per host (the call's `command`) outside `auto_all`.
-    Network,
-}
-
-impl ToolKind {
-    /// Whether a call of this kind is put to the user outside `auto_all`.
-    pub fn asks(self) -> bool {
-        matches!(self, ToolKind::Edit | ToolKind::Execute | ToolKind::Network)
-    }
-
-    /// Whether a call of this kind may change something: plan mode runs none.
-    pub fn changes_things(self) -> bool {
-        matches!(self, ToolKind::Edit | ToolKind::Execute)
-    }
-}
-
-/// Groups of tools that can be switched off together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolSet {
-    Read,
-    Edit,
-    Command,
-    Git,
-    Web,
-    Agent,
-    /// The tools of MCP servers.
-    Mcp,
-}
+pub use crate::config::ToolSet;
+pub use crate::protocol::{ToolKind, ToolSpec};
 
 /// The tools of the compact profile: enough to find, read and change code.
 /// Bash is left out: small models reach for it to change files they have not
@@ -453,14 +412,6 @@ impl<T: TypedTool> Tool for T {
             .map_err(|e| ToolError::Invalid(format!("invalid input for {}: {e}", T::NAME)))?;
         TypedTool::call(self, input, ctx).await
     }
-}
-
-/// A tool as the model is told about it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
-    pub input_schema: Value,
 }
 
 struct Registered {

@@ -18,22 +18,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use landlock::{
     ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetError, path_beneath_rules,
 };
-use serde::{Deserialize, Serialize};
 
 use crate::config::ToolSettings;
 
-/// Where a command may write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SandboxMode {
-    /// The workspace, the temporary directories and the configured paths.
-    #[default]
-    WorkspaceWrite,
-    /// Nowhere (edits go through the edit tools and their review).
-    ReadOnly,
-    /// No sandbox: the command can do whatever the user can.
-    Off,
-}
+pub use crate::config::SandboxMode;
 
 /// The newest Landlock ABI whose rights tack asks for; older kernels get
 /// what they support (best effort), a kernel without Landlock gets none.
