@@ -3428,18 +3428,18 @@ async fn a_question_about_a_large_project_is_answered_from_the_definition_chosen
     let run = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
-        .run(&["answer", "answer", "1", "The default port is 8080."], "What is the default port?")
+        .run(&["answer", "answer", "DEFAULT_PORT", "The default port is 8080."], "What is the default port?")
         .await;
     assert_eq!(run.read("utils.py"), utils);
     assert_eq!(run.outcome.text, "The default port is 8080.");
     let requests = &run.backend.requests()[1..];
-    // The choice is held to the numbers listed.
+    // The choice is held to the names listed, not to numbers a small
+    // model picks by position.
     let listed = requests[1].messages.last().unwrap().text();
-    let numbers: Vec<String> = (1..=requests[1].choices.len()).map(|n| n.to_string()).collect();
-    assert!(numbers.len() >= 2 && requests[1].choices == numbers, "{:?}", requests[1].choices);
-    assert!(numbers.iter().all(|n| listed.contains(&format!("\n{n}. "))), "{listed}");
-    let listed = requests[1].messages.last().unwrap().text();
-    assert!(listed.contains("1. constant `DEFAULT_PORT` in utils.py\n```\nDEFAULT_PORT = 8080\n```"), "{listed}");
+    let names = &requests[1].choices;
+    assert!(names.len() >= 2 && names[0] == "DEFAULT_PORT", "{names:?}");
+    assert!(names.iter().all(|n| listed.contains(&format!("`{n}` in utils.py"))), "{listed}");
+    assert!(listed.contains("- constant `DEFAULT_PORT` in utils.py\n```\nDEFAULT_PORT = 8080\n```"), "{listed}");
     let sent = requests[2].messages.last().unwrap().text();
     assert!(sent.contains("DEFAULT_PORT = 8080") && sent.contains("Answer the request from the code shown"), "{sent}");
 }
@@ -3487,9 +3487,36 @@ async fn a_check_the_model_writes_finds_the_small_variant_that_does_what_is_aske
     let outputs: Vec<String> = run.results().into_iter().map(|(_, _, output)| output).collect();
     assert!(outputs[1].starts_with("False\n"), "{}", outputs[1]);
     assert!(outputs[3].starts_with("passes: "), "{}", outputs[3]);
-    // The expected output is asked with what the check prints now.
-    let asked = run.backend.requests()[3].messages.last().unwrap().text();
-    assert!(asked.contains("prints, on the code as it is:\n```\nFalse\n```"), "{asked}");
+    // The expected output is asked line by line, each with the statement
+    // that printed it, held to the values it may take.
+    let request = &run.backend.requests()[3];
+    let asked = request.messages.last().unwrap().text();
+    assert!(asked.contains("On the code as it is, `print(at_least(3, 3))` prints `False`."), "{asked}");
+    assert_eq!(request.choices, ["False", "True"]);
+}
+
+#[tokio::test]
+async fn a_variant_of_a_function_called_from_another_file_is_proposed_there() {
+    // The file the variant changes was never read by a call: the pipeline
+    // read it to vary it, and its Edit goes through.
+    let helpers = "def exceeds(x, n):\n    return x > n\n";
+    let calc =
+        format!("from helpers import exceeds\n{}", long_module("def at_least(x, n):\n    return exceeds(x, n)\n"));
+    let check = "```python\nfrom calc import at_least\nprint(at_least(3, 3))\n```\n";
+    // `x + 1` in `at_least` passes the check too, but not the probe's 2.5.
+    let probe = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\nprint(at_least(2.5, 3))\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", &calc)
+        .file("helpers.py", helpers)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", check, "True", probe],
+            "`at_least(3, 3)` returns False but should return True. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("helpers.py"), "def exceeds(x, n):\n    return x >= n\n", "{}", run.text());
+    assert_eq!(run.read("calc.py"), calc);
+    assert!(run.outcome.text.contains("Changed `exceeds` in helpers.py"), "{}", run.outcome.text);
 }
 
 #[tokio::test]
@@ -3504,8 +3531,9 @@ async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_p
         .file("calc.py", &calc)
         .tool_settings(whole_files())
         .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
-        .run(&["change", "change", check, "```\nTrue\n```\n", fixed], prompt)
+        .run(&["change", "change", check, "True", "```\nTrue\n```\n", fixed], prompt)
         .await;
+    assert!(run.text().contains("[the line `True` must read `True`]"), "{}", run.text());
     assert!(run.text().contains("[no check: the expected output is what it prints now]"), "{}", run.text());
     assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
 
@@ -3524,6 +3552,13 @@ async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_p
     let again = requests[3].messages.last().unwrap().text();
     assert!(again.contains("Your last script was set aside: it uses a name it does not define"), "{again}");
     assert_eq!(requests[3].resample, Some(1));
+    // The model's versions are asked with the check and how it fails now.
+    let asked = requests[5].messages.last().unwrap().text();
+    assert!(
+        asked.contains("This check of the request:\n```\nfrom calc import at_least\nassert at_least(3, 3)\n```\nfails on the code as it is:"),
+        "{asked}"
+    );
+    assert!(asked.contains("AssertionError") && asked.contains("It must run without that error."), "{asked}");
     assert!(run.text().contains("[candidate 1 refused: with it the check still fails]"), "{}", run.text());
     assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
 }

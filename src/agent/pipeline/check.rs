@@ -14,6 +14,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::expect::loose;
 use crate::codemap::Language;
 
 /// How a check in a language runs: read by its interpreter from stdin, in
@@ -108,13 +109,31 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
             let exported = std::fs::read_to_string(root.join(main.trim_start_matches("./")))
                 .map(|text| exports(&text))
                 .unwrap_or_default();
-            let exported = match exported.as_slice() {
-                [] => String::new(),
-                names => format!(" It exports {}.", names.join(", ")),
-            };
-            let hint = match &name {
-                Some(name) => format!("`require('{name}')` loads the project.{exported}"),
-                None => format!("`require('./{path}')` loads the code."),
+            // The line that loads it, written out to be copied: told the
+            // names alone, the 1.5B still wrote `const program = require(...)`.
+            // Past a few names, the package is loaded whole and named.
+            const NAMED: usize = 10;
+            const LISTED: usize = 12;
+            let hint = match (&name, exported.as_slice()) {
+                (Some(name), []) => format!("`require('{name}')` loads the project."),
+                (Some(name), names) if names.len() <= NAMED => {
+                    format!("`const {{ {} }} = require('{name}');` loads the project.", names.join(", "))
+                }
+                (Some(name), names) => {
+                    let whole: String = name
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or(name)
+                        .chars()
+                        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                        .collect();
+                    let listed = names.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", ");
+                    format!(
+                        "`const {whole} = require('{name}');` loads the project. It exports {listed} and {} more.",
+                        names.len().saturating_sub(LISTED)
+                    )
+                }
+                (None, _) => format!("`require('./{path}')` loads the code."),
             };
             Loading { hint, python_path: None, package: name }
         }
@@ -127,9 +146,9 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
 }
 
 /// The names a CommonJS module exports (`exports.name =`,
-/// `module.exports = { a, b }`), the first dozen.
+/// `module.exports = { a, b }`), the first hundred.
 fn exports(text: &str) -> Vec<String> {
-    const MAX: usize = 12;
+    const MAX: usize = 100;
     let identifier =
         |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect() };
     let mut names: Vec<String> = Vec::new();
@@ -160,6 +179,8 @@ pub struct Check {
     pub script: String,
     /// What it must print to pass (normalized); `None`: it must exit normally.
     expected: Option<String>,
+    /// How it failed on the code as it is, where it must exit normally.
+    failure: String,
     /// The project's tests and how many fail before any change: a
     /// candidate that passes the check must not fail more of them.
     tests: Option<(String, usize)>,
@@ -194,11 +215,16 @@ impl Check {
             loading,
             script: tidy(runner.language, script),
             expected: None,
+            failure: String::new(),
             tests: None,
             probe: false,
             dir,
             scratch: None,
         })
+    }
+
+    pub fn language(&self) -> Language {
+        self.runner.language
     }
 
     fn file(&self) -> PathBuf {
@@ -243,6 +269,36 @@ impl Check {
     pub fn now_command(&self) -> String {
         let modules = self.dir.path().join("modules").display().to_string();
         self.written_and_run(&self.file(), &self.script, &modules, "\"$PWD\"", &self.dir.path().join("now.out"))
+    }
+
+    /// The check as the model is shown it beside the code to change: the
+    /// script, what it prints now and what it must do, as a failing
+    /// test's report reads.
+    pub fn described(&self) -> String {
+        const SHOWN_CHARS: usize = 1_200;
+        let cut = |text: &str| -> String {
+            let text = text.trim_end();
+            let skip = text.chars().count().saturating_sub(SHOWN_CHARS);
+            text.chars().skip(skip).collect()
+        };
+        let outcome = match &self.expected {
+            Some(expected) => format!(
+                "prints, on the code as it is:\n```\n{}\n```\nIt must print instead:\n```\n{}\n```",
+                cut(&self.now_output()),
+                expected
+            ),
+            None => format!(
+                "fails on the code as it is:\n```\n{}\n```\nIt must run without that error.",
+                cut(&self.failure)
+            ),
+        };
+        format!("This check of the request:\n```\n{}\n```\n{outcome}", self.script.trim_end())
+    }
+
+    /// From now on the check passes only when it runs without the error
+    /// it failed with on the code as it is (`output`).
+    pub fn fails_with(&mut self, output: &str) {
+        self.failure = output.to_string();
     }
 
     /// What the check printed on the code as it is.
@@ -364,11 +420,12 @@ impl Check {
         let run = self.run_line(&modules, &format!("'{scratch}'"), &self.file());
         let run = format!("$limit bash -c \"{}\"", quoted(run));
         // Printing checks pass when every expected line is among the lines
-        // printed, each line's trailing blanks dropped (as `prints` reads them).
+        // printed, as often as expected, each compared without blanks and
+        // with one kind of quote (as `prints` reads them).
         let passes = match self.expected {
             Some(_) => format!(
-                "{run} 2>/dev/null | sed 's/[[:space:]]*$//' | awk 'NR == FNR {{ if (!($0 in want)) {{ want[$0] = 1; n++ }}; \
-next }} ($0 in want) && want[$0] == 1 {{ want[$0] = 0; n-- }} END {{ exit n > 0 }}' '{dir}/expected' -"
+                "{run} 2>/dev/null | awk '{{ gsub(/[[:space:]]/, \"\"); gsub(/\"/, \"\\047\") }} \
+NR == FNR {{ want[$0]++; n++; next }} want[$0] > 0 {{ want[$0]--; n-- }} END {{ exit n > 0 }}' '{dir}/expected' -"
             ),
             None => format!("{run} >/dev/null 2>&1"),
         };
@@ -482,10 +539,17 @@ pub fn unreadable(output: &str) -> Option<&str> {
     output.lines().map(str::trim).find(|line| line.contains(" at 0x"))
 }
 
-/// Whether `output` prints every line of `expected` (both normalized).
+/// Whether `output` prints every line of `expected`, as often as it is
+/// expected, compared as [`loose`] reads them.
 pub fn prints(output: &str, expected: &str) -> bool {
-    let printed: Vec<&str> = output.lines().map(str::trim_end).collect();
-    expected.lines().all(|line| printed.contains(&line))
+    let mut printed: Vec<String> = output.lines().map(loose).collect();
+    expected.lines().all(|line| match printed.iter().position(|p| *p == loose(line)) {
+        Some(at) => {
+            printed.swap_remove(at);
+            true
+        }
+        None => false,
+    })
 }
 
 /// Output as checks compare it: each line's trailing blanks and the
@@ -503,6 +567,7 @@ pub fn passed(output: &str) -> Option<usize> {
 /// The script as it runs: a JavaScript check that asserts without
 /// requiring `assert` gets the require it forgot.
 fn tidy(language: Language, script: &str) -> String {
+    let script = &super::expect::uncommented(language, script);
     let requires_assert = ["require('assert')", "require(\"assert\")", "require('node:assert')", "from 'assert'"]
         .iter()
         .any(|r| script.contains(r));
@@ -558,7 +623,15 @@ mod tests {
         std::fs::write(root.path().join("index.js"), "exports.program = new Command();\nexports.Option = Option;\n")
             .unwrap();
         let js = loading(root.path(), Language::JavaScript, "lib/command.js");
-        assert_eq!(js.hint, "`require('semver')` loads the project. It exports program, Option.");
+        assert_eq!(js.hint, "`const { program, Option } = require('semver');` loads the project.");
+        let many: String = (0..14).map(|i| format!("exports.f{i} = f{i};\n")).collect();
+        std::fs::write(root.path().join("index.js"), many).unwrap();
+        let js = loading(root.path(), Language::JavaScript, "lib/command.js");
+        assert_eq!(
+            js.hint,
+            "`const semver = require('semver');` loads the project. It exports f0, f1, f2, f3, f4, f5, f6, f7, f8, \
+f9, f10, f11 and 2 more."
+        );
     }
 
     #[test]
@@ -652,6 +725,21 @@ mod tests {
         check.expect("6\n\n").unwrap();
         check.prepare_scratch(root.path()).unwrap();
         let tries = [("pkg/core.py", now.replace("x + 1", "x + 2")), ("pkg/core.py", now.replace("x + 1", "x * 2"))];
+        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
+        let (_, output) = bash(&check.tries_command().unwrap());
+        assert_eq!(passed(&output), Some(2), "{output}");
+
+        // Each expected line must be printed as often as it is expected,
+        // blanks aside: `x + 3` prints [6] once, not twice.
+        let loads = loading(root.path(), Language::Python, "pkg/core.py");
+        let script = "from pkg.core import double\nprint([double(3)])\nprint([double(1)])\n";
+        let mut check = Check::new(runner, loads, script).unwrap();
+        let (ok, output) = bash(&check.now_command());
+        assert!(ok && normalized(&check.now_output()) == "[4]\n[2]", "{output}");
+        check.expect("[ 6 ]\n[6]").unwrap();
+        assert!(!prints("[6]\n[4]", "[ 6 ]\n[6]") && prints("[6]\n[ 6 ]", "[6]\n[6]"));
+        check.prepare_scratch(root.path()).unwrap();
+        let tries = [("pkg/core.py", now.replace("x + 1", "x + 3")), ("pkg/core.py", now.replace("x + 1", "6"))];
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
         let (_, output) = bash(&check.tries_command().unwrap());
         assert_eq!(passed(&output), Some(2), "{output}");

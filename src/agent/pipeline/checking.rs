@@ -7,7 +7,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::select::Budget;
-use super::{Candidate, Stop, Target, check, edit, variants};
+use super::{Candidate, Stop, Target, check, edit, expect, variants};
 use crate::agent::turn::Generation;
 use crate::agent::whole_file;
 use crate::agent::{Conversation, TurnOutcome};
@@ -64,7 +64,7 @@ prints its result, then the result of any example the request says works as it s
                 .into_iter()
                 .next()
                 .map(|script| check::Check::new(runner, loading.clone(), &script));
-            let check = match made {
+            let mut check = match made {
                 Some(Ok(check)) => check,
                 Some(Err(error)) => {
                     self.notify(&format!("[no check: cannot make its folder: {error}]"));
@@ -88,6 +88,7 @@ prints its result, then the result of any example the request says works as it s
             let why = match check::shows_nothing(&output, !ran) {
                 None => {
                     self.notify("[the check fails on the code as it is: it passes once it runs without that error]");
+                    check.fails_with(&output);
                     return Ok(Some(check));
                 }
                 Some(why) if !ran => why,
@@ -122,6 +123,17 @@ prints its result, then the result of any example the request says works as it s
             return Ok(None);
         }
         let shown: String = printed.chars().take(SHOWN_CHARS).collect();
+        if let Some(expected) = self.expect_by_line(system, base, &check, &shown, budget, usage, cancel).await? {
+            if let Err(error) = check.expect(&expected) {
+                self.notify(&format!("[no check: {error}]"));
+                return Ok(None);
+            }
+            self.notify("[the check prints something else than it must: it passes once it prints what is expected]");
+            return Ok(Some(check));
+        }
+        if !budget.allows_call() {
+            return Ok(None);
+        }
         let ask = format!(
             "This script:\n```\n{}\n```\nprints, on the code as it is:\n```\n{}\n```\nWhat must it print once the \
 request is done? Reply with that output only, in one code block.",
@@ -142,6 +154,69 @@ request is done? Reply with that output only, in one code block.",
         }
         self.notify("[the check prints something else than it must: it passes once it prints what is expected]");
         Ok(Some(check))
+    }
+
+    /// What the check must print, asked line by line of what it prints
+    /// now (see [`expect`]): each line the request speaks of, held to the
+    /// request's values of its shape. The lines that must read otherwise
+    /// (the others are left free); `None` when none must, or the request
+    /// speaks of no line.
+    #[allow(clippy::too_many_arguments)]
+    async fn expect_by_line(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        check: &check::Check,
+        shown: &str,
+        budget: &mut Budget,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<String>, Stop> {
+        /// Lines asked about at most: each is a model call.
+        const MAX_ASKED: usize = 3;
+        let values = expect::request_values(&super::prompt_of(base));
+        let printed = check::normalized(shown);
+        let statements = expect::printing_statements(check.language(), &check.script, &printed);
+        let lines: Vec<(usize, String, Vec<String>)> = printed
+            .lines()
+            .enumerate()
+            .filter_map(|(i, line)| Some((i, line.to_string(), expect::line_options(line, &values)?)))
+            .take(MAX_ASKED)
+            .collect();
+        let mut expected = Vec::new();
+        for (i, line, options) in lines {
+            if !budget.allows_call() {
+                break;
+            }
+            let listed: Vec<String> = options.iter().map(|o| format!("`{o}`")).collect();
+            // Where each line's statement is known, the model is asked about
+            // that statement: told only the output, it matched lines to the
+            // request's examples by their order.
+            let what = match &statements {
+                Some(statements) => format!(
+                    "On the code as it is, `{}` prints `{line}`. Once the request is done, what must it print?",
+                    statements[i]
+                ),
+                None => format!(
+                    "It prints, on the code as it is:\n```\n{}\n```\nOnce the request is done, what must the line \
+that now reads `{line}` read?",
+                    shown.trim_end()
+                ),
+            };
+            let ask = format!(
+                "This script:\n```\n{}\n```\n{what} Reply with one of: {}.",
+                check.script.trim_end(),
+                listed.join(", ")
+            );
+            let choices: Vec<&str> = options.iter().map(String::as_str).collect();
+            let reply = self.choice_reply(system, base, &ask, &choices, budget, usage, cancel).await?;
+            self.notify(&format!("[the line `{line}` must read `{reply}`]"));
+            expected.push((line, reply));
+        }
+        if expected.iter().all(|(line, reply)| line == reply) {
+            return Ok(None);
+        }
+        Ok(Some(expected.into_iter().map(|(_, reply)| reply).collect::<Vec<_>>().join("\n")))
     }
 
     /// Runs `check` against the file at `path` as `after` (now `now`) in
@@ -357,6 +432,7 @@ line. Reply with the script only, in one code block.",
         generation.blocks.push(Block::Text {
             text: format!("With {} in `{}`, the check passes.", variant.what, target.qualified()),
         });
+        self.note_read(target);
         let input =
             json!({ "file_path": target.path, "old_string": target.old(), "new_string": local.applied(target.old()) });
         let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;

@@ -8,8 +8,8 @@
 //!    question mark in the request's prose decides.
 //! 3. **Localize** ([`crate::codemap::rank`]): definitions ranked by the
 //!    names, words and references of the request; the model chooses among
-//!    the best few, held by a grammar to their numbers, and the choice is
-//!    read as a Read call.
+//!    the best few, its reply held by a grammar to their names, and the
+//!    choice is read as a Read call.
 //! 4. **Edit** ([`edit`]): the chosen definition is shown with the imports
 //!    it uses; the reply's block that holds it replaces its byte range.
 //! 5. **Verify** ([`verify`]): the file must still parse, still define it,
@@ -27,6 +27,7 @@
 mod check;
 mod checking;
 mod edit;
+mod expect;
 mod select;
 mod variants;
 mod verify;
@@ -72,6 +73,28 @@ impl Candidate {
         let more = if last + 1 - first > EXCERPT_LINES { "\n    ..." } else { "" };
         format!("{head}\n```\n{}{more}\n```", lines.join("\n"))
     }
+}
+
+/// Whether `definition` is what a call of the class `class` runs: its
+/// constructor (`__init__`, `constructor`, `new`).
+fn constructs(definition: &Definition, class: &str) -> bool {
+    definition.kind == DefKind::Method
+        && definition.container.as_deref() == Some(class)
+        && matches!(definition.name.as_str(), "__init__" | "constructor" | "new")
+}
+
+/// Which of `choices` a reply picks, where the backend could not hold it
+/// to them: the one it is, inside a code block or not; else the one it is
+/// but for case and the marks around it; else the first it contains.
+fn picked<'c>(reply: &str, choices: &[&'c str]) -> Option<&'c str> {
+    let reply = reply.trim();
+    let inner = edit::code_blocks(reply).into_iter().next().unwrap_or_else(|| reply.to_string());
+    let inner = inner.trim();
+    let key = |s: &str| s.trim().trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    let exact = choices.iter().find(|c| reply == **c || inner == **c);
+    let alike = || choices.iter().find(|c| !key(c).is_empty() && key(c) == key(inner));
+    let within = || choices.iter().find(|c| !key(c).is_empty() && key(inner).contains(&key(c)));
+    exact.or_else(alike).or_else(within).copied()
 }
 
 /// The text of the last user message: the request as the model reads it.
@@ -312,24 +335,33 @@ Reply with one word: answer or change.";
         let chosen = if candidates.len() == 1 || named_alone {
             0
         } else {
+            // The reply is a name, held to those listed: a small model asked
+            // for a number picks by position (the 0.5B "1", the 1.5B "3"),
+            // while writing a name it reads what the names mean.
+            let names: Vec<String> = candidates
+                .iter()
+                .map(|c| match candidates.iter().filter(|o| o.qualified == c.qualified).count() {
+                    1 => c.qualified.clone(),
+                    _ => format!("{} in {}", c.qualified, c.path),
+                })
+                .collect();
             let list: Vec<String> = candidates
                 .iter()
-                .enumerate()
-                .map(|(i, c)| {
+                .map(|c| {
                     let text = self.workspace.resolve(&c.path).ok().and_then(|p| self.workspace.read_text(&p).ok());
-                    format!("{}. {}", i + 1, c.listed(text.as_deref()))
+                    format!("- {}", c.listed(text.as_deref()))
                 })
                 .collect();
             let question = if wants_change { "must change to do what is asked" } else { "holds the answer" };
             let ask = format!(
                 "The definitions of the project that match the request best:\n\n{}\n\nWhich one {question}? \
-Reply with its number.",
-                list.join("\n\n")
+Reply with its name: {}.",
+                list.join("\n\n"),
+                names.join(", ")
             );
-            let numbers: Vec<String> = (1..=candidates.len()).map(|n| n.to_string()).collect();
-            let numbers: Vec<&str> = numbers.iter().map(String::as_str).collect();
-            let reply = self.choice_reply(system, base, &ask, &numbers, budget, usage, cancel).await?;
-            reply.parse::<usize>().ok().filter(|n| (1..=candidates.len()).contains(n)).map_or(0, |n| n - 1)
+            let choices: Vec<&str> = names.iter().map(String::as_str).collect();
+            let reply = self.choice_reply(system, base, &ask, &choices, budget, usage, cancel).await?;
+            names.iter().position(|n| *n == reply).unwrap_or(0)
         };
         // The choice, as the user and the session see it: a Read of it.
         let candidate = &candidates[chosen];
@@ -363,9 +395,7 @@ Reply with its number.",
         let generation = generation?;
         *usage += generation.usage;
         let reply = Message { role: Role::Assistant, blocks: generation.blocks }.text();
-        let reply = reply.trim().trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
-        let picked = choices.iter().find(|c| reply == **c).or_else(|| choices.iter().find(|c| reply.contains(**c)));
-        Ok(picked.unwrap_or(&choices[0]).to_string())
+        Ok(picked(&reply, choices).unwrap_or(choices[0]).to_string())
     }
 
     /// Answers from the chosen definition and the next best ones.
@@ -381,13 +411,20 @@ Reply with its number.",
         // The chosen definition, then the next best while they fit: the
         // answer may sit in what the chosen one uses.
         const SHOWN_CHARS: usize = 6_000;
-        let order = std::iter::once(chosen).chain((0..candidates.len()).filter(|i| *i != chosen));
+        // The chosen definition with what it calls (a class's constructor
+        // for a class it makes), then the next best while they fit.
+        let mut targets = self.targets(&candidates[chosen]);
+        let others = (0..candidates.len()).filter(|i| *i != chosen);
+        targets.extend(others.filter_map(|i| self.candidate_target(&candidates[i])));
         let mut shown = String::new();
-        for i in order {
-            let Some(definition) = self.candidate_target(&candidates[i]).map(|t| t.shown()) else { continue };
-            if !shown.is_empty() && shown.len() + definition.len() > SHOWN_CHARS {
+        let mut seen: Vec<(String, usize)> = Vec::new();
+        for target in targets {
+            let key = (target.path.clone(), target.definition().range.start);
+            let definition = target.shown();
+            if seen.contains(&key) || !shown.is_empty() && shown.len() + definition.len() > SHOWN_CHARS {
                 continue;
             }
+            seen.push(key);
             shown.push_str(&definition);
             shown.push('\n');
         }
@@ -402,6 +439,14 @@ Reply with its number.",
         let text = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
         self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
         Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
+    }
+
+    /// The harness read `target`'s file to show or vary it: its Edit
+    /// needs no Read of its own (a callee in another file has none).
+    fn note_read(&self, target: &Target) {
+        if let Ok(path) = self.workspace.resolve(&target.path) {
+            self.state.note_read(&path, &target.text);
+        }
     }
 
     /// The candidate's definition as it is now (the map may have moved it
@@ -432,7 +477,7 @@ Reply with its number.",
             let defining: Vec<_> = self
                 .code_map
                 .definitions()
-                .filter(|f| f.definition.name == *used && !f.definition.local)
+                .filter(|f| !f.definition.local && (f.definition.name == *used || constructs(f.definition, used)))
                 .filter(|f| matches!(f.definition.kind, DefKind::Function | DefKind::Method))
                 .filter(|f| f.definition.lines.1 + 1 - f.definition.lines.0 <= MAX_CALLEE_LINES)
                 .filter(|f| !crate::codemap::rank::is_aside(f.path))
@@ -508,6 +553,11 @@ is asked, in one code block.",
                 return Ok(outcome);
             }
         }
+        // The model's versions are asked with the check beside the code, as
+        // a failing test's report: what it prints and what it must.
+        if let Some(check) = &check {
+            shown = format!("{shown}\n{}\n", check.described());
+        }
         let mut refusals: Vec<String> = Vec::new();
         let mut unchanged_last = false;
         let mut line_asked = false;
@@ -580,6 +630,7 @@ is asked, in one code block.",
                         generation = Generation::default();
                         generation.blocks.push(Block::Text { text: "The check passes with this version.".into() });
                     }
+                    self.note_read(target);
                     let input = json!({ "file_path": target.path, "old_string": target.old(), "new_string": new });
                     let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
                     let text = match applied {
@@ -612,7 +663,18 @@ is asked, in one code block.",
 
 #[cfg(test)]
 mod tests {
-    use super::asks_question;
+    use super::{asks_question, picked};
+
+    #[test]
+    fn a_free_reply_picks_the_choice_it_writes() {
+        let values = ["1.2.0", "1.3.0", "[1, [2], 3]"];
+        assert_eq!(picked("1.3.0", &values), Some("1.3.0"));
+        assert_eq!(picked("```\n[1, [2], 3]\n```", &values), Some("[1, [2], 3]"));
+        assert_eq!(picked("True", &["False", "True"]), Some("True"));
+        assert_eq!(picked("**answer**", &["change", "answer"]), Some("answer"));
+        assert_eq!(picked("I would say 2.", &["1", "2"]), Some("2"));
+        assert_eq!(picked("no idea", &["1", "2"]), None);
+    }
 
     #[test]
     fn a_question_mark_asks_a_question_only_in_the_request_s_own_prose() {

@@ -1,0 +1,334 @@
+//! What a printing check must print, held to the values the request writes.
+//!
+//! A report of a wrong result quotes it and, most often, the right one:
+//! "returns '1.2.0' instead of '1.3.0'", "gives `[(1, 2, 3), (3, 4, 5)]`
+//! but should give …". Asked to write the expected output freely, a small
+//! model copies what the code prints now or invents a third value; asked
+//! which of the request's own values a printed line must read, it is held
+//! to what the user wrote. A line is asked about when the request quotes
+//! it (the user spoke of it) or when it is a boolean, whose one
+//! alternative needs no quoting.
+
+use crate::codemap::Language;
+
+/// Values longer than this are prose, not a value.
+const MAX_VALUE_CHARS: usize = 200;
+/// Options offered for one line at most, the line as it is included.
+const MAX_OPTIONS: usize = 6;
+
+/// The values `request` writes: quoted strings, bracketed literals, the
+/// spans between backticks, numbers and versions, literal words (`true`,
+/// `None`), and the lines of its indented or fenced blocks (an output
+/// shown as the program prints it). In the order written, without twins.
+pub fn request_values(request: &str) -> Vec<String> {
+    let mut values: Vec<String> = Vec::new();
+    let mut push = |value: &str| {
+        let value = value.trim();
+        if !value.is_empty() && value.chars().count() <= MAX_VALUE_CHARS && !values.iter().any(|v| v == value) {
+            values.push(value.to_string());
+        }
+    };
+    let mut in_fence = false;
+    for line in request.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        let indented = line.starts_with("    ") || line.starts_with('\t');
+        if in_fence || indented {
+            let code = line.trim();
+            // A doctest's or a shell's input is code; what follows it is output.
+            if !code.starts_with(">>>") && !code.starts_with("...") && !code.starts_with('$') {
+                push(code);
+            }
+        }
+    }
+    let chars: Vec<char> = request.chars().collect();
+    let word_char = |c: char| c.is_alphanumeric() || c == '_';
+    // The closing backtick of the span being read: a span's values (the
+    // quoted arguments of a call) are read too.
+    let mut code_end: Option<usize> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        if code_end.is_some_and(|end| i > end) {
+            code_end = None;
+        }
+        let c = chars[i];
+        let after_word = i > 0 && word_char(chars[i - 1]);
+        match c {
+            '`' if code_end == Some(i) => code_end = None,
+            '`' => {
+                if let Some(end) = (i + 1..chars.len()).find(|&j| chars[j] == '`') {
+                    // A call (`inc('1.2.0', 'minor')`) is code, not a value;
+                    // its quoted arguments are read as the span is.
+                    let span = &chars[i + 1..end];
+                    if !span.windows(2).any(|w| word_char(w[0]) && w[1] == '(') {
+                        push(&span.iter().collect::<String>());
+                    }
+                    code_end = Some(end);
+                }
+            }
+            // An apostrophe (`error's`) sits after a letter; a quote does not.
+            '\'' | '"' if !after_word => {
+                let end = (i + 1..chars.len())
+                    .take_while(|&j| chars[j] != '\n')
+                    .find(|&j| chars[j] == c && !chars.get(j + 1).is_some_and(|n| word_char(*n)));
+                if let Some(end) = end {
+                    push(&chars[i + 1..end].iter().collect::<String>());
+                    i = end;
+                }
+            }
+            // A call's parentheses (`f(x)`) hold arguments, not a value.
+            '[' | '(' | '{' if !after_word => {
+                if let Some(end) = closing(&chars, i) {
+                    push(&chars[i..=end].iter().collect::<String>());
+                    i = end;
+                }
+            }
+            _ if (c.is_ascii_digit() || c == '-') && !after_word => {
+                let end = (i..chars.len())
+                    .take_while(|&j| chars[j].is_alphanumeric() || matches!(chars[j], '.' | '-' | '+' | '_'))
+                    .last()
+                    .unwrap_or(i);
+                let token: String = chars[i..=end].iter().collect();
+                let token = token.trim_end_matches(['.', '-']);
+                if token.chars().any(|c| c.is_ascii_digit())
+                    && token.chars().next().is_some_and(|c| c != '-' || token.len() > 1)
+                {
+                    push(token);
+                }
+                i = end;
+            }
+            _ if c.is_alphabetic() && !after_word => {
+                let end = (i..chars.len()).take_while(|&j| word_char(chars[j])).last().unwrap_or(i);
+                let word: String = chars[i..=end].iter().collect();
+                if opposite(&word).is_some() || matches!(word.as_str(), "None" | "null" | "undefined" | "nil" | "NaN") {
+                    push(&word);
+                }
+                i = end;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    values
+}
+
+/// Where the bracket opened at `open` closes, on the same line.
+fn closing(chars: &[char], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    for (j, &c) in chars.iter().enumerate().skip(open) {
+        if c == '\n' || j - open > MAX_VALUE_CHARS {
+            return None;
+        }
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '\'' | '"' if j > 0 && !chars[j - 1].is_alphanumeric() => quote = Some(c),
+                '[' | '(' | '{' => depth += 1,
+                ']' | ')' | '}' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            },
+        }
+    }
+    None
+}
+
+/// The other boolean, in the same spelling.
+fn opposite(word: &str) -> Option<&'static str> {
+    match word {
+        "true" => Some("false"),
+        "false" => Some("true"),
+        "True" => Some("False"),
+        "False" => Some("True"),
+        _ => None,
+    }
+}
+
+/// A value as a printed line would show it: a quoted string's quotes go
+/// (programs print strings bare), unless the line itself is quoted.
+fn as_printed(value: &str, line: &str) -> String {
+    let quoted =
+        |s: &str| s.len() >= 2 && (s.starts_with('\'') && s.ends_with('\'') || s.starts_with('"') && s.ends_with('"'));
+    if quoted(value) && !quoted(line) { value[1..value.len() - 1].to_string() } else { value.to_string() }
+}
+
+/// A line as the check compares it: no blanks, one kind of quote.
+/// `[1,[2],3]` written by the user is `[1, [2], 3]` printed.
+pub fn loose(line: &str) -> String {
+    line.chars().filter(|c| !c.is_whitespace()).map(|c| if c == '"' { '\'' } else { c }).collect()
+}
+
+/// What kind of value a text is, by its first character: a number, a
+/// list, a tuple, a map, a string, a word.
+fn shape(text: &str) -> Option<char> {
+    let first = text.trim().chars().next()?;
+    Some(match first {
+        '0'..='9' | '-' | '+' => '0',
+        c if c.is_alphabetic() || c == '_' => 'a',
+        c => c,
+    })
+}
+
+/// The lines `line` may read once the request is done, itself first:
+/// the request's other values of its shape, and for a boolean the other
+/// one. `None` when the request does not speak of the line: it neither
+/// quotes it nor is it a boolean.
+pub fn line_options(line: &str, values: &[String]) -> Option<Vec<String>> {
+    let line = line.trim();
+    let boolean = opposite(line);
+    let quoted = values.iter().any(|v| loose(&as_printed(v, line)) == loose(line));
+    if !quoted && boolean.is_none() {
+        return None;
+    }
+    let mut options = vec![line.to_string()];
+    let mut add = |option: String| {
+        if !options.iter().any(|o| loose(o) == loose(&option)) && options.len() < MAX_OPTIONS {
+            options.push(option);
+        }
+    };
+    if let Some(other) = boolean {
+        add(other.to_string());
+    }
+    for value in values {
+        let value = as_printed(value, line);
+        if shape(&value) == shape(line) {
+            add(value);
+        }
+    }
+    (options.len() > 1).then_some(options)
+}
+
+/// How a script of `language` prints a line, as its top-level statements
+/// begin.
+fn print_calls(language: Language) -> &'static [&'static str] {
+    match language {
+        Language::Python => &["print("],
+        Language::JavaScript | Language::TypeScript => &["console.log("],
+        Language::Bash => &["echo ", "printf "],
+        _ => &[],
+    }
+}
+
+/// The statement of `script` that printed each line of `output`, where
+/// the script is a row of top-level print statements, one line each, as
+/// many as the lines printed; `None` where it is not (a loop, a helper,
+/// a value printed over several lines).
+pub fn printing_statements(language: Language, script: &str, output: &str) -> Option<Vec<String>> {
+    let calls = print_calls(language);
+    let statements: Vec<String> = script
+        .lines()
+        .filter(|line| calls.iter().any(|call| line.starts_with(call)))
+        .map(|line| without_trailing_comment(language, line).to_string())
+        .collect();
+    let printed = output.lines().count();
+    (!statements.is_empty() && statements.len() == printed).then_some(statements)
+}
+
+/// A statement without the comment after its last closing parenthesis
+/// (a parenthesis inside the comment leaves it as it is): a small model
+/// comments each print with what it believes it prints (`print(f(x))  #
+/// 3`), which it then reads back as the code's own answer.
+pub fn without_trailing_comment(language: Language, line: &str) -> &str {
+    let marker = match language {
+        Language::Python | Language::Bash => "#",
+        Language::JavaScript | Language::TypeScript => "//",
+        _ => return line,
+    };
+    let Some(close) = line.rfind(')') else { return line };
+    let rest = &line[close + 1..];
+    let comment = rest.trim_start().trim_start_matches(';').trim_start();
+    if comment.starts_with(marker) {
+        return line[..close + 1 + (rest.len() - rest.trim_start().len())].trim_end().trim_end_matches(';');
+    }
+    line
+}
+
+/// `script` with the trailing comments of its print statements dropped.
+pub fn uncommented(language: Language, script: &str) -> String {
+    let calls = print_calls(language);
+    script
+        .lines()
+        .map(|line| match calls.iter().any(|call| line.starts_with(call)) {
+            true => without_trailing_comment(language, line),
+            false => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_printed_line_is_paired_with_the_statement_that_printed_it() {
+        let script = "const s = require('semver');\nconsole.log(s.satisfies('0.3.0', '^0.2.3')); // true\n\
+console.log(s.inc('1.2.0', 'minor'))\n";
+        let paired = printing_statements(Language::JavaScript, script, "true\n1.2.0\n");
+        assert_eq!(
+            paired,
+            Some(vec![
+                "console.log(s.satisfies('0.3.0', '^0.2.3'))".to_string(),
+                "console.log(s.inc('1.2.0', 'minor'))".to_string()
+            ])
+        );
+        // A loop prints more lines than it has statements: no pairs.
+        assert_eq!(printing_statements(Language::Python, "for x in [1, 2]:\n    print(x)\n", "1\n2\n"), None);
+        assert_eq!(
+            uncommented(Language::Python, "print(f('#'))  # 3\nprint(g(2)) # says 'x'\nx = 1  # one"),
+            "print(f('#'))\nprint(g(2))\nx = 1  # one"
+        );
+    }
+
+    #[test]
+    fn the_values_of_a_report_are_its_quoted_bracketed_and_numeric_words() {
+        let values = request_values(
+            "In this library, `semver.inc('1.2.0', 'minor')` returns '1.2.0' instead of '1.3.0': the version's \
+unchanged. It's true that diff(a, b) gives [1, [2], 3] and {a: 1}.",
+        );
+        assert_eq!(
+            values,
+            ["semver.inc('1.2.0', 'minor')", "1.2.0", "minor", "1.3.0", "true", "[1, [2], 3]", "{a: 1}"]
+                .map(String::from)
+        );
+    }
+
+    #[test]
+    fn the_output_lines_of_a_doctest_are_values_its_inputs_are_not() {
+        let values = request_values(
+            ">>> list(collapse([[1, [2]], [3]], levels=1))\n[[1, [2]], [3]]\n\nI expected: [1, [2], 3].",
+        );
+        assert!(values.contains(&"[[1, [2]], [3]]".to_string()), "{values:?}");
+        assert!(values.contains(&"[1, [2], 3]".to_string()), "{values:?}");
+        assert!(!values.iter().any(|v| v.contains("collapse")), "{values:?}");
+    }
+
+    #[test]
+    fn a_quoted_line_may_become_another_value_of_its_shape() {
+        let values = request_values("inc('1.2.0', 'minor') returns '1.2.0' instead of '1.3.0'.");
+        assert_eq!(line_options("1.2.0", &values), Some(vec!["1.2.0".to_string(), "1.3.0".to_string()]));
+        // Not spoken of: no options, whatever the shape.
+        assert_eq!(line_options("2.0.0", &values), None);
+    }
+
+    #[test]
+    fn a_boolean_line_may_become_the_other_boolean() {
+        assert_eq!(line_options("true", &[]), Some(vec!["true".to_string(), "false".to_string()]));
+        assert_eq!(line_options("False", &[]), Some(vec!["False".to_string(), "True".to_string()]));
+    }
+
+    #[test]
+    fn blanks_and_quote_kinds_do_not_tell_values_apart() {
+        let values = request_values("It returns `[1,2]` but should return `[2,1]`.");
+        assert_eq!(line_options("[1, 2]", &values), Some(vec!["[1, 2]".to_string(), "[2,1]".to_string()]));
+        assert_eq!(loose("{\"a\": 1}"), loose("{'a':1}"));
+    }
+}
