@@ -30,8 +30,11 @@ fn running(marker: &str) -> bool {
     std::process::Command::new("pgrep").args(["-f", marker]).output().map(|o| o.status.success()).unwrap_or(false)
 }
 
-fn installed(program: &str) -> bool {
-    std::process::Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success())
+/// Fails the test, saying why, where a program it runs for real is missing
+/// (`scripts/system-deps` installs them): a skipped test would pass.
+fn require(program: &str) {
+    let found = std::process::Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success());
+    assert!(found, "{program} is not installed: scripts/system-deps installs it");
 }
 
 // ---------------------------------------------------------------- REPL
@@ -182,27 +185,23 @@ async fn credentials_do_not_reach_the_interpreters() {
     // SAFETY: the variable is only ever set, never removed, and std's own
     // environment access (process spawning included) is synchronised.
     unsafe { std::env::set_var("GITHUB_TOKEN", "ghp_exec_tools_test") };
-    let mut script = vec![python("import os\nprint(os.environ.get('GITHUB_TOKEN'), 'TACK_REPL_MARKER' in os.environ)")];
-    if installed("node") {
-        script.push(call(
+    require("node");
+    let script = vec![
+        python("import os\nprint(os.environ.get('GITHUB_TOKEN'), 'TACK_REPL_MARKER' in os.environ)"),
+        call(
             "REPL",
             json!({"language": "node", "code": "[process.env.GITHUB_TOKEN, 'TACK_REPL_MARKER' in process.env]"}),
-        ));
-    }
+        ),
+    ];
     let run = Scenario::new().run(&[&calls(&script), "done"], "env").await;
     let results = run.results();
     assert_eq!(results[0].2, "None False\n");
-    if installed("node") {
-        assert_eq!(results[1].2, "[ undefined, false ]\n");
-    }
+    assert_eq!(results[1].2, "[ undefined, false ]\n");
 }
 
 #[tokio::test]
 async fn node_keeps_state_and_reports_exceptions() {
-    if !installed("node") {
-        eprintln!("node is not installed: skipping the node REPL test");
-        return;
-    }
+    require("node");
     let node = |code: &str| call("REPL", json!({"language": "node", "code": code}));
     let run = Scenario::new()
         .run(
@@ -274,10 +273,7 @@ fn repository() -> Scenario {
 
 #[tokio::test]
 async fn git_tools_show_status_diff_log_and_commits() {
-    if !installed("git") {
-        eprintln!("git is not installed: skipping");
-        return;
-    }
+    require("git");
     let scenario = repository();
     std::fs::write(scenario.root().join("b.txt"), "bee\nstaged\n").unwrap();
     git(scenario.root(), &["add", "b.txt"]);
@@ -310,10 +306,7 @@ async fn git_tools_show_status_diff_log_and_commits() {
 
 #[tokio::test]
 async fn git_tools_refuse_options_and_paths_outside_the_workspace() {
-    if !installed("git") {
-        eprintln!("git is not installed: skipping");
-        return;
-    }
+    require("git");
     let script = calls(&[
         call("GitDiff", json!({"commit": "--output=pwned.txt"})),
         call("GitShow", json!({"revision": "-p"})),
@@ -336,15 +329,14 @@ async fn git_tools_refuse_options_and_paths_outside_the_workspace() {
 
 #[tokio::test]
 async fn git_tools_outside_a_repository_say_so() {
-    if !installed("git") {
-        eprintln!("git is not installed: skipping");
-        return;
-    }
+    require("git");
     let run = Scenario::new()
         .file("a.txt", "x")
         .run(&[&calls(&[call("GitStatus", json!({})), call("GitLog", json!({}))]), "done"], "git")
         .await;
-    for (_, is_error, output) in run.results() {
+    let results = run.results();
+    assert_eq!(results.len(), 2, "{results:?}");
+    for (_, is_error, output) in results {
         assert!(is_error && output.contains("is not a git repository"), "{output}");
     }
 }

@@ -279,6 +279,22 @@ async fn client_errors_are_not_retried_and_name_the_key_variable_not_the_key() {
 }
 
 #[tokio::test]
+async fn a_server_that_reports_no_usage_has_its_tokens_counted_here() {
+    // As llama-cpp-python's server streams: no `usage`, even when asked for it.
+    let mut events = text_events(&["The answer ", "is 42."]);
+    events.pop();
+    let server = FaultServer::start(vec![streamed(events)]).await;
+    let backend = connect(server.settings()).await;
+    let prompt = "What is the answer? Say it in one sentence.";
+    let run = Scenario::new().run_model(backend.clone(), prompt, CancellationToken::new()).await;
+    assert_eq!(run.outcome.text, "The answer is 42.");
+    let usage = *usages(&run).last().expect("a usage event");
+    assert_eq!(usage.completion_tokens, backend.count_tokens("The answer is 42.") as u64);
+    assert!(usage.prompt_tokens > backend.count_tokens(prompt) as u64, "the system prompt counts too: {usage:?}");
+    assert_eq!(run.outcome.usage.prompt_tokens, usage.prompt_tokens);
+}
+
+#[tokio::test]
 async fn native_calls_streamed_in_pieces_run_and_their_results_go_back_as_tool_messages() {
     let call = vec![
         json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": 0, "id": "call_a", "type": "function", "function": { "name": "Read", "arguments": "" } }] } }] }),

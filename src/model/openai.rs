@@ -109,6 +109,15 @@ enum TokenCounter {
 }
 
 impl TokenCounter {
+    /// Tokens in `text`; blocks on the server's `/tokenize` where it counts.
+    fn count(&self, text: &str) -> usize {
+        match self {
+            TokenCounter::Server(server) => server.count(text),
+            TokenCounter::File(tokenizer) => tokenizer.count(text),
+            TokenCounter::Estimate => estimate_tokens(text),
+        }
+    }
+
     fn describe(&self) -> &'static str {
         match self {
             TokenCounter::Server(_) => "exact, from the server's /tokenize",
@@ -122,7 +131,9 @@ pub struct OpenAiBackend {
     shared: Arc<Shared>,
     context_window: usize,
     parameters: Option<u64>,
-    counter: TokenCounter,
+    /// Shared with the generations: a server that reports no usage has
+    /// its counts made here.
+    counter: Arc<TokenCounter>,
 }
 
 /// What every generation of this backend needs, shared with its tasks.
@@ -277,7 +288,7 @@ impl OpenAiBackend {
         }
         let permits = Arc::new(Semaphore::new(settings.max_concurrent_requests.max(1)));
         let shared = Shared { client, chat_url, completions_url, calls, base_url, model, settings, llama_cpp, permits };
-        Ok(OpenAiBackend { shared: Arc::new(shared), context_window, parameters, counter })
+        Ok(OpenAiBackend { shared: Arc::new(shared), context_window, parameters, counter: Arc::new(counter) })
     }
 
     /// The model's name on the server.
@@ -299,11 +310,12 @@ impl ModelBackend for OpenAiBackend {
         };
         let (out, receiver) = mpsc::channel(64);
         let shared = self.shared.clone();
+        let counter = self.counter.clone();
         let tools = request.tools.iter().map(|tool| tool.name.clone()).collect();
         // Dropping the stream aborts the task, which drops the response and
         // closes the connection: the server notices and stops generating.
         let task = AbortOnDropHandle::new(tokio::spawn(async move {
-            if let Err(error) = shared.generate(url, body, tools, &out).await {
+            if let Err(error) = shared.generate(url, body, tools, counter, &out).await {
                 let _ = out.send(Err(error)).await;
             }
         }));
@@ -314,11 +326,7 @@ impl ModelBackend for OpenAiBackend {
     }
 
     fn count_tokens(&self, text: &str) -> usize {
-        match &self.counter {
-            TokenCounter::Server(server) => server.count(text),
-            TokenCounter::File(tokenizer) => tokenizer.count(text),
-            TokenCounter::Estimate => estimate_tokens(text),
-        }
+        self.counter.count(text)
     }
 
     fn context_window(&self) -> usize {
@@ -593,6 +601,7 @@ impl Shared {
         url: Url,
         body: Value,
         tools: Vec<String>,
+        counter: Arc<TokenCounter>,
         out: &mpsc::Sender<Result<ModelChunk, BackendError>>,
     ) -> Result<(), BackendError> {
         let _permit = self
@@ -624,6 +633,8 @@ impl Shared {
         // Counts the calls written in the text as the turn's parser will see them.
         let mut written = ToolCallParser::for_tools(tools.iter().map(String::as_str));
         let mut written_calls = 0;
+        // The reply's text, counted here where the server reports no usage.
+        let mut said = String::new();
         loop {
             let event = match tokio::time::timeout(idle, events.next()).await.map_err(|_| silent())? {
                 None => break,
@@ -663,6 +674,7 @@ impl Shared {
             }
             for text in texts {
                 first_token.get_or_insert_with(Instant::now);
+                said.push_str(&text);
                 written_calls += written.push(&text).iter().filter(|e| matches!(e, ParseEvent::Call(_))).count();
                 if out.send(Ok(ModelChunk::Text(text))).await.is_err() {
                     return Ok(());
@@ -687,6 +699,10 @@ impl Shared {
         if let Some(close) = reply.close_reasoning() {
             let _ = out.send(Ok(ModelChunk::Text(close))).await;
         }
+        for call in reply.calls.values() {
+            said.push_str(&call.name);
+            said.push_str(&call.arguments);
+        }
         for call in std::mem::take(&mut reply.calls).into_values() {
             let input = if call.arguments.trim().is_empty() {
                 json!({})
@@ -700,7 +716,17 @@ impl Shared {
                 return Ok(());
             }
         }
-        let usage = reply.usage(started, first_token);
+        let mut usage = reply.usage(started, first_token);
+        if !reply.reports_counts() {
+            // llama-cpp-python's server sends no usage when streaming, even
+            // asked to: without counts the context gauge and compaction are blind.
+            let prompt = prompt_text(&body);
+            let counted = tokio::task::spawn_blocking(move || (counter.count(&prompt), counter.count(&said))).await;
+            if let Ok((prompt_tokens, completion_tokens)) = counted {
+                usage.prompt_tokens = prompt_tokens as u64;
+                usage.completion_tokens = completion_tokens as u64;
+            }
+        }
         let _ = out.send(Ok(ModelChunk::Usage(usage))).await;
         Ok(())
     }
@@ -781,6 +807,13 @@ impl Reply {
         std::mem::take(&mut self.in_reasoning).then(|| "</think>".to_string())
     }
 
+    /// Whether the server said how many tokens the prompt and reply took.
+    fn reports_counts(&self) -> bool {
+        let usage = self.usage.as_ref().unwrap_or(&Value::Null);
+        let timings = self.timings.as_ref().unwrap_or(&Value::Null);
+        usage["prompt_tokens"].is_u64() || timings["prompt_n"].is_u64()
+    }
+
     /// The generation's accounting: the server's counts, its cache hits
     /// (OpenAI's `cached_tokens`, llama.cpp's `cache_n`) and timings, or the
     /// times seen from here.
@@ -808,6 +841,32 @@ impl Reply {
             cost_usd: None,
         }
     }
+}
+
+/// The text of a request's prompt as the server reads it, to count where
+/// it does not: the rendered prompt, or each message's text and calls and
+/// the tools offered.
+fn prompt_text(body: &Value) -> String {
+    if let Some(prompt) = body["prompt"].as_str() {
+        return prompt.to_string();
+    }
+    let mut text = String::new();
+    for message in body["messages"].as_array().into_iter().flatten() {
+        match &message["content"] {
+            Value::String(content) => text.push_str(content),
+            Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).for_each(|t| text.push_str(t)),
+            _ => {}
+        }
+        for call in message["tool_calls"].as_array().into_iter().flatten() {
+            text.push_str(call["function"]["name"].as_str().unwrap_or_default());
+            text.push_str(call["function"]["arguments"].as_str().unwrap_or_default());
+        }
+        text.push('\n');
+    }
+    if let Some(tools) = body.get("tools").filter(|t| !t.is_null()) {
+        text.push_str(&tools.to_string());
+    }
+    text
 }
 
 /// The conversation as chat messages with native tool calls: the shape chat
