@@ -42,6 +42,10 @@ impl Conversation {
         let loading = check::loading(self.workspace.root(), language, &target.path);
         let definition = target.definition();
         let doc = definition.doc.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+        let same_language = self.code_map.files().filter(|(_, file)| file.language == language).map(|(path, _)| path);
+        let example = check::usage_example(self.workspace.root(), same_language, &definition.name)
+            .map(|example| format!("\n{example}\n"))
+            .unwrap_or_default();
         let mut refused = String::new();
         for attempt in 0..ASKS {
             if !budget.allows_call() {
@@ -49,7 +53,7 @@ impl Conversation {
             }
             let ask = format!(
                 "Before anything changes, write a short {} script that runs the example the request gives and \
-prints its result, then the result of any example the request says works as it should. {} The request is about `{}` in {}{doc}. Reply with the script only, in one code block.{refused}",
+prints its result, then the result of any example the request says works as it should. {} The request is about `{}` in {}{doc}.{example} Reply with the script only, in one code block.{refused}",
                 runner.language_name(),
                 loading.hint,
                 definition.signature,
@@ -341,7 +345,12 @@ line. Reply with the script only, in one code block.",
         let ask = format!("The script that shows the problem:\n```\n{}\n```\n{ask}", check.script.trim_end());
         self.notify("[writing a probe of the code's other uses…]");
         let (generation, reply) = self.ask_short(system, base, &ask, budget, usage, cancel).await?;
-        let command = edit::code_blocks(&reply).into_iter().next().and_then(|script| check.probe_command(&script));
+        let language = check.language();
+        let command = edit::code_blocks(&reply)
+            .into_iter()
+            .next()
+            .map(|script| expect::without_shared_prints(language, &script, &check.script))
+            .and_then(|script| check.probe_command(&script));
         let Some(command) = command else {
             self.record_with_usage(
                 Message { role: Role::Assistant, blocks: generation.blocks },
