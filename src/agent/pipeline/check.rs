@@ -145,83 +145,6 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
     }
 }
 
-/// How the project's own tests call `name`, to show the model writing a
-/// check the project's API as it is: the first test file of `paths` (the
-/// project's files in the check's language) whose code calls it, its
-/// imports and the lines around the call. A small model otherwise writes
-/// the API it remembers (commander's `require('commander')` of old, no
-/// `parse` of the arguments), and the check fails on its own mistake.
-pub fn usage_example<'p>(root: &Path, paths: impl Iterator<Item = &'p str>, name: &str) -> Option<String> {
-    const BEFORE: usize = 3;
-    const AFTER: usize = 8;
-    const MAX_IMPORTS: usize = 6;
-    const MAX_CHARS: usize = 1_200;
-    let mut tests: Vec<&str> =
-        paths.filter(|p| crate::codemap::rank::is_aside(p) && !p.ends_with(".d.ts") && !p.ends_with(".pyi")).collect();
-    tests.sort();
-    let called = |line: &str| {
-        line.match_indices(name).any(|(at, _)| {
-            let before = line[..at].chars().next_back();
-            let after = &line[at + name.len()..];
-            !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with('(')
-        })
-    };
-    for path in tests {
-        let Ok(text) = std::fs::read_to_string(root.join(path)) else { continue };
-        let lines: Vec<&str> = text.lines().collect();
-        let Some(at) = lines.iter().position(|line| called(line)) else { continue };
-        let imports: Vec<&str> = lines
-            .iter()
-            .filter(|line| {
-                let line = line.trim_start();
-                line.starts_with("import ") || line.starts_with("from ") || line.contains("require(")
-            })
-            .take(MAX_IMPORTS)
-            .copied()
-            .collect();
-        let start = at.saturating_sub(BEFORE);
-        let around = &lines[start..(at + AFTER).min(lines.len())];
-        let example = format!("{}\n...\n{}", imports.join("\n"), around.join("\n"));
-        let example: String = example.chars().take(MAX_CHARS).collect();
-        return Some(format!("The project's tests ({path}) use it so:\n```\n{}\n```", example.trim()));
-    }
-    readme_example(root, &called)
-}
-
-/// The code block of the project's README that first calls what `called`
-/// finds (its lines around the call, at most a screenful): packages
-/// shipped without their tests still show their use there.
-fn readme_example(root: &Path, called: &dyn Fn(&str) -> bool) -> Option<String> {
-    const AROUND: usize = 12;
-    let readme = std::fs::read_dir(root)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|entry| entry.file_name().to_string_lossy().to_string())
-        .filter(|name| name.to_ascii_lowercase().starts_with("readme"))
-        .min()?;
-    let text = std::fs::read_to_string(root.join(&readme)).ok()?;
-    let mut block: Vec<&str> = Vec::new();
-    let mut in_block = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            if in_block {
-                if let Some(at) = block.iter().position(|line| called(line)) {
-                    let start = at.saturating_sub(AROUND);
-                    let shown = &block[start..(at + AROUND).min(block.len())];
-                    return Some(format!("The project's {readme} uses it so:\n```\n{}\n```", shown.join("\n")));
-                }
-                block.clear();
-            }
-            in_block = !in_block;
-            continue;
-        }
-        if in_block {
-            block.push(line);
-        }
-    }
-    None
-}
-
 /// The names a CommonJS module exports (`exports.name =`,
 /// `module.exports = { a, b }`), the first hundred.
 fn exports(text: &str) -> Vec<String> {
@@ -708,34 +631,6 @@ mod tests {
             js.hint,
             "`const semver = require('semver');` loads the project. It exports f0, f1, f2, f3, f4, f5, f6, f7, f8, \
 f9, f10, f11 and 2 more."
-        );
-    }
-
-    #[test]
-    fn a_test_that_calls_the_definition_shows_how_the_project_is_used() {
-        let root = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(root.path().join("tests")).unwrap();
-        let test = "const { Command } = require('../');\n\ntest('flags', () => {\n  const program = new Command();\n  \
-program.option('-a');\n  program.parse(['node', 'test', '-a']);\n  expect(program.opts()).toEqual({ a: true });\n});\n";
-        std::fs::write(root.path().join("tests/options.test.js"), test).unwrap();
-        std::fs::write(root.path().join("lib.js"), "function option() {}\noption();\n").unwrap();
-        let paths = ["lib.js", "tests/options.test.js"];
-        let example = usage_example(root.path(), paths.into_iter(), "option").unwrap();
-        assert!(example.starts_with("The project's tests (tests/options.test.js) use it so:"), "{example}");
-        assert!(example.contains("const { Command } = require('../');\n...\n"), "{example}");
-        assert!(example.contains("program.parse(['node', 'test', '-a']);"), "{example}");
-        // A name only written, never called, or only in the code itself: none.
-        assert_eq!(usage_example(root.path(), paths.into_iter(), "Command.prototype"), None);
-        assert_eq!(usage_example(root.path(), ["lib.js"].into_iter(), "option"), None);
-        // Shipped without tests, a package's README shows its use.
-        let readme =
-            "# lib\n\n```js\nconst { program } = require('commander');\nprogram.option('-a');\nprogram.parse();\n```\n";
-        std::fs::write(root.path().join("Readme.md"), readme).unwrap();
-        let example = usage_example(root.path(), ["lib.js"].into_iter(), "option").unwrap();
-        assert_eq!(
-            example,
-            "The project's Readme.md uses it so:\n```\nconst { program } = require('commander');\nprogram.option('-a');\n\
-program.parse();\n```"
         );
     }
 

@@ -42,10 +42,6 @@ impl Conversation {
         let loading = check::loading(self.workspace.root(), language, &target.path);
         let definition = target.definition();
         let doc = definition.doc.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
-        let same_language = self.code_map.files().filter(|(_, file)| file.language == language).map(|(path, _)| path);
-        let example = check::usage_example(self.workspace.root(), same_language, &definition.name)
-            .map(|example| format!("\n{example}\n"))
-            .unwrap_or_default();
         let mut refused = String::new();
         for attempt in 0..ASKS {
             if !budget.allows_call() {
@@ -53,7 +49,7 @@ impl Conversation {
             }
             let ask = format!(
                 "Before anything changes, write a short {} script that runs the example the request gives and \
-prints its result, then the result of any example the request says works as it should. {} The request is about `{}` in {}{doc}.{example} Reply with the script only, in one code block.{refused}",
+prints its result, then the result of any example the request says works as it should. {} The request is about `{}` in {}{doc}. Reply with the script only, in one code block.{refused}",
                 runner.language_name(),
                 loading.hint,
                 definition.signature,
