@@ -184,7 +184,9 @@ fn shape(text: &str) -> Option<char> {
 pub fn line_options(line: &str, values: &[String]) -> Option<Vec<String>> {
     let line = line.trim();
     let boolean = opposite(line);
-    let quoted = values.iter().any(|v| loose(&as_printed(v, line)) == loose(line));
+    // A one-character line (`1`, `0`) matches a value of the request by
+    // chance as often as not: it is no sign the request speaks of it.
+    let quoted = line.chars().count() > 1 && values.iter().any(|v| loose(&as_printed(v, line)) == loose(line));
     if !quoted && boolean.is_none() {
         return None;
     }
@@ -338,6 +340,10 @@ unchanged. It's true that diff(a, b) gives [1, [2], 3] and {a: 1}.",
         assert_eq!(line_options("1.2.0", &values), Some(vec!["1.2.0".to_string(), "1.3.0".to_string()]));
         // Not spoken of: no options, whatever the shape.
         assert_eq!(line_options("2.0.0", &values), None);
+        // One character says too little: "ports start at 1" and a check
+        // that prints 1 for another input.
+        let values = request_values("parse_port accepts 0, but ports start at 1.");
+        assert_eq!(line_options("1", &values), None);
     }
 
     #[test]
