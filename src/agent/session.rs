@@ -153,11 +153,28 @@ impl SessionStore {
         let stamp: String = created_at.chars().filter(|c| c.is_ascii_digit()).take(14).collect();
         let id = format!("{}-{}-{:04x}", &stamp[..8.min(stamp.len())], &stamp[8.min(stamp.len())..], fastrand::u16(..));
         let path = self.path_of(&id)?;
-        let mut file = OpenOptions::new().create_new(true).append(true).open(&path).map_err(io_error(&path))?;
         let header = Header { format: FORMAT.into(), version: VERSION, id: id.clone(), created_at };
         let mut line = serde_json::to_string(&header).unwrap_or_default();
         line.push('\n');
-        file.write_all(line.as_bytes()).and_then(|_| file.flush()).map_err(io_error(&path))?;
+        // The file appears with its header whole: written under another
+        // name first, then linked in place (which fails rather than replace
+        // a session of the same id). A process killed between creating the
+        // file and writing its header left a session no one could load.
+        let fresh = path.with_extension("jsonl.new");
+        let written = OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .open(&fresh)
+            .and_then(|mut file| file.write_all(line.as_bytes()).and_then(|_| file.flush()));
+        let linked = written.and_then(|_| match std::fs::hard_link(&fresh, &path) {
+            // A file system without hard links: renamed into place instead.
+            Err(error) if error.kind() != std::io::ErrorKind::AlreadyExists => std::fs::rename(&fresh, &path),
+            linked => linked,
+        });
+        let _ = std::fs::remove_file(&fresh);
+        linked.map_err(io_error(&path))?;
+        let file = OpenOptions::new().append(true).open(&path).map_err(io_error(&path))?;
         Ok(SessionWriter { id, file, path })
     }
 
@@ -409,6 +426,20 @@ impl SessionWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_session_appears_with_its_header_whole_and_leaves_nothing_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SessionStore::for_workspace(dir.path());
+        let writer = store.create().unwrap();
+        let loaded = store.load(&writer.id).unwrap();
+        assert_eq!(loaded.header.id, writer.id);
+        let names: Vec<String> = std::fs::read_dir(writer.path().parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| n == ".gitignore" || n.ends_with(".jsonl")), "{names:?}");
+    }
 
     #[test]
     fn calls_cut_off_by_a_crash_are_answered_as_interrupted() {
