@@ -295,8 +295,8 @@ impl Check {
         format!("This check of the request:\n```\n{}\n```\n{outcome}", self.script.trim_end())
     }
 
-    /// From now on the check passes only when it runs without the error
-    /// it failed with on the code as it is (`output`).
+    /// Keeps how the check failed on the code as it is (`output`), for
+    /// [`Check::described`]; it passes, as before, once it exits normally.
     pub fn fails_with(&mut self, output: &str) {
         self.failure = output.to_string();
     }

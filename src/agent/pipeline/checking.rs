@@ -112,7 +112,7 @@ prints its result, then the result of any example the request says works as it s
         &mut self,
         system: &str,
         base: &[Message],
-        mut check: check::Check,
+        check: check::Check,
         printed: &str,
         budget: &mut Budget,
         usage: &mut Usage,
@@ -124,12 +124,7 @@ prints its result, then the result of any example the request says works as it s
         }
         let shown: String = printed.chars().take(SHOWN_CHARS).collect();
         if let Some(expected) = self.expect_by_line(system, base, &check, &shown, budget, usage, cancel).await? {
-            if let Err(error) = check.expect(&expected) {
-                self.notify(&format!("[no check: {error}]"));
-                return Ok(None);
-            }
-            self.notify("[the check prints something else than it must: it passes once it prints what is expected]");
-            return Ok(Some(check));
+            return Ok(self.expecting(check, &expected));
         }
         if !budget.allows_call() {
             return Ok(None);
@@ -148,12 +143,18 @@ request is done? Reply with that output only, in one code block.",
             self.notify("[no check: the expected output is what it prints now]");
             return Ok(None);
         }
-        if let Err(error) = check.expect(&expected) {
+        Ok(self.expecting(check, &expected))
+    }
+
+    /// `check`, from now on passing only when it prints `expected`; `None`
+    /// when that cannot be kept.
+    fn expecting(&self, mut check: check::Check, expected: &str) -> Option<check::Check> {
+        if let Err(error) = check.expect(expected) {
             self.notify(&format!("[no check: {error}]"));
-            return Ok(None);
+            return None;
         }
         self.notify("[the check prints something else than it must: it passes once it prints what is expected]");
-        Ok(Some(check))
+        Some(check)
     }
 
     /// What the check must print, asked line by line of what it prints
@@ -381,8 +382,7 @@ line. Reply with the script only, in one code block.",
         let order = std::iter::once(chosen).chain((0..candidates.len()).filter(|i| *i != chosen));
         for i in order {
             for target in self.targets(&candidates[i]) {
-                let same = |t: &Target| t.path == target.path && t.definition().range == target.definition().range;
-                if varied.len() < MAX_DEFINITIONS && !varied.iter().any(same) {
+                if varied.len() < MAX_DEFINITIONS && !varied.iter().any(|t| t.is(&target)) {
                     varied.push(target);
                 }
             }

@@ -208,15 +208,16 @@ pub fn line_options(line: &str, values: &[String]) -> Option<Vec<String>> {
     (options.len() > 1).then_some(options)
 }
 
-/// How a script of `language` prints a line, as its top-level statements
-/// begin.
-fn print_calls(language: Language) -> &'static [&'static str] {
-    match language {
+/// Whether `line` is a top-level statement that prints, as a script of
+/// `language` prints a line.
+fn prints_a_line(language: Language, line: &str) -> bool {
+    let calls: &[&str] = match language {
         Language::Python => &["print("],
         Language::JavaScript | Language::TypeScript => &["console.log("],
         Language::Bash => &["echo ", "printf "],
         _ => &[],
-    }
+    };
+    calls.iter().any(|call| line.starts_with(call))
 }
 
 /// The statement of `script` that printed each line of `output`, where
@@ -224,10 +225,9 @@ fn print_calls(language: Language) -> &'static [&'static str] {
 /// many as the lines printed; `None` where it is not (a loop, a helper,
 /// a value printed over several lines).
 pub fn printing_statements(language: Language, script: &str, output: &str) -> Option<Vec<String>> {
-    let calls = print_calls(language);
     let statements: Vec<String> = script
         .lines()
-        .filter(|line| calls.iter().any(|call| line.starts_with(call)))
+        .filter(|line| prints_a_line(language, line))
         .map(|line| without_trailing_comment(language, line).to_string())
         .collect();
     let printed = output.lines().count();
@@ -258,19 +258,17 @@ pub fn without_trailing_comment(language: Language, line: &str) -> &str {
 /// uses, and a small model copies the request's own example into it, which
 /// the fix must change.
 pub fn without_shared_prints(language: Language, probe: &str, check: &str) -> String {
-    let calls = print_calls(language);
     let key = |line: &str| without_trailing_comment(language, line).trim().trim_end_matches(';').to_string();
-    let printing = |line: &&str| calls.iter().any(|call| line.starts_with(call));
+    let printing = |line: &&str| prints_a_line(language, line);
     let shared: Vec<String> = check.lines().filter(printing).map(key).collect();
     probe.lines().filter(|line| !(printing(line) && shared.contains(&key(line)))).collect::<Vec<_>>().join("\n")
 }
 
 /// `script` with the trailing comments of its print statements dropped.
 pub fn uncommented(language: Language, script: &str) -> String {
-    let calls = print_calls(language);
     script
         .lines()
-        .map(|line| match calls.iter().any(|call| line.starts_with(call)) {
+        .map(|line| match prints_a_line(language, line) {
             true => without_trailing_comment(language, line),
             false => line,
         })

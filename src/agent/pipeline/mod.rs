@@ -151,6 +151,12 @@ impl Target {
     fn shown(&self) -> String {
         edit::shown(&self.path, &self.text, &self.file, self.definition())
     }
+
+    /// Whether `other` is the same definition: reached as a candidate and
+    /// as another candidate's callee, it is one.
+    fn is(&self, other: &Target) -> bool {
+        self.path == other.path && self.definition().range == other.definition().range
+    }
 }
 
 /// Rounds a turn makes at most: the first, and those a blocking Stop hook
@@ -417,14 +423,13 @@ Reply with its name: {}.",
         let others = (0..candidates.len()).filter(|i| *i != chosen);
         targets.extend(others.filter_map(|i| self.candidate_target(&candidates[i])));
         let mut shown = String::new();
-        let mut seen: Vec<(String, usize)> = Vec::new();
+        let mut seen: Vec<Target> = Vec::new();
         for target in targets {
-            let key = (target.path.clone(), target.definition().range.start);
             let definition = target.shown();
-            if seen.contains(&key) || !shown.is_empty() && shown.len() + definition.len() > SHOWN_CHARS {
+            if seen.iter().any(|t| t.is(&target)) || !shown.is_empty() && shown.len() + definition.len() > SHOWN_CHARS {
                 continue;
             }
-            seen.push(key);
+            seen.push(target);
             shown.push_str(&definition);
             shown.push('\n');
         }
