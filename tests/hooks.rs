@@ -244,7 +244,7 @@ async fn a_stop_hook_hands_a_whole_file_model_its_files_again_with_the_reason() 
             ..Default::default()
         })
         .command_hooks(check)
-        .run(&[wrong, right], "Fix the greeting in greet.py.")
+        .run(&["change", "change", wrong, right], "Fix the greeting in greet.py.")
         .await;
     assert_eq!(run.read("greet.py"), "def greet(name):\n    return \"Hello, \" + name\n");
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);

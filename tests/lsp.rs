@@ -618,7 +618,8 @@ fn a_whole_file_reply_is_made_from_the_unsaved_buffer_and_reaches_the_editor_as_
     // The model is handed the buffer, with the user's unsaved comment, and
     // shows it back with its fix.
     let reply = "calc.py\n```python\ndef add(a, b):\n    # unsaved\n    return a - b\n```\n";
-    let script = ws.script(json!([reply]));
+    // First the model's word, in both orders, that the request asks for a change.
+    let script = ws.script(json!(["change", "change", reply]));
     let client = LspClient::start(
         ws.dir.path(),
         json!({"model": {"backend": "scripted", "script": script}, "permissionMode": "auto_read",

@@ -18,7 +18,7 @@ use serde::Deserialize;
 use tack::agent::{HookCall, ToolHook};
 use tack::model::scripted::{FaultKind, ScriptEntry, ScriptedBackend};
 use tack::permissions::{Rule, RuleAction};
-use tack::protocol::{ApprovalDecision, Event, PermissionMode, Role, StopReason, Usage};
+use tack::protocol::{ApprovalDecision, Event, PermissionMode, StopReason, Usage};
 use tack::tools::{Tool, ToolContext, ToolError, ToolKind, ToolOutput, ToolSet, TypedTool};
 use tack::workspace::buffers::MemoryBuffers;
 use tokio_util::sync::CancellationToken;
@@ -1743,13 +1743,24 @@ fn whole_files() -> tack::config::ToolSettings {
     tack::config::ToolSettings { profile: tack::config::ToolProfile::WholeFiles, ..Default::default() }
 }
 
-/// A whole-file turn on a workspace of `files`, the model replying `replies`.
-/// A reply to the ask for a command that computes an answer that gives none.
-const NO_COMMAND: &str = "No command is needed.";
+/// The model's word, in both orders, that a request asks for a change: the
+/// first two replies of a whole-file turn.
+const CHANGE: [&str; 2] = ["change", "change"];
+/// The model's word, in both orders, that a request asks for an answer.
+const ANSWER: [&str; 2] = ["answer", "answer"];
 
+/// A whole-file turn on a workspace of `files` that asks for a change, the
+/// model replying `replies`.
 async fn whole_file_run(files: &[(&str, &str)], replies: &[&str], prompt: &str) -> Run {
+    whole_file_turn(files, CHANGE, replies, prompt).await
+}
+
+/// A whole-file turn on a workspace of `files`, the model's word on the
+/// request's `intent` first, then its `replies`.
+async fn whole_file_turn(files: &[(&str, &str)], intent: [&str; 2], replies: &[&str], prompt: &str) -> Run {
     let scenario = files.iter().fold(Scenario::new(), |scenario, (path, text)| scenario.file(path, text));
-    scenario.tool_settings(whole_files()).run(replies, prompt).await
+    let script: Vec<&str> = intent.iter().copied().chain(replies.iter().copied()).collect();
+    scenario.tool_settings(whole_files()).run(&script, prompt).await
 }
 
 #[tokio::test]
@@ -1778,7 +1789,7 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
         .file("calc.py", calc)
         .file("notes.md", "Notes.\n")
         .tool_settings(whole_files())
-        .run(&[reply], "add in calc.py should subtract.")
+        .run(&["change", "change", reply], "add in calc.py should subtract.")
         .await;
     assert_eq!(run.read("calc.py"), "def add(a, b):\n    return a - b\n");
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
@@ -1792,7 +1803,7 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
         .file("calc.py", calc)
         .file("notes.md", "Notes.\n")
         .tool_settings(whole_files())
-        .run(&["It adds."], "What does this project do?")
+        .run(&["change", "change", "It adds."], "What does this project do?")
         .await;
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("calc.py\n```") && sent.contains("notes.md\n```\nNotes.\n```"), "{sent}");
@@ -1800,8 +1811,11 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
     // A new file named in the block's first line; new code alone is added
     // to the file the prompt names.
     let reply = "```python\n# mathutil.py\ndef is_even(n):\n    return n % 2 == 0\n```\n";
-    let run =
-        Scenario::new().file("calc.py", calc).tool_settings(whole_files()).run(&[reply], "Create mathutil.py.").await;
+    let run = Scenario::new()
+        .file("calc.py", calc)
+        .tool_settings(whole_files())
+        .run(&["change", "change", reply], "Create mathutil.py.")
+        .await;
     assert_eq!(run.read("mathutil.py"), "def is_even(n):\n    return n % 2 == 0\n");
     // The file asked for is shown empty.
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
@@ -1870,7 +1884,10 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
         .file("test_calc.py", "from calc import mean\n\n\ndef test_mean():\n    assert mean([2, 4]) == 3\n")
         .file("notes.py", "NOTES = []\n")
         .tool_settings(whole_files())
-        .run(&[&format!("calc.py\n```python\n{fixed_mean}```\n")], "The test in test_calc.py fails. Fix the code.")
+        .run(
+            &["change", "change", &format!("calc.py\n```python\n{fixed_mean}```\n")],
+            "The test in test_calc.py fails. Fix the code.",
+        )
         .await;
     assert_eq!(run.read("calc.py"), fixed_mean);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
@@ -1896,7 +1913,7 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
         let run = Scenario::new()
             .file("hello.py", hello)
             .tool_settings(whole_files())
-            .run(&[&reply], "Give greet in hello.py a greeting parameter.")
+            .run(&["change", "change", &reply], "Give greet in hello.py a greeting parameter.")
             .await;
         assert_eq!(run.read("hello.py"), version, "{reply}");
     }
@@ -1916,13 +1933,16 @@ async fn a_model_answering_with_whole_files_changes_creates_and_adds_to_them() {
         .file("calc.py", calc)
         .tool_settings(whole_files())
         .mode(PermissionMode::Plan)
-        .run(&["calc.py\n```\ndef add(a, b):\n    return a - b\n```\n"], "add in calc.py should subtract.")
+        .run(
+            &["change", "change", "calc.py\n```\ndef add(a, b):\n    return a - b\n```\n"],
+            "add in calc.py should subtract.",
+        )
         .await;
     assert_eq!(run.read("calc.py"), calc);
     assert!(run.outcome.text.contains("return a - b"), "{}", run.outcome.text);
 
     // An answer without code changes nothing and is the answer.
-    let run = whole_file_run(&[("calc.py", calc)], &["It adds."], "What does add do?").await;
+    let run = whole_file_turn(&[("calc.py", calc)], ANSWER, &["It adds."], "What does add do?").await;
     assert_eq!(run.read("calc.py"), calc);
     assert_eq!(run.outcome.text, "It adds.");
 }
@@ -2001,7 +2021,7 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     // Three fresh tries that change nothing either: the turn ends unchanged.
     let run = whole_file_run(&[("README.md", readme)], &[echo, empty].repeat(4), prompt).await;
     assert!(!run.dir.path().join("mathutil.py").exists());
-    assert_eq!((run.backend.used(), run.outcome.stop_reason), (8, StopReason::EndTurn));
+    assert_eq!((run.backend.used(), run.outcome.stop_reason), (10, StopReason::EndTurn));
     assert_eq!(run.backend.last_request().unwrap().resample, Some(3));
 
     // A copy of the one file left: asked for the line, the model writes it fixed.
@@ -2013,7 +2033,7 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
             .file("greet.py", GREET)
             .file("test_greet.py", TEST)
             .tool_settings(whole_files())
-            .run(script, "The greeting test fails. Fix it.")
+            .run(&[&CHANGE[..], script].concat(), "The greeting test fails. Fix it.")
             .await
     }
     let fixed = "def greet(name):\n    return \"Hello, \" + name + \"!\"\n";
@@ -2053,7 +2073,7 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     assert_eq!(run.read("greet.py"), fixed);
     assert!(told(&run, "[line 2 of greet.py is not fixed yet — asking again, sampled (2 of 3)…]"));
     let resampled: Vec<Option<u32>> = run.backend.requests().iter().map(|request| request.resample).collect();
-    assert_eq!(resampled, [None, None, None, Some(4), Some(5)]);
+    assert_eq!(resampled, [None, None, None, None, None, Some(4), Some(5)]);
     // So is the line quoted as it reads: it points at the line.
     let quoted = "```python\nreturn \"Helo, \" + name + \"!\"\n```\n";
     let run = fix_greeting(&[&format!("```\n{GREET}```\n```\n{TEST}```\n"), quoted, line]).await;
@@ -2064,7 +2084,9 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     let (test_copy, greet_copy) = (format!("```\n{TEST}```\n"), format!("```\n{GREET}```\n"));
     let run = fix_greeting(&[test_copy.as_str(), &greet_copy, "import os\n"].repeat(4)).await;
     assert_eq!(run.read("greet.py"), GREET);
-    assert_eq!((run.backend.used(), run.outcome.stop_reason), (12, StopReason::EndTurn));
+    // Past the turn's budget of model calls, the turn ends, saying so.
+    assert_eq!((run.backend.used(), run.outcome.stop_reason), (12, StopReason::MaxIterations));
+    assert!(told(&run, "This turn spent its budget (12 model calls"));
     // Every file copied back at once: the line names the file it is in.
     let run = fix_greeting(&[&format!("```\n{GREET}```\n```\n{TEST}```\n"), line]).await;
     assert_eq!(run.read("greet.py"), fixed);
@@ -2080,6 +2102,8 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         .tool_settings(whole_files())
         .run(
             &[
+                CHANGE[0],
+                CHANGE[1],
                 &format!("```\nutils.js\n{utils}```\n"),
                 "```js\nreturn word.charAt(0).toUpperCase() + word.slice(1);\n```\n",
             ],
@@ -2096,7 +2120,12 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         .file("main.py", "from stock import in_stock\n")
         .tool_settings(whole_files())
         .run(
-            &[&format!("```python\n{stock}```\n"), "```python\nreturn stock.get(item, 0) > 0\n```\n"],
+            &[
+                CHANGE[0],
+                CHANGE[1],
+                &format!("```python\n{stock}```\n"),
+                "```python\nreturn stock.get(item, 0) > 0\n```\n",
+            ],
             "in_stock says an item with exactly one left is out of stock. Fix it.",
         )
         .await;
@@ -2127,7 +2156,7 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     .await;
     assert_eq!(run.read("cart.py"), renamed);
     assert_eq!(run.read("main.py"), "from cart import compute_total\n\nprint(compute_total([1, 2]))  # calc_totals\n");
-    assert_eq!(run.backend.used(), 1);
+    assert_eq!(run.backend.used(), 3);
     assert!(told(&run, "renaming calc_total to compute_total there too"));
     // Renamed with its parameters changed: the file that uses it is asked
     // for, shown the change, and changed to match.
@@ -2158,7 +2187,7 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         "Double the total.",
     )
     .await;
-    assert_eq!(run.backend.used(), 1);
+    assert_eq!(run.backend.used(), 3);
     assert_eq!(run.read("main.py"), main);
 
     // A reshaped declaration: the file the prompt asks to change with it,
@@ -2208,7 +2237,7 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         "format_price in money.py should take a currency symbol.",
     )
     .await;
-    assert_eq!(run.backend.used(), 1);
+    assert_eq!(run.backend.used(), 3);
     assert_eq!(run.read("shop.py"), shop);
 
     // A question is answered, not retried: a copy of a file may be the answer.
@@ -2216,10 +2245,10 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
         .file("config.py", "PORT = 8080\n")
         .file("server.py", "from config import PORT\n")
         .tool_settings(whole_files())
-        .run(&["It listens on:\n```\nPORT = 8080\n```\n", NO_COMMAND], "Which port does the server use?")
+        .run(&["answer", "answer", "It listens on:\n```\nPORT = 8080\n```\n"], "Which port does the server use?")
         .await;
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
-    assert_eq!(run.backend.used(), 2);
+    assert_eq!(run.backend.used(), 3);
 }
 
 #[tokio::test]
@@ -2235,23 +2264,6 @@ async fn an_import_line_fixed_to_another_name_renames_its_uses_in_the_file() {
     .await;
     assert_eq!(run.read("main.py"), "from config import read_config\n\nconfig = read_config()\nprint(config)\n");
     assert_eq!(run.read("config.py"), config);
-}
-
-#[tokio::test]
-async fn a_setting_answered_for_the_line_changes_the_default_that_gives_it_another_value() {
-    // The 1.5B copied both files back, then answered with `per_page = 20`.
-    let pager = "def paginate(items, page=1, per_page=10):\n    \"\"\"Pages hold 20 items.\"\"\"\n    \
-                 start = (page - 1) * per_page\n    return items[start:start + per_page]\n\n\n\
-                 def page_count(items, per_page=20):\n    return -(-len(items) // per_page)\n";
-    let app = "from pager import paginate\n\nprint(paginate(list(range(55))))\n";
-    let run = whole_file_run(
-        &[("app.py", app), ("pager.py", pager)],
-        &[&format!("app.py\n```\n{app}```\n\npager.py\n```\n{pager}```\n"), "`per_page = 20`\n"],
-        "Calling paginate() without a page size should give pages of 20 items, like the docstring says, but I get 10. Fix it.",
-    )
-    .await;
-    assert_eq!(run.read("pager.py"), pager.replace("per_page=10", "per_page=20"));
-    assert_eq!(run.read("app.py"), app);
 }
 
 #[tokio::test]
@@ -2375,19 +2387,19 @@ async fn a_linters_findings_go_with_the_ask_for_the_line_to_change() {
         run.backend.requests().iter().map(|request| request.messages.last().unwrap().text()).collect();
     let finding = "shellcheck: Double quote to prevent globbing and word splitting.";
     assert!(
-        asks[1].ends_with(&format!(
+        asks[3].ends_with(&format!(
             "Which line of linecount.sh must change?\nA linter finds:\n- line 12 of linecount.sh, `n=$(wc -l < $f)`: \
              {finding}\nReply with that line only, as it must read."
         )),
         "{}",
-        asks[1]
+        asks[3]
     );
     assert!(
-        asks[2].ends_with(&format!(
+        asks[4].ends_with(&format!(
             "Line 12 of linecount.sh reads:\n```\nn=$(wc -l < $f)\n```\n{finding}\nReply with that line only, as it must read."
         )),
         "{}",
-        asks[2]
+        asks[4]
     );
 }
 
@@ -2415,7 +2427,7 @@ async fn the_calls_of_a_wrapper_the_change_removes_become_what_it_returned() {
         .replace("return read_csv_events(path)", "return read_events(path, fmt=\"csv\")");
     assert_ne!(switched, report);
     assert_eq!(run.read("report.py"), switched);
-    assert_eq!(run.backend.requests().len(), 1, "the caller is switched over without asking the model");
+    assert_eq!(run.backend.requests().len(), 3, "the caller is switched over without asking the model again");
 }
 
 #[tokio::test]
@@ -2501,9 +2513,10 @@ async fn asked_for_the_line_a_model_may_write_the_function_fixed_or_the_one_aske
 async fn a_question_answered_with_a_files_copy_is_asked_for_the_answer() {
     let levels = "QUIET = \"WARNING\"\nLOUD = \"DEBUG\"\n";
     let profiles = "import levels\n\nPROFILES = {\"production\": levels.QUIET, \"development\": levels.LOUD}\n";
-    let run = whole_file_run(
+    let run = whole_file_turn(
         &[("levels.py", levels), ("profiles.py", profiles)],
-        &[&format!("```python\n# profiles.py\n{profiles}```\n"), NO_COMMAND, "The production profile runs at WARNING."],
+        ANSWER,
+        &[&format!("```python\n# profiles.py\n{profiles}```\n"), "The production profile runs at WARNING."],
         "Which log level does the app run at with the production profile",
     )
     .await;
@@ -2514,11 +2527,11 @@ async fn a_question_answered_with_a_files_copy_is_asked_for_the_answer() {
     // A question changes no file: a reply that changes one is asked for the
     // answer, and the change is not made.
     let main = "from profiles import PROFILES\n\nstart(\"development\")\n";
-    let run = whole_file_run(
+    let run = whole_file_turn(
         &[("levels.py", levels), ("profiles.py", profiles), ("main.py", main)],
+        ANSWER,
         &[
             &format!("main.py\n```python\n{}```\n", main.replace("development", "production")),
-            NO_COMMAND,
             "The production profile runs at WARNING.",
         ],
         "Which log level does the app run at with the production profile?",
@@ -2527,7 +2540,7 @@ async fn a_question_answered_with_a_files_copy_is_asked_for_the_answer() {
     assert_eq!(run.outcome.text, "The production profile runs at WARNING.");
     assert_eq!(run.read("main.py"), main);
     assert!(run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains("did not answer"))));
-    // A question that also asks for a change is a change.
+    // A question that also asks for a change is a change, by the model's word.
     let numbers = "def is_even(n):\n    return n % 2 == 1\n";
     let run = whole_file_run(
         &[("numbers.py", numbers)],
@@ -2563,7 +2576,7 @@ async fn a_whole_file_change_waits_for_approval_like_any_edit() {
         .tool_settings(whole_files())
         .mode(PermissionMode::Ask)
         .answers(&[ApprovalDecision::Deny])
-        .run(&[reply], "add should subtract.")
+        .run(&["change", "change", reply], "add should subtract.")
         .await;
     assert_eq!(run.asked.len(), 1);
     assert_eq!(run.read("calc.py"), "def add(a, b):\n    return a + b\n");
@@ -2575,8 +2588,11 @@ async fn an_adaptive_model_is_handed_the_files_when_they_fit_and_offered_tools_w
     let calc = "def add(a, b):\n    return a + b\n";
     let reply = "calc.py\n```\ndef add(a, b):\n    return a - b\n```\n";
     // A small project: handed over whole, no tools.
-    let run =
-        Scenario::new().file("calc.py", calc).tool_settings(adaptive()).run(&[reply], "add should subtract.").await;
+    let run = Scenario::new()
+        .file("calc.py", calc)
+        .tool_settings(adaptive())
+        .run(&["change", "change", reply], "add should subtract.")
+        .await;
     assert_eq!(run.read("calc.py"), "def add(a, b):\n    return a - b\n");
     let request = run.backend.last_request().unwrap();
     assert!(request.tools.is_empty(), "{:?}", request.tools);
@@ -2586,7 +2602,7 @@ async fn an_adaptive_model_is_handed_the_files_when_they_fit_and_offered_tools_w
     let long: String = (0..500).map(|i| format!("LINE_{i} = {i}\n")).collect();
     let large =
         || Scenario::new().file("calc.py", calc).file("data.py", &long).tool_settings(adaptive()).pipeline(no_check());
-    let run = large().run(&["It adds."], "The tests fail. Fix it.").await;
+    let run = large().run(&["change", "change", "It adds."], "The tests fail. Fix it.").await;
     let request = run.backend.last_request().unwrap();
     assert!(request.tools.iter().any(|t| t.name == "Grep"), "{:?}", request.tools);
     // The prompt pointing at a definition: that definition, changed alone.
@@ -2656,8 +2672,8 @@ async fn a_reply_that_changes_no_file_asks_for_the_named_file_whole() {
     assert_eq!(run.read("app.py"), app);
     // A question is answered in a sentence: no file is asked for.
     for prompt in ["What is wrong with is_even?", "Explain what is_even in lib/numbers.py does"] {
-        let run = whole_file_run(&files, &[told], prompt).await;
-        assert_eq!(run.backend.used(), 1, "{prompt}");
+        let run = whole_file_turn(&files, ANSWER, &[told], prompt).await;
+        assert_eq!(run.backend.used(), 3, "{prompt}");
         assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
     }
 
@@ -2764,32 +2780,6 @@ async fn a_json_file_shown_whole_is_its_new_content_not_a_tool_call() {
 }
 
 #[tokio::test]
-async fn a_function_to_remove_copied_back_is_asked_for_the_file_without_it() {
-    let utils = "def clamp(value, low, high):\n    return max(low, min(value, high))\n\n\ndef old_helper(x):\n    \
-                 return x * 42\n\n\ndef lerp(a, b, t):\n    return a + (b - a) * t\n";
-    let copy = format!("utils.py\n```python\n{utils}```\n");
-    let without = "utils.py\n```python\ndef clamp(value, low, high):\n    return max(low, min(value, high))\n\n\n\
-                   def lerp(a, b, t):\n    return a + (b - a) * t\n```\n";
-    let prompt = "Remove the unused function old_helper from utils.py.";
-    let run = whole_file_run(&[("utils.py", utils)], &[&copy, without], prompt).await;
-    assert!(!run.read("utils.py").contains("old_helper"), "{}", run.read("utils.py"));
-    assert!(run.read("utils.py").contains("def clamp(") && run.read("utils.py").contains("def lerp("));
-    let asked = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(
-        asked.ends_with(
-            "Reply with the whole new content of utils.py without old_helper, in a code block after its path."
-        ),
-        "{asked}"
-    );
-    // Copied back again: no line is asked for, for a removal has none; each
-    // of the three sampled tries is asked the same two.
-    let copies = [copy.as_str(); 8];
-    let run = whole_file_run(&[("utils.py", utils)], &copies, prompt).await;
-    assert_eq!(run.read("utils.py"), utils);
-    assert_eq!((run.backend.used(), run.outcome.stop_reason), (8, StopReason::EndTurn));
-}
-
-#[tokio::test]
 async fn a_reply_that_changes_only_comments_is_a_copy_and_is_asked_for_the_line() {
     // The 0.5B, asked for a fix it could not see, turned `//!` into `///`.
     let stats = "//! Helpers.\n\npub fn windows(n: usize, width: usize) -> usize {\n    n - width\n}\n";
@@ -2837,7 +2827,7 @@ async fn a_reply_that_stops_short_or_copies_under_a_new_name_changes_nothing() {
     // Asked to drop the block, the shorter file is the change.
     let run =
         whole_file_run(&[("playlist.js", playlist)], &[short], "Drop the require.main block from playlist.js.").await;
-    assert!(!run.read("playlist.js").contains("require.main"), "{}", run.read("playlist.js"));
+    assert!(!run.read("playlist.js").contains("require.main"), "{}\n{}", run.read("playlist.js"), run.text());
 
     // The 0.5B, looping, labelled running.py's function `# pace.py` again
     // and again: no new file, for nothing in it is new.
@@ -2860,9 +2850,10 @@ async fn a_question_answered_with_code_alone_is_asked_for_the_answer() {
     let settings = "DEFAULTS = {\"port\": 8000}\n\n\ndef setting(name):\n    return DEFAULTS[name]\n";
     let server =
         "from settings import setting\n\nADMIN_PORT_OFFSET = 1\n\n\ndef listen_port():\n    return setting(\"port\")\n";
-    let run = whole_file_run(
+    let run = whole_file_turn(
         &[("settings.py", settings), ("server.py", server), ("notes.txt", "Deploy on Fridays.\n")],
-        &["```python\nlisten_port()\n```\n", NO_COMMAND, "It listens on port 8000."],
+        ANSWER,
+        &["```python\nlisten_port()\n```\n", "It listens on port 8000."],
         "Which port does the server listen on when PORT is not set? Answer with the number.",
     )
     .await;
@@ -2887,35 +2878,27 @@ async fn a_question_of_fact_is_worked_out_from_the_lines_and_answered_with_the_l
     let working = "`for attempt in range(MAX_RETRIES + 1):` tries MAX_RETRIES + 1 times.\n\
                    `MAX_RETRIES = 7`, so 8 attempts: the first and 7 retries.\n";
     // Asked then for a command that computes it, the model gives none.
-    let run = whole_file_run(&files, &[&format!("{working}\nAnswer: 7\n"), NO_COMMAND], prompt).await;
-    let sent = run.backend.requests()[0].messages.last().unwrap().text();
+    let run = whole_file_turn(&files, ANSWER, &[&format!("{working}\nAnswer: 7\n")], prompt).await;
+    let sent = run.backend.requests()[2].messages.last().unwrap().text();
     assert!(sent.contains("quote each line it depends on") && sent.contains("\"Answer:\""), "{sent}");
     assert_eq!(run.outcome.text, "7");
-    assert_eq!(run.backend.used(), 2);
+    assert_eq!(run.backend.used(), 3);
     assert_eq!(run.read("client.py"), client);
 
-    // A working out that ends without the answer line is asked for the
-    // answer, the working out kept before the ask.
+    // A working out that ends without the answer line is the answer: a
+    // question of how, or of what, is answered at length.
     let steps = "1. client.py loops over `range(MAX_RETRIES + 1)`.\n2. settings.py sets `MAX_RETRIES = 7`.\n\
                  3. That is 8 attempts.\n4. The first is no retry.\n";
-    let run = whole_file_run(&files, &[steps, NO_COMMAND, "It retries 7 times."], prompt).await;
-    assert_eq!(run.outcome.text, "It retries 7 times.");
-    let request = run.backend.last_request().unwrap();
-    let [.., working, ask] = request.messages.as_slice() else { panic!("{:?}", request.messages) };
-    assert_eq!((working.role, working.text()), (Role::Assistant, steps.to_string()));
-    assert_eq!(ask.text(), "Now answer the question in one sentence.");
-    assert!(run.events.iter().any(|e| matches!(&e.event, Event::Text { text } if text.contains("the working out"))));
-
-    // A question that asks how something works is answered at length.
-    let run = whole_file_run(&files, &[steps], "How does the client retry a failed request?").await;
+    let run = whole_file_turn(&files, ANSWER, &[steps], "How does the client retry a failed request?").await;
     assert_eq!(run.outcome.text, steps);
-    assert_eq!(run.backend.used(), 1);
+    assert_eq!(run.backend.used(), 3);
 }
 
 #[tokio::test]
 async fn a_tiny_model_is_asked_a_question_of_fact_for_the_answer_alone() {
     // Asked to work the answer out, the 0.5B wrote "Answer: 15" alone.
-    let backend = ScriptedBackend::from_texts(["calc.py declares add."]).with_parameters(500_000_000);
+    let backend =
+        ScriptedBackend::from_texts(["answer", "answer", "calc.py declares add."]).with_parameters(500_000_000);
     let run = Scenario::new()
         .file("calc.py", "def add(a, b):\n    return a + b\n")
         .tool_settings(whole_files())
@@ -2996,105 +2979,6 @@ async fn a_function_the_prompt_names_is_asked_for_alone_when_the_file_and_line_a
 }
 
 #[tokio::test]
-async fn a_prompt_that_asks_to_run_something_runs_the_command_the_model_gives() {
-    let greet = "import sys\n\nprint('Hello, ' + sys.argv[1] + '!')\n";
-    let run = whole_file_run(
-        &[("greet.py", greet)],
-        &["```bash\n$ python3 greet.py Ada\n```\n", "It prints Hello, Ada!"],
-        "Run greet.py with the name Ada and tell me what it prints.",
-    )
-    .await;
-    assert_eq!(run.outcome.text, "It prints Hello, Ada!");
-    // The harness's own Bash call, run as any call: a real process.
-    assert_eq!(run.results()[0], ("Bash".into(), false, "Hello, Ada!\nexit code 0".into()));
-    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(sent.contains("`python3 greet.py Ada` was run; it gave:\n```\nHello, Ada!\nexit code 0\n```"), "{sent}");
-    assert_eq!(run.read("greet.py"), greet);
-    // Bash is never offered to the model.
-    let request = run.backend.last_request().unwrap();
-    assert!(request.tools.is_empty(), "{:?}", request.tools);
-    // In plan mode nothing runs: the first reply is the answer.
-    let plan = Scenario::new()
-        .file("greet.py", greet)
-        .tool_settings(whole_files())
-        .mode(tack::protocol::PermissionMode::Plan)
-        .run(&["```bash\npython3 greet.py Ada\n```\n"], "Run greet.py with the name Ada and tell me what it prints.")
-        .await;
-    assert!(plan.results().is_empty());
-}
-
-#[tokio::test]
-async fn an_answer_to_a_question_of_fact_is_computed_by_the_projects_own_code() {
-    let config = "SECONDS_PER_DAY = 86_400\nPOLL_INTERVAL_S = 45\n";
-    let buffer = "import config\n\nCAPACITY = config.SECONDS_PER_DAY // config.POLL_INTERVAL_S * 2\n";
-    let files = [("buffer.py", buffer), ("config.py", config)];
-    let prompt = "How many readings does the buffer hold? Answer with the number.";
-    let worked_out = "`CAPACITY = SECONDS_PER_DAY // POLL_INTERVAL_S * 2`\n\n86400 // 45 = 1824, so 1824 * 2 = 3648.\n\nAnswer: 3648\n";
-    let command = "```bash\npython3 -c 'import buffer; print(buffer.CAPACITY)'\n```\n";
-    let run = whole_file_run(&files, &[worked_out, command, "It holds 3840 readings."], prompt).await;
-    assert_eq!(run.outcome.text, "It holds 3840 readings.");
-    // The harness's own Bash call, run as any call: a real process.
-    assert_eq!(run.results(), [("Bash".into(), false, "3840\nexit code 0".into())]);
-    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(sent.contains("was run; it printed:\n```\n3840\n```\nAnswer the question in one sentence."), "{sent}");
-    // A command that fails is shown failing and asked for again.
-    let failing = "```bash\npython3 -c 'import nowhere'\n```\n";
-    let run = whole_file_run(&files, &[worked_out, failing, command, "It holds 3840 readings."], prompt).await;
-    assert_eq!(run.outcome.text, "It holds 3840 readings.");
-    let results = run.results();
-    assert!(results[0].1 && results[0].2.contains("No module named 'nowhere'"), "{results:?}");
-    assert_eq!(results[1], ("Bash".into(), false, "3840\nexit code 0".into()));
-    assert!(run.text().contains("[the command gave no answer — asking for another…]"));
-    // Failing twice, the harness prints what the modules hold itself, and
-    // the answer is asked for from that.
-    let run = whole_file_run(&files, &[worked_out, failing, failing, "It holds 3840 readings."], prompt).await;
-    assert_eq!(run.outcome.text, "It holds 3840 readings.");
-    let results = run.results();
-    assert!(results[..2].iter().all(|(_, failed, _)| *failed), "shown as failed: {results:?}");
-    let values = "buffer.CAPACITY = 3840\nconfig.SECONDS_PER_DAY = 86400\nconfig.POLL_INTERVAL_S = 45\nexit code 0";
-    assert_eq!(results[2], ("Bash".into(), false, values.into()));
-    assert!(run.text().contains("[no command gave the answer — printing the values the modules hold…]"));
-    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
-    assert!(sent.contains("The modules' values, once imported:\n```\nbuffer.CAPACITY = 3840\n"), "{sent}");
-    // An answer that quotes a number the files hold stands.
-    let run = whole_file_run(
-        &files,
-        &["`POLL_INTERVAL_S = 45`\n\nAnswer: 45\n", failing, failing],
-        "How often is it polled?",
-    )
-    .await;
-    assert_eq!(run.outcome.text, "45");
-    assert_eq!(run.results().len(), 2, "{:?}", run.results());
-    // Where no module imports, it says nothing: the answer worked out stands.
-    let broken = [("buffer.py", "CAPACITY = 1 // 0\n"), ("config.py", "raise SystemExit(3)\n")];
-    let run = whole_file_run(&broken, &[worked_out, failing, failing], prompt).await;
-    assert_eq!(run.outcome.text, "3648");
-    let printed = &run.results()[2].2;
-    assert!(printed.contains("buffer: ZeroDivisionError: integer division or modulo by zero"), "{printed}");
-    assert!(printed.contains("config: SystemExit: 3"), "{printed}");
-    // An answer read off the files is computed too: a small model stops a
-    // hop short. A reply with no command leaves the answer read off.
-    let read_off = "`POLL_INTERVAL_S = 45`\n\nAnswer: 45\n";
-    let polled = "```bash\npython3 -c 'import config; print(config.POLL_INTERVAL_S)'\n```\n";
-    let run = whole_file_run(&files, &[read_off, polled, "Every 45 seconds."], "How often is it polled?").await;
-    assert_eq!(run.outcome.text, "Every 45 seconds.");
-    assert_eq!(run.results(), [("Bash".into(), false, "45\nexit code 0".into())]);
-    assert!(run.text().contains("[asking for a command that computes the answer…]"));
-    let run = whole_file_run(&files, &[read_off, "It is 45."], "How often is it polled?").await;
-    assert_eq!(run.outcome.text, "45");
-    assert!(run.results().is_empty());
-    // In plan mode nothing runs.
-    let plan = files
-        .iter()
-        .fold(Scenario::new(), |scenario, (path, text)| scenario.file(path, text))
-        .tool_settings(whole_files())
-        .mode(PermissionMode::Plan)
-        .run(&[worked_out], prompt)
-        .await;
-    assert!(plan.results().is_empty());
-}
-
-#[tokio::test]
 async fn what_the_request_says_stays_as_it_is_is_left_out_of_a_change() {
     let ini = "; Services.\n\n[web]\nport = 8080\nlog_level = INFO\n\n[worker]\nqueue = jobs\nlog_level = INFO\n";
     let prompt = "Turn on debug logging for the worker in app.ini, but leave the web server's logging as it is.";
@@ -3128,7 +3012,7 @@ async fn a_change_to_a_file_the_model_was_not_shown_hands_it_over_and_asks_again
     let run = whole_file_run(
         &[("cleanup.py", cleanup), ("docs/usage.md", usage)],
         &[guessed, &format!("docs/usage.md\n```\n{documented}```\n")],
-        "cleanup.py gained a flag. Document it.",
+        "cleanup.py gained a --dry-run flag. Document it.",
     )
     .await;
     assert_eq!(run.read("docs/usage.md"), documented);
@@ -3139,32 +3023,6 @@ async fn a_change_to_a_file_the_model_was_not_shown_hands_it_over_and_asks_again
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("docs/usage.md\n```\n# Usage\n\nOptions:"), "shown as it is: {sent}");
     assert!(run.results().iter().all(|(_, is_error, _)| !is_error), "{:?}", run.results());
-}
-
-#[tokio::test]
-async fn a_rename_no_reply_makes_is_made_as_an_editor_makes_it() {
-    let recipes = "RECIPES = {\"soup\": 2}\n\n\ndef fetch_rec(name):\n    return RECIPES[name]\n";
-    let cli = "from recipes import fetch_rec\n\nprint(fetch_rec(\"soup\"))\n";
-    // Replies that change nothing, asked again or not.
-    let said = ["Rename it in both files.", "Done."];
-    let files = [("cli.py", cli), ("recipes.py", recipes), ("notes.txt", "fetch_rec is slow\n")];
-    let run = whole_file_run(&files, &said, "Rename fetch_rec to load_recipe everywhere it is used.").await;
-    assert_eq!(run.read("recipes.py"), recipes.replace("fetch_rec", "load_recipe"));
-    assert_eq!(run.read("cli.py"), cli.replace("fetch_rec", "load_recipe"));
-    assert_eq!(run.read("notes.txt"), "fetch_rec is slow\n", "prose is left as written");
-    let told = run.events.iter().any(|e| {
-        matches!(&e.event, Event::Text { text } if text.contains("renaming fetch_rec to load_recipe in cli.py, recipes.py"))
-    });
-    assert!(told, "the user is told the harness renamed it");
-    // In plan mode nothing is renamed.
-    let planned = files
-        .iter()
-        .fold(Scenario::new(), |scenario, (path, text)| scenario.file(path, text))
-        .tool_settings(whole_files())
-        .mode(PermissionMode::Plan)
-        .run(&said, "Rename fetch_rec to load_recipe everywhere it is used.")
-        .await;
-    assert_eq!(planned.read("recipes.py"), recipes);
 }
 
 #[tokio::test]
@@ -3188,7 +3046,7 @@ async fn the_tests_handed_over_are_run_around_a_change_and_one_they_fail_is_sent
         .iter()
         .map(|(name, is_error, output)| (*is_error, if name == "Bash" { output.as_str() } else { name.as_str() }))
         .collect();
-    assert_eq!(runs.len(), 5, "{results:?}");
+    assert_eq!(runs.len(), 5, "{results:?}\n{}", run.text());
     assert!(runs[0].0 && runs[0].1.contains("FAILED test_pricing.py::test_discount_from_100"), "{runs:?}");
     assert_eq!(runs[1], (false, "Edit"));
     assert!(runs[2].0 && runs[2].1.contains("FAILED test_pricing.py::test_discount_from_100"), "{runs:?}");
@@ -3231,14 +3089,15 @@ async fn the_tests_handed_over_are_run_around_a_change_and_one_they_fail_is_sent
     assert!(!sent.contains("the tests in"), "{sent}");
     let names: Vec<String> = run.results().into_iter().map(|(name, _, _)| name).collect();
     assert_eq!(names, ["Bash", "Edit", "Bash"]);
-    let run = whole_file_run(&files, &["It gives none."], "Does an order of exactly 100 get the discount?").await;
+    let run =
+        whole_file_turn(&files, ANSWER, &["It gives none."], "Does an order of exactly 100 get the discount?").await;
     assert!(run.results().is_empty(), "{:?}", run.results());
     let plan = Scenario::new()
         .file("pricing.py", pricing)
         .file("test_pricing.py", test)
         .tool_settings(whole_files())
         .mode(tack::protocol::PermissionMode::Plan)
-        .run(&["Change > to >= in discount."], prompt)
+        .run(&["change", "change", "Change > to >= in discount."], prompt)
         .await;
     assert!(plan.results().is_empty(), "{:?}", plan.results());
 }

@@ -274,6 +274,9 @@ pub struct Conversation {
     /// decoding answered with no change: the try's number (see
     /// `CompletionRequest::resample`).
     resample: Option<u32>,
+    /// What this turn may still spend on model calls the harness makes
+    /// (the whole-file way's asks and the pipeline's), reset with each turn.
+    budget: pipeline::Budget,
 }
 
 impl Conversation {
@@ -282,7 +285,9 @@ impl Conversation {
         let command_hooks = Some(hooks::CommandHooks::new(parts.settings.hooks.clone(), parts.workspace.root().into()))
             .filter(|hooks| !hooks.is_empty())
             .map(Arc::new);
+        let budget = pipeline::Budget::new(&parts.settings.pipeline);
         Conversation {
+            budget,
             backend: parts.backend,
             tools: parts.tools,
             workspace: parts.workspace,

@@ -20,10 +20,9 @@ use super::inline::{inline_calls, wrapper};
 use super::kept::{kept_names, sparing};
 use super::prompt::load_rules;
 use super::rewrite::{Rewrite, rewrite_of};
-use super::tests_run::last_lines;
 use super::turn::{Generation, StreamEnd, sent_back};
 use super::{Conversation, TurnOutcome};
-use crate::config::ToolProfile;
+use crate::config::{PipelineSettings, ToolProfile};
 use crate::protocol::{AgentStatus, Block, Event, Message, PermissionMode, Role, StopReason, Usage};
 use crate::workspace::WorkspacePath;
 use crate::workspace::mentions::{has_extension, is_dotfile, named_files, names_conventionally, new_files};
@@ -83,23 +82,6 @@ const RESAMPLES: u32 = 3;
 /// sampled.
 const LINE_RESAMPLES: u32 = 3;
 
-/// Put after a prompt that asks to run something.
-const RUN_ASK: &str = "Reply with the shell command that does what is asked, alone in a ```bash code block.";
-
-/// Put after a question whose answer a reply worked out by hand.
-const COMPUTE_ASK: &str = "Reply with one shell command that prints the answer by running the project's own code, \
-alone in a ```bash code block.";
-
-/// Put after what a command that gave no answer printed.
-const COMPUTE_AGAIN: &str = "Reply with one shell command that prints the answer, alone in a ```bash code block.";
-
-/// The lines of a failed command's output the model is shown again.
-const FAILED_COMMAND_LINES: usize = 15;
-
-/// How long a command that computes an answer may run: one that starts a
-/// server instead says nothing of the answer.
-const COMPUTE_TIMEOUT_MS: u64 = 10_000;
-
 /// Put after the prompt: the one instruction such a model follows.
 const ASK: &str = "Reply with the whole new content of each file you change, each in a code block after its path. \
 If no file must change, answer in one sentence.";
@@ -136,29 +118,19 @@ impl Conversation {
         let (mut messages, compaction) = self.prompt_messages(fixed_tokens);
         self.report_compaction(compaction, cancel).await;
         let mut usage = Usage::default();
-        // "Run checksum.py on orders.csv and tell me…": a model without
-        // tools is asked for the command, which the harness runs as its own
-        // Bash call, approved as any; what it printed follows the prompt in
-        // every ask of the turn, as a Stop hook's reason does.
-        let may_run = self.may_run_commands();
-        if may_run && asks_to_run(&prompt) {
-            match self.run_asked_command(&system, &messages, &shown, cancel).await {
-                Ok((printed, run_usage)) => {
-                    usage += run_usage;
-                    if let Some(printed) = printed {
-                        after_prompt(&mut messages, &printed);
-                    }
-                }
-                Err(outcome) => return adding(usage)(outcome),
-            }
-        }
+        // Whether the request asks for an answer rather than a change is
+        // the model's word (see `ask_intent`), in any wording and language.
+        let question = match self.ask_intent(&system, &messages, &mut usage, cancel).await {
+            Ok(change) => !change,
+            Err(outcome) => return adding(usage)(outcome),
+        };
         // A change is checked by the tests handed over: those that fail
         // before it say what it must do, and failing after it, they send
         // the model back, as a Stop hook does. What they print before it is
         // not shown: told it, the 0.5B wrapped the demo's greet in a string.
-        let checks_tests = may_run && !asks_question(&prompt);
+        let checks_tests = self.may_run_commands() && !question;
         let mut checks = Vec::new();
-        if checks_tests && !asks_to_run(&prompt) {
+        if checks_tests {
             match self.failing_tests(&handed_paths(&handed), cancel).await {
                 Ok(Some(failure)) => checks = failure.files,
                 Ok(None) => {}
@@ -170,7 +142,7 @@ impl Conversation {
         let mut stop_hook_active = false;
         for _ in 0..self.settings.max_iterations.max(1) {
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
-            let asked = (system.as_str(), messages.as_slice(), prompt.as_str());
+            let asked = (system.as_str(), messages.as_slice(), prompt.as_str(), question);
             let round = self.whole_file_round(asked, &handed, (only_named.clone(), &checks), cancel).await;
             let cancelled = match round {
                 Ok((round_text, round_usage, cancelled)) => {
@@ -237,15 +209,15 @@ impl Conversation {
     /// while they ran. `Err` ends the turn.
     async fn whole_file_round(
         &mut self,
-        (system, messages, prompt): (&str, &[Message], &str),
+        (system, messages, prompt, question): (&str, &[Message], &str, bool),
         handed: &[HandedFile],
         (only_named, checks): (Option<WorkspacePath>, &[String]),
         cancel: &CancellationToken,
     ) -> Result<(String, Usage, bool), TurnOutcome> {
         let shown: String = handed.iter().map(HandedFile::shown).collect();
-        let first_ask = with_files(messages.to_vec(), &shown, self.first_ask(prompt));
+        let first_ask = with_files(messages.to_vec(), &shown, self.first_ask(question));
         let mut generation = self.whole_file_reply(system, first_ask.clone(), cancel).await?;
-        let asking = Asking { system, messages, prompt, handed, checks };
+        let asking = Asking { system, messages, prompt, question, handed, checks };
         // In plan mode the files a reply shows are the plan, not changes.
         let (mut text, mut changes) = if self.policy.mode == PermissionMode::Plan {
             (reply_text(&generation), Vec::new())
@@ -253,31 +225,11 @@ impl Conversation {
             let asked = self.changes_asked_for(&asking, only_named.clone(), &mut generation, cancel).await?;
             self.without_kept(&asking, asked, &mut generation, cancel).await?
         };
-        // "Rename fetch_rec to load_recipe everywhere": a refactoring an
-        // editor does without a model. When every reply failed to make it
-        // (the 0.5B rewrote recipes.py without its RECIPES table), the
-        // harness renames the name where the handed files use it.
-        if changes.is_empty() && self.policy.mode != PermissionMode::Plan {
-            let rename =
-                asked_rename(prompt, handed).map(|(old, new)| (old, new, renamed_everywhere(handed, old, new)));
-            if let Some((old, new, renamed)) = rename.filter(|(_, _, renamed)| !renamed.is_empty()) {
-                let names = renamed.iter().filter_map(|(_, input)| input["file_path"].as_str()).collect::<Vec<_>>();
-                self.notify(&format!(
-                    "[no reply made the rename — renaming {old} to {new} in {}, as an editor's rename does]",
-                    names.join(", ")
-                ));
-                changes = renamed;
-            }
-        }
         // Greedy decoding gives a small model one reply to an ask, and where
         // that copies the files back through every ask (the 0.5B did so on
         // half the requests it failed), a sampled try starts afresh.
         let mut tries = 0;
-        while changes.is_empty()
-            && tries < RESAMPLES
-            && self.policy.mode != PermissionMode::Plan
-            && !asks_question(prompt)
-        {
+        while changes.is_empty() && tries < RESAMPLES && self.policy.mode != PermissionMode::Plan && !question {
             tries += 1;
             self.notify(&format!("[no reply changed anything — trying afresh, sampled ({tries} of {RESAMPLES})…]"));
             let earlier = std::mem::take(&mut generation.usage);
@@ -288,10 +240,10 @@ impl Conversation {
             (text, changes) = (fresh_text, fresh_changes);
         }
         // Beside its fix of shop/text.py, the 1.5B wrote "example usage"
-        // files (views.py, models.py, urls.py…) that a bug report does not
-        // ask for and no file uses: they are left out, and the user told.
-        if !asks_for_new_code(prompt) {
-            let unasked = unasked_new_files(&changes, handed, |path| {
+        // files (views.py, models.py, urls.py…) that the request names
+        // nowhere and no file uses: they are left out, and the user told.
+        {
+            let unasked = unasked_new_files(prompt, &changes, handed, |path| {
                 self.workspace.resolve(path).is_ok_and(|path| path.abs.exists())
             });
             if !unasked.is_empty() {
@@ -305,12 +257,13 @@ impl Conversation {
         // "An order of exactly 100 gets none. Fix it.": the test that fails
         // until the fix is made says what the fix must do; a reply that
         // changes it instead (the 1.5B made `shipping_cost(20, 2.0) == 0.0`
-        // expected) fixes nothing.
-        if !asks_about_tests(prompt) {
+        // expected) fixes nothing, unless the request speaks of the test.
+        {
             let tampered: Vec<String> = changes
                 .iter()
                 .filter_map(|(_, input)| input["file_path"].as_str())
                 .filter(|path| checks.iter().any(|check| check == path))
+                .filter(|path| !speaks_of_file(prompt, path))
                 .map(str::to_string)
                 .collect();
             if !tampered.is_empty() {
@@ -337,7 +290,7 @@ impl Conversation {
             self.notify(&format!("[the reply changed {names}, which it had not been shown — handing it over…]"));
             let mut widened = handed.to_vec();
             widened.extend(self.hand_over_files(unseen, &[]));
-            let asked = (system, messages, prompt);
+            let asked = (system, messages, prompt, question);
             let round = Box::pin(self.whole_file_round(asked, &widened, (only_named, checks), cancel)).await;
             return match round {
                 Ok((text, mut round_usage, cancelled)) => {
@@ -378,43 +331,12 @@ impl Conversation {
         // default profile made "production"), or quotes code that leads to
         // the answer (`listen_address()` for "which port…"): asked for the
         // answer alone, it reads the files for one.
-        if asks_question(prompt) {
-            // "86_400 / 45 = 1824": a model past tiny that works an answer
-            // out by hand gets its arithmetic wrong, and a small one that
-            // reads the answer off the code stops a hop short (INFO, read
-            // where the profile names QUIET, which levels.py makes WARNING).
-            // The project's own code, run by a command the model writes,
-            // computes it.
-            let by_hand = does_arithmetic(&text);
-            let read_off = asks_for_value(prompt) && !asks_to_run(prompt);
-            if asks_for_fact(prompt) && (by_hand || read_off) && self.may_run_commands() {
-                let notice = if by_hand {
-                    "[the answer was worked out by hand — asking for a command that computes it…]"
-                } else {
-                    "[asking for a command that computes the answer…]"
-                };
-                if let Some(printed) = self.computed(asking, notice, generation, cancel).await? {
-                    let shown: String = handed.iter().map(HandedFile::shown).collect();
-                    let ask = format!("{printed}\nAnswer the question in one sentence.");
-                    let notice = "[asking for the answer from what the command printed…]";
-                    text = self.ask_again(asking, &shown, &ask, notice, generation, cancel).await?;
-                    return Ok((text, Vec::new()));
-                }
-            }
+        if asking.question {
             // Worked out line by line, the answer is its last line; a
             // working out that ends without one is asked for it, with the
             // working out kept in the conversation.
             if let Some(answer) = answer_line(&text) {
                 return Ok((answer, Vec::new()));
-            }
-            if asks_for_fact(prompt) && lines_outside_code(&text).count() > 3 {
-                let shown: String = handed.iter().map(HandedFile::shown).collect();
-                let mut messages = with_files(asking.messages.to_vec(), &shown, self.first_ask(prompt));
-                messages.push(Message { role: Role::Assistant, blocks: vec![Block::Text { text }] });
-                messages.push(Message::user_text("Now answer the question in one sentence."));
-                let notice = "[asking for the answer the working out leads to…]";
-                text = self.reply_to(asking.system, messages, notice, generation, cancel).await?;
-                return Ok((text, Vec::new()));
             }
             if copies_only(&text, handed)
                 || only_code(&text)
@@ -478,14 +400,7 @@ impl Conversation {
             changes.extend(more.into_iter().filter(|(_, input)| input["file_path"] == file.path.display()));
         }
         let copied = copied_back(&text, prompt, handed).filter(|_| changes.is_empty());
-        // "Remove old_helper from utils.py", the file copied back: what
-        // goes is no line to change. Asked for the file without it, a small
-        // model leaves it out.
-        if let Some((file, name)) = copied.as_deref().and_then(|copied| removal(prompt, copied)) {
-            let notice = format!("[the reply copied {} back — asking for it without {name}…]", file.path.display());
-            let without = format!(" without {name}");
-            (text, changes) = self.file_asked(asking, file, &without, &notice, generation, cancel).await?;
-        } else if let Some(copied) = copied {
+        if let Some(copied) = copied {
             // Still copies: the model sees where the change goes but not
             // what it is. Asked for just the line, it often writes it fixed.
             let others: Vec<&HandedFile> =
@@ -521,7 +436,9 @@ impl Conversation {
             // returned read_events(path, fmt="csv")): its calls are made
             // what it returned, as an editor's inline does, not left to
             // the model, which copies its caller back.
-            let removal_asked = asks_to_remove(prompt);
+            // Only where the request names what goes: else the removal is
+            // the model's slip, for the model to undo.
+            let removal_asked = stale.iter().all(|name| uses_word(prompt, name));
             if let Some(inlined) = self.inlined(&stale, &changed, handed, &users).filter(|_| removal_asked) {
                 for (user, text) in inlined {
                     let path = user.path.display();
@@ -802,105 +719,6 @@ impl Conversation {
         Ok((text, changes))
     }
 
-    /// The command the prompt asks to run, asked of the model and run as
-    /// the harness's own Bash call: what it printed, to put after the
-    /// prompt, unless the reply held no command; `Err` ends the turn.
-    async fn run_asked_command(
-        &mut self,
-        system: &str,
-        messages: &[Message],
-        shown: &str,
-        cancel: &CancellationToken,
-    ) -> Result<(Option<String>, Usage), TurnOutcome> {
-        self.events.emit(Event::Status { status: AgentStatus::Thinking });
-        let generation = self.whole_file_reply(system, with_files(messages.to_vec(), shown, RUN_ASK), cancel).await?;
-        let Some(command) = command_in(&reply_text(&generation)) else {
-            return Ok((None, generation.usage));
-        };
-        let usage = generation.usage;
-        let output = self.run_own_bash(generation, &command, None, cancel).await?;
-        let printed = format!("`{command}` was run; it gave:\n```\n{}\n```", output.unwrap_or_default());
-        Ok((Some(printed), usage))
-    }
-
-    /// The answer to the question asked, computed by a command the model
-    /// writes, run as the harness's own Bash call: what it printed, to put
-    /// after the prompt, unless no command ran to its end and printed. A
-    /// command that failed or printed nothing is shown so and asked for
-    /// again, as an agent reads an error and tries again. The asks' usage
-    /// goes to `generation`'s; the user is told `notice` first.
-    async fn computed(
-        &mut self,
-        asking: &Asking<'_>,
-        notice: &str,
-        generation: &mut Generation,
-        cancel: &CancellationToken,
-    ) -> Result<Option<String>, TurnOutcome> {
-        const MAX_COMMANDS: usize = 2;
-        let first_answer = reply_text(generation);
-        let shown: String = asking.handed.iter().map(HandedFile::shown).collect();
-        let mut messages = with_files(asking.messages.to_vec(), &shown, COMPUTE_ASK);
-        self.notify(notice);
-        for tried in 1..=MAX_COMMANDS {
-            let mut reply = self
-                .whole_file_reply(asking.system, messages.clone(), cancel)
-                .await
-                .map_err(adding(generation.usage))?;
-            // Counted once: with the answer, which the turn records last.
-            generation.usage += std::mem::take(&mut reply.usage);
-            let said = reply_text(&reply);
-            let Some(command) = command_in(&said) else {
-                return Ok(None);
-            };
-            let output = self
-                .run_own_bash(reply, &command, Some(COMPUTE_TIMEOUT_MS), cancel)
-                .await
-                .map_err(adding(generation.usage))?
-                .unwrap_or_default();
-            // Refused, timed out or killed: nothing to correct.
-            let Some((printed, code)) = exited(&output) else {
-                return Ok(None);
-            };
-            let printed = printed.trim_end();
-            if code == "0" && !printed.is_empty() {
-                return Ok(Some(format!("`{command}` was run; it printed:\n```\n{printed}\n```")));
-            }
-            if tried == MAX_COMMANDS {
-                break;
-            }
-            let told = if printed.is_empty() {
-                let how = value_printing(&command)
-                    .map(|how| format!(" To print a value it computes: `{how}`."))
-                    .unwrap_or_default();
-                format!("`{command}` printed nothing.{how}")
-            } else {
-                format!("`{command}` failed:\n```\n{}\n```", last_lines(printed, FAILED_COMMAND_LINES))
-            };
-            messages.push(Message { role: Role::Assistant, blocks: vec![Block::Text { text: said }] });
-            messages.push(Message::user_text(format!("{told}\n{COMPUTE_AGAIN}")));
-            self.notify("[the command gave no answer — asking for another…]");
-        }
-        // Every command failed (`station.STATION_ID` for what buffer.py
-        // computes): the values the modules hold once imported, as a
-        // debugger's variables pane shows them, are where the answer is,
-        // for an answer the files do not bear out ("200 readings"). One
-        // that quotes their number ("45 minutes", of `45 * 60  # seconds`)
-        // stands: shown 2700, a small model says "2700 minutes".
-        if !states_number_not_in(&first_answer, asking.handed) {
-            return Ok(None);
-        }
-        let Some(command) = module_values_command(asking.handed) else {
-            return Ok(None);
-        };
-        self.notify("[no command gave the answer — printing the values the modules hold…]");
-        let output = self.run_own_bash(Generation::default(), &command, Some(COMPUTE_TIMEOUT_MS), cancel).await?;
-        Ok(output
-            .as_deref()
-            .and_then(exited)
-            .filter(|(printed, _)| printed.contains(" = "))
-            .map(|(printed, _)| format!("The modules' values, once imported:\n```\n{}\n```", printed.trim_end())))
-    }
-
     /// Whether the harness may run its own Bash calls: the tool is on and
     /// the turn is no plan.
     fn may_run_commands(&self) -> bool {
@@ -1030,9 +848,9 @@ impl Conversation {
     /// What follows the prompt in the first ask of a round. A tiny model
     /// follows one instruction: asked to work the answer out first, it
     /// answers with that alone ("Answer: 15", no working out).
-    fn first_ask(&self, prompt: &str) -> &'static str {
+    fn first_ask(&self, question: bool) -> &'static str {
         let tiny = self.backend.parameters().is_some_and(|p| p < crate::config::TINY_MODEL_PARAMETERS);
-        if !tiny && asks_for_fact(prompt) { QUESTION_ASK } else { ASK }
+        if !tiny && question { QUESTION_ASK } else { ASK }
     }
 
     /// Whether the last round changed a file: its calls, the last message,
@@ -1099,7 +917,7 @@ impl Conversation {
                 }
             });
         let Some((at, old, fixed)) = fixes.next() else {
-            return added_import(&current, &reply_lines).or_else(|| setting_fix(&current, &reply_lines));
+            return added_import(&current, &reply_lines);
         };
         let (file, text) = &current[at];
         if fixes.next().is_some() || text.matches(old).count() != 1 {
@@ -1136,6 +954,18 @@ impl Conversation {
         cancel: &CancellationToken,
     ) -> Result<Generation, TurnOutcome> {
         let finish = |stop_reason, text: String, usage| TurnOutcome { stop_reason, text, usage };
+        // A model that never gives what is asked would be asked again and
+        // again: the turn's calls and seconds are bounded.
+        if !self.budget.allows_call() {
+            let PipelineSettings { max_model_calls, max_seconds, .. } = self.settings.pipeline;
+            let text = format!(
+                "This turn spent its budget ({max_model_calls} model calls or {max_seconds} s, `[pipeline]` in the \
+                 configuration) and stopped; what it changed so far is in the conversation."
+            );
+            self.notify(&format!("[{text}]"));
+            return Err(finish(StopReason::MaxIterations, text, Usage::default()));
+        }
+        self.budget.spend_call();
         match self.generate(system, &[], &[], messages, false, cancel).await {
             StreamEnd::Complete(mut generation) => {
                 generation.calls.clear();
@@ -1475,15 +1305,14 @@ impl Conversation {
         // is code to fix.
         let code_handed = handed.iter().any(|f| !is_prose(&f.path.rel));
         let named = handed.iter().any(|f| f.path.rel == path.rel && names_file(prompt, f));
-        let notice = if is_prose(&path.rel) && code_handed && !named && !asks_about_prose(prompt) {
+        let spoken_of = speaks_of_change(&without_file_names(prompt, handed), before, after);
+        let notice = if is_prose(&path.rel) && code_handed && !named && !spoken_of {
             format!("[the reply changes {file}, which the request does not ask to change — not changed]")
-        } else if !asks_about_comments(prompt) && comments_only_differ(&path.rel, before, after) {
+        } else if !spoken_of && comments_only_differ(&path.rel, before, after) {
             format!("[the reply changes only comments of {file} — not changed]")
-        } else if !prompt.to_lowercase().contains("import") && adds_only_unused_imports(before, after) {
+        } else if !spoken_of && adds_only_unused_imports(before, after) {
             format!("[the reply only adds imports that nothing in {file} uses — not changed]")
-        } else if !speaks_of_missing_name(prompt) && adds_only_imports(&path.rel, before, after) {
-            format!("[the reply only adds imports to {file}, and the request is about no missing name — not changed]")
-        } else if !asks_to_remove(prompt) && stops_short(before, after) {
+        } else if !spoken_of && stops_short(before, after) {
             format!("[the reply's {file} stops before the file's end — not changed]")
         } else if let Some(dropped) = dropped_declarations(prompt, before, after) {
             format!(
@@ -1850,89 +1679,6 @@ fn added_import(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Op
     Some(edit(file.path.display(), text, &with_import(text, import)))
 }
 
-/// The Edit that gives a name the value a reply line sets it to (`per_page
-/// = 20`) where the files give it another as a default or keyword
-/// (`def paginate(items, page=1, per_page=10):`): asked which line must
-/// change, a model answers with the setting, not the line that holds it.
-/// Only a name set to another value in exactly one place is meant.
-fn setting_fix(current: &[(&HandedFile, String)], reply_lines: &[String]) -> Option<Change> {
-    // A line a file holds as it is (`n=$((n + 0))` quoted for the line to
-    // change) is a line restated, not one fixed.
-    let held = |line: &str| current.iter().any(|(_, text)| text.lines().any(|held| held.trim() == line));
-    let mut candidates =
-        reply_lines.iter().filter(|line| !held(line.trim())).filter_map(|line| assignment(line.trim())).flat_map(
-            |(name, value)| {
-                current.iter().flat_map(move |(file, text)| {
-                    text.lines()
-                        .flat_map(move |line| settings_in(line).into_iter().map(move |set| (line, set)))
-                        .filter(move |(_, (set, old))| *set == name && *old != value)
-                        .map(move |(line, (_, old))| (*file, text, line, old, value))
-                })
-            },
-        );
-    let (file, text, line, old, value) = candidates.next()?;
-    if candidates.next().is_some() || text.matches(line).count() != 1 {
-        return None;
-    }
-    let start = line.find(old).filter(|_| line.matches(old).count() == 1)?;
-    let fixed = format!("{}{value}{}", &line[..start], &line[start + old.len()..]);
-    Some(edit(file.path.display(), line, &fixed))
-}
-
-/// The name and value of a line that only sets one (`per_page = 20`,
-/// `pageSize: 20,` is not one).
-fn assignment(line: &str) -> Option<(&str, &str)> {
-    let (name, value) = line.split_once('=')?;
-    let (name, value) = (name.trim(), value.trim().trim_end_matches([',', ';']).trim_end());
-    let is_name = is_identifier(name);
-    let simple = !value.is_empty() && !value.starts_with('=') && !value.contains('=');
-    (is_name && simple).then_some((name, value))
-}
-
-/// Every name a line gives a value to with a single `=` (a default, a
-/// keyword argument, an assignment), with that value as the line spells it:
-/// up to the `,` or closing bracket that ends it, or the line's end.
-fn settings_in(line: &str) -> Vec<(&str, &str)> {
-    let bytes = line.as_bytes();
-    let mut found = Vec::new();
-    for (at, _) in line.match_indices('=') {
-        let single = bytes.get(at + 1) != Some(&b'=') && at > 0 && !b"=!<>+-*/%&|^:".contains(&bytes[at - 1]);
-        if !single {
-            continue;
-        }
-        let before = line[..at].trim_end();
-        let name_start = before.rfind(|c: char| !is_word(c)).map_or(0, |i| i + 1);
-        let name = &before[name_start..];
-        if name.is_empty() || before[..name_start].ends_with('.') {
-            continue;
-        }
-        let rest = &line[at + 1..];
-        let value_start = at + 1 + (rest.len() - rest.trim_start().len());
-        let mut depth = 0i32;
-        let mut end = line.len();
-        for (i, c) in line[value_start..].char_indices() {
-            match c {
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' if depth == 0 => {
-                    end = value_start + i;
-                    break;
-                }
-                ')' | ']' | '}' => depth -= 1,
-                ',' | ';' if depth == 0 => {
-                    end = value_start + i;
-                    break;
-                }
-                _ => {}
-            }
-        }
-        let value = line[value_start..end].trim_end().trim_end_matches(':').trim_end();
-        if !value.is_empty() {
-            found.push((name, value));
-        }
-    }
-    found
-}
-
 /// The handed file that `change` (an Edit or Write of `changes_shown`)
 /// makes, as it will read.
 fn changed_file(change: &Change, handed: &[HandedFile]) -> Option<HandedFile> {
@@ -2048,41 +1794,6 @@ fn renamed_to(before: &str, after: &str, gone: &str, came: &str) -> bool {
     after.lines().any(|line| line == renamed)
 }
 
-/// The name `prompt` asks to rename and its new name ("Rename fetch_rec
-/// to load_recipe everywhere it is used", "rename the function `calc` to
-/// `total`"), when a handed file declares the one and none uses the other.
-fn asked_rename<'p>(prompt: &'p str, handed: &[HandedFile]) -> Option<(&'p str, &'p str)> {
-    const KINDS: [&str; 9] = ["the", "function", "method", "class", "variable", "constant", "type", "field", "struct"];
-    let (old, new) = sentences(prompt).find_map(|sentence| {
-        let mut tokens = sentence.split_whitespace().map(|token| token.trim_matches(|c: char| !is_word(c)));
-        if !tokens.next()?.eq_ignore_ascii_case("rename") {
-            return None;
-        }
-        let old = tokens.find(|token| !KINDS.contains(&token.to_lowercase().as_str()))?;
-        if !tokens.next()?.eq_ignore_ascii_case("to") {
-            return None;
-        }
-        let new = tokens.next()?;
-        (is_identifier(old) && is_identifier(new) && old != new).then_some((old, new))
-    })?;
-    let declares = |f: &HandedFile| {
-        top_level_names(&f.text).contains(old)
-            || f.text.lines().any(|line| declared_name(line.trim_start()) == Some(old))
-    };
-    let whole = || handed.iter().filter(|f| f.part.is_none());
-    (whole().any(declares) && !whole().any(|f| uses_word(&f.text, new))).then_some((old, new))
-}
-
-/// The Edits that rename `old` to `new` wherever a whole handed code file
-/// uses it: prose that mentions it (notes, a changelog) is left as written.
-fn renamed_everywhere(handed: &[HandedFile], old: &str, new: &str) -> Vec<Change> {
-    handed
-        .iter()
-        .filter(|f| f.part.is_none() && !is_prose(&f.path.rel) && uses_word(&f.text, old))
-        .map(|f| edit(f.path.display(), &f.text, &replace_word(&f.text, old, new)))
-        .collect()
-}
-
 /// `text` with every whole-word `old` made `new`.
 fn replace_word(text: &str, old: &str, new: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -2122,6 +1833,19 @@ fn import_names(line: &str) -> impl Iterator<Item = &str> {
 /// The last part of a path (`shop/cart.py`: `cart.py`).
 fn file_name(rel: &str) -> &str {
     rel.rsplit('/').next().unwrap_or(rel)
+}
+
+/// Whether `prompt` speaks of the file at `path`: it names it, or uses a
+/// word of its name ("the test" of test_pricing.py, "a view" of views.py),
+/// a letter apart at most.
+fn speaks_of_file(prompt: &str, path: &str) -> bool {
+    let name = file_name(path);
+    let stem = name.split('.').next().unwrap_or_default().to_lowercase();
+    let parts: Vec<&str> = stem.split(['_', '-']).filter(|part| part.len() > 3).collect();
+    prompt.contains(name)
+        || words(prompt)
+            .map(str::to_lowercase)
+            .any(|word| word.len() > 3 && parts.iter().any(|part| one_edit_apart(&word, part)))
 }
 
 /// Whether `prompt` names `file` (`cart.py`, `shop/cart.py`, or "the
@@ -2215,7 +1939,7 @@ fn inline_code(line: &str) -> &str {
 /// copy of config.py makes the copy an answer).
 fn copies_only(reply: &str, handed: &[HandedFile]) -> bool {
     let prose = lines_outside_code(reply).any(|line| path_in(line).is_none());
-    !prose && copies(reply, handed, true, true).is_some()
+    !prose && copies(reply, handed, "").is_some()
 }
 
 /// The lines of `reply` outside its code blocks that are not blank.
@@ -2338,70 +2062,6 @@ fn file_to_ask_for<'a>(
     }
 }
 
-/// When `prompt` asks to remove or delete a name that exactly one of the
-/// `copied` files declares: that file and the name.
-fn removal<'a, 'p>(prompt: &'p str, copied: &[&'a HandedFile]) -> Option<(&'a HandedFile, &'p str)> {
-    if !words(prompt).any(|word| ["remove", "delete"].contains(&word.to_lowercase().as_str())) {
-        return None;
-    }
-    let declared: Vec<(&HandedFile, std::collections::HashSet<&str>)> =
-        copied.iter().map(|f| (*f, declared_names(&f.text))).collect();
-    let mut found = words(prompt)
-        .flat_map(|word| declared.iter().filter(move |(_, names)| names.contains(word)).map(move |(f, _)| (*f, word)));
-    let first = found.next()?;
-    found.all(|other| other.0.path.rel == first.0.path.rel && other.1 == first.1).then_some(first)
-}
-
-/// Whether `prompt` asks for an answer and no change: a question, or a
-/// request to explain ("Explain the retry logic in client.py"), which a
-/// reply in prose answers. Not when it also asks for a change ("What is
-/// wrong with is_even? Fix it.", "When a password is too short, signup
-/// should say …").
-fn asks_question(prompt: &str) -> bool {
-    const ASKING: [&str; 11] =
-        ["what", "why", "how", "where", "which", "who", "when", "explain", "describe", "summarize", "tell"];
-    // Verbs count where a request puts them, first in a sentence ("Fix
-    // it.", "Can you fix…"): "What does add do?" asks about a function.
-    const CHANGING: [&str; 19] = [
-        "fix",
-        "change",
-        "add",
-        "remove",
-        "delete",
-        "rename",
-        "update",
-        "make",
-        "create",
-        "write",
-        "implement",
-        "refactor",
-        "replace",
-        "move",
-        "set",
-        "turn",
-        "convert",
-        "correct",
-        "edit",
-    ];
-    const POLITE: [&str; 6] = ["please", "can", "could", "would", "you", "then"];
-    let first = prompt.split_whitespace().next().unwrap_or_default().to_lowercase();
-    // Sentences end at ". ", not at the dot of `calc.py`.
-    let requests = sentences(prompt).any(|sentence| {
-        let verb = sentence.split_whitespace().map(str::to_lowercase).find(|word| !POLITE.contains(&word.as_str()));
-        verb.is_some_and(|verb| CHANGING.contains(&verb.trim_end_matches([',', ':', '.'])))
-    });
-    let obliges = words(prompt).any(|word| matches!(word, "should" | "must" | "instead"));
-    // "When a file name has a space, the index comes out wrong.": a clause
-    // that says when something happens, then what: a report, not a question.
-    let first_sentence = prompt.replace(". ", "\n");
-    let first_sentence = first_sentence.split(['\n', '!']).next().unwrap_or_default();
-    let reports = first == "when" && first_sentence.contains(',');
-    // "Run checksum.py and tell me what it prints": an answer asked for.
-    let tell_me = prompt.to_lowercase().contains("tell me");
-    let asking = prompt.contains('?') || tell_me || (ASKING.contains(&first.trim_end_matches([',', ':'])) && !reports);
-    asking && !requests && !obliges
-}
-
 /// The answer a worked-out reply ends with, on its line that starts with "Answer:".
 fn answer_line(reply: &str) -> Option<String> {
     let line = reply
@@ -2419,105 +2079,6 @@ fn answer_line(reply: &str) -> Option<String> {
 pub(super) fn exited(output: &str) -> Option<(&str, &str)> {
     let (printed, status) = output.rsplit_once('\n').unwrap_or(("", output));
     Some((printed, status.strip_prefix("exit code ")?))
-}
-
-/// Whether `answer` states a number that no file of `handed` holds
-/// ("200 readings" where the code holds 86_400, 45, 2 and 16): a number
-/// the files do not bear out. `3,872` and `86_400` are one number each.
-fn states_number_not_in(answer: &str, handed: &[HandedFile]) -> bool {
-    fn numbers(text: &str) -> impl Iterator<Item = String> + '_ {
-        words(text)
-            .filter(|word| {
-                word.starts_with(|c: char| c.is_ascii_digit()) && word.chars().all(|c| c.is_ascii_digit() || c == '_')
-            })
-            .map(|word| word.replace('_', ""))
-    }
-    let chars: Vec<char> = answer.chars().collect();
-    // A comma between digits groups thousands.
-    let answer: String = chars
-        .iter()
-        .enumerate()
-        .filter(|&(i, &c)| {
-            let grouping = c == ','
-                && i > 0
-                && chars[i - 1].is_ascii_digit()
-                && chars.get(i + 1).is_some_and(char::is_ascii_digit);
-            !grouping
-        })
-        .map(|(_, &c)| c)
-        .collect();
-    let held: std::collections::HashSet<String> = handed.iter().flat_map(|file| numbers(&file.text)).collect();
-    numbers(&answer).any(|number| !held.contains(&number))
-}
-
-/// The values at most this many are printed of each module.
-const MODULE_VALUES: usize = 20;
-
-/// A command that imports the Python modules among `handed` and prints
-/// each module-level value that is data (`buffer.CAPACITY = 3872`), with
-/// functions and classes in it named (`{'export': write_bundle}`), a
-/// table imported from another module printed once; `None` when no Python
-/// file was handed. A module that fails to import is said to, and the rest
-/// still print.
-fn module_values_command(handed: &[HandedFile]) -> Option<String> {
-    let modules: Vec<String> = handed
-        .iter()
-        .filter_map(|file| {
-            let module = python_module(file.path.display())?;
-            // A package's own module is imported by the package's name.
-            Some(module.strip_suffix(".__init__").map(str::to_string).unwrap_or(module))
-        })
-        .filter(|module| {
-            module.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
-        })
-        .collect();
-    if modules.is_empty() {
-        return None;
-    }
-    Some(format!(
-        r#"python3 - {} <<'EOF'
-import importlib, re, sys
-seen = set()
-for name in sys.argv[1:]:
-    try:
-        module = importlib.import_module(name)
-    except BaseException as error:
-        print(f"{{name}}: {{type(error).__name__}}: {{error}}")
-        continue
-    data = [(k, v) for k, v in vars(module).items() if not k.startswith("_") and not callable(v) and type(v).__name__ != "module" and id(v) not in seen]
-    seen.update(id(v) for k, v in data if isinstance(v, (dict, list, set)))
-    for key, value in data[:{MODULE_VALUES}]:
-        shown = re.sub(r"<(?:function|class|bound method) ([\w.]+)[^>]*>", r"\1", repr(value))
-        print(f"{{name}}.{{key}} = {{shown[:200]}}")
-EOF"#,
-        modules.join(" ")
-    ))
-}
-
-/// The name Python imports the file at `path` (relative to the project's
-/// root) by: `shop/cart.py` is `shop.cart`; `None` for a file not `.py`.
-fn python_module(path: &str) -> Option<String> {
-    Some(path.strip_suffix(".py")?.trim_start_matches("./").replace('/', "."))
-}
-
-/// For a command that runs a script (`python buffer.py`), one that
-/// imports it and prints a value of it, its name left to fill in: run as a
-/// script, a module prints only what it prints itself.
-fn value_printing(command: &str) -> Option<String> {
-    let mut words = command.split_whitespace();
-    let program = words.next()?;
-    let script = words.next().filter(|word| !word.starts_with('-'))?;
-    let program = program.rsplit('/').next().unwrap_or(program);
-    if program.starts_with("python") {
-        let module = python_module(script)?;
-        Some(format!("python3 -c 'import {module}; print({module}.<name>)'"))
-    } else if program == "node" {
-        let module = script.trim_end_matches(".js");
-        let module = if module.starts_with('.') { module.to_string() } else { format!("./{module}") };
-        Some(format!("node -e \"console.log(require('{module}').<name>)\""))
-    } else {
-        None
-    }
 }
 
 /// `changes` with what they change in the parts of handed files named
@@ -2567,75 +2128,15 @@ fn adding(usage: Usage) -> impl FnOnce(TurnOutcome) -> TurnOutcome {
     }
 }
 
-/// Whether `reply` does arithmetic on numbers by hand, a result after an
-/// `=` on the line ("8000 + 1 = 8001", "\frac{86_400}{45} = 1824").
-fn does_arithmetic(reply: &str) -> bool {
-    static SUM: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let sum = SUM.get_or_init(|| {
-        regex::Regex::new(r"(\d\s*([-+*/×÷%]|\\times|\\div|\\cdot)\s*\(?\d|\\frac\s*\{\s*\d).*=\s*\$?\d")
-            .expect("a valid pattern")
-    });
-    reply.lines().any(|line| sum.is_match(line))
-}
-
-/// Whether `prompt` asks for a fact of the code: a question, not one that
-/// asks for an explanation.
-fn asks_for_fact(prompt: &str) -> bool {
-    asks_question(prompt) && !asks_for_explanation(prompt)
-}
-
-/// Whether `prompt` asks for a value the code holds or computes ("How
-/// many readings…", "Which log level…"), which running the code can
-/// print, rather than for a judgement ("What is wrong with is_even?").
-fn asks_for_value(prompt: &str) -> bool {
-    const VALUE: [&str; 5] = ["which ", "how many", "how much", "how long", "how often"];
-    let lower = prompt.to_lowercase();
-    VALUE.iter().any(|phrase| lower.contains(phrase))
-}
-
-/// Whether the question `prompt` asks how or why, which takes more than a
-/// line to answer ("Explain the retry logic", "What does add do?"), rather
-/// than for a fact ("How many times does it retry?").
-fn asks_for_explanation(prompt: &str) -> bool {
-    const EXPLAINING: [&str; 6] = ["explain", "describe", "summarize", "summarise", "why", "walk"];
-    let lower = prompt.to_lowercase();
-    let first = lower.split_whitespace().next().unwrap_or_default().trim_end_matches([',', ':']);
-    let what_it_does = lower.starts_with("what do") && lower.trim_end_matches(['?', '.', ' ']).ends_with(" do");
-    EXPLAINING.contains(&first)
-        || what_it_does
-        || ["how does", "how do ", "tell me about"].iter().any(|phrase| lower.contains(phrase))
-}
-
-/// "Write tests for slugify", "the test is wrong": a prompt that asks
-/// about tests, whose changes to them are meant.
-fn asks_about_tests(prompt: &str) -> bool {
-    words(prompt).any(|word| matches!(word.to_lowercase().as_str(), "test" | "tests" | "testing"))
-}
-
-/// Whether `prompt` asks for code that is not there yet: a file, a test,
-/// a function, rather than a change to what exists ("Fix it.").
-fn asks_for_new_code(prompt: &str) -> bool {
-    const MAKING: [&str; 12] = [
-        "add",
-        "create",
-        "write",
-        "new",
-        "test",
-        "tests",
-        "split",
-        "move",
-        "extract",
-        "generate",
-        "implement",
-        "example",
-    ];
-    words(&prompt.to_lowercase()).any(|word| MAKING.contains(&word))
-}
-
 /// The files `changes` create that were not handed over (none the prompt
 /// names) and that nothing uses by name, when they also change a file that
 /// `exists`: written around the change, not part of it.
-fn unasked_new_files(changes: &[Change], handed: &[HandedFile], exists: impl Fn(&str) -> bool) -> Vec<String> {
+fn unasked_new_files(
+    prompt: &str,
+    changes: &[Change],
+    handed: &[HandedFile],
+    exists: impl Fn(&str) -> bool,
+) -> Vec<String> {
     let path_of = |(_, input): &Change| input["file_path"].as_str().map(str::to_string);
     let (existing, created): (Vec<&Change>, Vec<&Change>) =
         changes.iter().partition(|change| path_of(change).is_some_and(|path| exists(&path)));
@@ -2652,7 +2153,7 @@ fn unasked_new_files(changes: &[Change], handed: &[HandedFile], exists: impl Fn(
     created
         .into_iter()
         .filter_map(path_of)
-        .filter(|path| !handed.iter().any(|f| f.path.display() == *path))
+        .filter(|path| !handed.iter().any(|f| f.path.display() == *path) && !speaks_of_file(prompt, path))
         .filter(|path| {
             let stem = file_name(path).split('.').next().unwrap_or_default();
             !texts.iter().any(|text| uses_word(text, stem))
@@ -2720,52 +2221,10 @@ fn one_declared<'a>(
     declared.next().is_none().then_some(first)
 }
 
-/// The sentences of `text`: they end at ". " (not at the dot of
-/// `checksum.py`), at `?`, `!`, `;` and at line breaks.
-fn sentences(text: &str) -> impl Iterator<Item = &str> {
-    text.split(". ").flat_map(|part| part.split(['?', '!', '\n', ';']))
-}
-
-/// Whether one of the sentences of `prompt` starts by asking to run
-/// something ("Run checksum.py on orders.csv and tell me…", "Execute the
-/// tests and fix what fails").
-fn asks_to_run(prompt: &str) -> bool {
-    sentences(prompt).any(|sentence| {
-        let first = sentence.split_whitespace().next().unwrap_or_default().trim_end_matches([',', ':']);
-        ["run", "execute"].iter().any(|verb| first.eq_ignore_ascii_case(verb))
-    })
-}
-
-/// The command of the first code block of `reply`: its first line that is
-/// not blank, without a `$ ` prompt; `None` when there is none.
-fn command_in(reply: &str) -> Option<String> {
-    let mut lines = reply.lines().skip_while(|line| !line.trim_start().starts_with("```")).skip(1);
-    let line = lines.find(|line| !line.trim().is_empty())?;
-    let command = line.trim().trim_start_matches("$ ").trim();
-    (!command.starts_with("```") && !command.is_empty()).then(|| command.to_string())
-}
-
 /// Whether `reply` is code blocks and nothing else: no answer in words.
 fn only_code(reply: &str) -> bool {
     let any_code = reply.lines().any(|line| line.trim_start().starts_with("```"));
     any_code && lines_outside_code(reply).next().is_none()
-}
-
-/// Whether `prompt` asks about comments or documentation, where a change
-/// to comments alone is the change asked for.
-fn asks_about_comments(prompt: &str) -> bool {
-    const TOPICS: [&str; 8] = ["comment", "doc", "typo", "spell", "licen", "wording", "header", "explain"];
-    let prompt = prompt.to_lowercase();
-    TOPICS.iter().any(|topic| prompt.contains(topic))
-}
-
-/// Whether `prompt` speaks of prose: documentation, a README or a
-/// changelog, what a text says or how it is spelt.
-fn asks_about_prose(prompt: &str) -> bool {
-    const TOPICS: [&str; 9] =
-        ["readme", "changelog", "mention", "guide", "manual", "describe", "section", "paragraph", "sentence"];
-    let lower = prompt.to_lowercase();
-    asks_about_comments(prompt) || TOPICS.iter().any(|topic| lower.contains(topic))
 }
 
 /// Whether `after` is `before` with import lines added, blank lines aside,
@@ -2795,49 +2254,11 @@ fn lines_added<T: PartialEq>(before: impl Iterator<Item = T>, after: impl Iterat
     kept.peek().is_none().then_some(added)
 }
 
-/// Whether the code of `after` (its comments left out) is that of `before`
-/// with import lines added, and nothing else: the 0.5B's `use
-/// std::vec::Vec;` in place of a doc comment, for a range one short.
-fn adds_only_imports(path: &str, before: &str, after: &str) -> bool {
-    let (Some(before), Some(after)) = (code_without_comments(path, before), code_without_comments(path, after)) else {
-        return false;
-    };
-    let Some(added) = lines_added(before.iter(), after.iter()) else { return false };
-    !added.is_empty() && added.iter().all(|line| is_import(line))
-}
-
-/// Whether `prompt` tells of a name the code lacks (a NameError, "is not
-/// defined", an import), which an import alone can fix.
-fn speaks_of_missing_name(prompt: &str) -> bool {
-    const MISSING: [&str; 10] = [
-        "import",
-        "imports",
-        "imported",
-        "defined",
-        "undefined",
-        "nameerror",
-        "referenceerror",
-        "unresolved",
-        "missing",
-        "declared",
-    ];
-    words(prompt).any(|word| MISSING.contains(&word.to_lowercase().as_str()))
-}
-
-/// Whether `prompt` asks for something to be taken out of the code.
-fn asks_to_remove(prompt: &str) -> bool {
-    const REMOVING: [&str; 9] = ["remove", "delete", "drop", "strip", "trim", "rid", "unused", "dead", "cut"];
-    words(prompt).any(|word| REMOVING.contains(&word.to_lowercase().as_str()))
-}
-
 /// The names `before` declares at its top level that `after` neither
 /// declares nor renames, where `prompt` asks to remove nothing and names
 /// none of them: the 0.5B's text.js with wordCount (and the exports below
 /// it) made a test of truncate. A fix keeps what the file offered.
 fn dropped_declarations(prompt: &str, before: &str, after: &str) -> Option<Vec<String>> {
-    if asks_to_remove(prompt) {
-        return None;
-    }
     let (had, has) = (declared_names(before), declared_names(after));
     let came: Vec<&&str> = has.difference(&had).collect();
     let renamed = |gone: &str| came.iter().any(|new| renamed_to(before, after, gone, new));
@@ -2848,6 +2269,30 @@ fn dropped_declarations(prompt: &str, before: &str, after: &str) -> Option<Vec<S
         .collect();
     dropped.sort_unstable();
     (!dropped.is_empty()).then_some(dropped)
+}
+
+/// `prompt` without the names of the `handed` files: a file the request
+/// names ("Create mathutil.py") is no word of a change to another file
+/// that mentions it.
+fn without_file_names(prompt: &str, handed: &[HandedFile]) -> String {
+    let names_a_file = |token: &str| {
+        let token = token.trim_matches(|c: char| !is_word(c) && c != '.' && c != '/').trim_end_matches('.');
+        handed.iter().any(|f| token == f.path.display() || token == file_name(&f.path.rel))
+    };
+    prompt.split_whitespace().filter(|token| !names_a_file(token)).collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `prompt` speaks of what changes from `before` to `after`: it
+/// uses a word (of three letters or more) that one of them has and the
+/// other lacks, as "Remove the debug print" speaks of the `print` that goes.
+fn speaks_of_change(prompt: &str, before: &str, after: &str) -> bool {
+    let lower = |text: &str| -> std::collections::HashSet<String> {
+        words(text).filter(|word| word.len() > 2).map(str::to_lowercase).collect()
+    };
+    let (had, has, asked) = (lower(before), lower(after), lower(prompt));
+    // A word and its forms: "count" speaks of "counting".
+    let alike = |a: &str, b: &str| a == b || (a.len().min(b.len()) > 4 && (a.starts_with(b) || b.starts_with(a)));
+    had.symmetric_difference(&has).any(|word| asked.iter().any(|asked| alike(word, asked)))
 }
 
 /// Whether `after` is `before` without its last lines of code, two or more
@@ -2920,30 +2365,25 @@ fn code_without_comments(path: &str, text: &str) -> Option<Vec<String>> {
     Some(code)
 }
 
-/// The handed files `reply` copies back, when that is all it shows and
-/// `prompt` asks for a change rather than an answer.
+/// The handed files `reply` copies back, when that is all it shows: a
+/// change to comments only, or a copy that stops short, counts as a copy
+/// unless the request speaks of what it changes.
 fn copied_back<'a>(reply: &str, prompt: &str, handed: &'a [HandedFile]) -> Option<Vec<&'a HandedFile>> {
-    if asks_question(prompt) {
-        return None;
-    }
-    copies(reply, handed, !asks_about_comments(prompt), !asks_to_remove(prompt))
+    copies(reply, handed, prompt)
 }
 
 /// The handed files `reply` copies back unchanged, blank lines aside (and
 /// comments, with `comments_aside`; a copy that stops before the file's
 /// end, with `tail_aside`), when its blocks show nothing else.
-fn copies<'a>(
-    reply: &str,
-    handed: &'a [HandedFile],
-    comments_aside: bool,
-    tail_aside: bool,
-) -> Option<Vec<&'a HandedFile>> {
+fn copies<'a>(reply: &str, handed: &'a [HandedFile], prompt: &str) -> Option<Vec<&'a HandedFile>> {
     let shown = blocks_for(reply, handed);
+    let prompt = without_file_names(prompt, handed);
     let is_copy = |f: &HandedFile, block: &ShownFile| {
+        let aside = || !speaks_of_change(&prompt, &f.text, &block.text);
         same_code(&f.text, &block.text)
             || headless(&f.text, &block.text)
-            || (comments_aside && comments_only_differ(&f.path.rel, &f.text, &block.text))
-            || (tail_aside && stops_short(&f.text, &block.text))
+            || (comments_only_differ(&f.path.rel, &f.text, &block.text) && aside())
+            || (stops_short(&f.text, &block.text) && aside())
     };
     if shown.is_empty() || !shown.iter().all(|block| handed.iter().any(|f| is_copy(f, block))) {
         return None;
@@ -3171,6 +2611,8 @@ struct Asking<'a> {
     /// The conversation; its last user message is the prompt.
     messages: &'a [Message],
     prompt: &'a str,
+    /// The request asks for an answer, not a change.
+    question: bool,
     handed: &'a [HandedFile],
     /// The test files whose tests failed before any change: what the
     /// change must make pass, not a place for it.
@@ -3644,19 +3086,6 @@ mod tests {
     }
 
     #[test]
-    fn a_setting_is_a_name_given_one_value() {
-        assert_eq!(assignment("per_page = 20"), Some(("per_page", "20")));
-        assert_eq!(assignment("limit=80,"), Some(("limit", "80")));
-        assert_eq!(assignment("if a == b:"), None);
-        assert_eq!(assignment("self.size = 3"), None, "an attribute is no name");
-        assert_eq!(settings_in("def paginate(items, page=1, per_page=10):"), vec![("page", "1"), ("per_page", "10")]);
-        assert_eq!(settings_in("    call(f(x), size=g(1, 2))"), vec![("size", "g(1, 2)")]);
-        assert_eq!(settings_in("if a == b or c <= d:"), vec![]);
-        assert_eq!(settings_in("LIMIT = 5  "), vec![("LIMIT", "5")]);
-        assert_eq!(settings_in("self.limit = 5"), vec![], "an attribute is set on something else");
-    }
-
-    #[test]
     fn a_file_name_with_one_letter_wrong_still_names_it() {
         assert!(one_edit_apart("trip.py", "trips.py"));
         assert!(one_edit_apart("trips.py", "trips.py"));
@@ -3730,9 +3159,9 @@ mod tests {
         assert!(!stops_short(playlist, &short.replace("length", "length + 1")));
         assert!(!stops_short(playlist, playlist));
         assert!(!stops_short(playlist, "\n"));
-        assert!(asks_to_remove("Drop the debug block at the end of playlist.js."));
-        assert!(asks_to_remove("Remove the unused helper."));
-        assert!(!asks_to_remove("totalDuration in playlist.js returns NaN. Can you fix it?"));
+        // A request that speaks of what goes asks for it gone.
+        assert!(speaks_of_change("Drop the console.log at the end of playlist.js.", playlist, short));
+        assert!(!speaks_of_change("totalDuration in playlist.js returns NaN. Can you fix it?", playlist, short));
     }
 
     #[test]
@@ -3769,68 +3198,6 @@ mod tests {
     }
 
     #[test]
-    fn the_values_command_imports_each_python_module_by_its_name() {
-        let handed = [
-            handed_file("config.py", ""),
-            handed_file("billing/__init__.py", ""),
-            handed_file("billing/line.py", ""),
-            handed_file("README.md", ""),
-            handed_file("my-script.py", ""),
-        ];
-        let command = module_values_command(&handed).unwrap();
-        assert!(command.starts_with("python3 - config billing billing.line <<'EOF'\n"), "{command}");
-        assert_eq!(module_values_command(&[handed_file("notes.md", "")]), None);
-    }
-
-    #[test]
-    fn an_answer_is_borne_out_by_the_files_when_they_hold_each_number_it_states() {
-        let files = [
-            handed_file("config.py", "SECONDS_PER_DAY = 86_400\nRESET_TTL = 45 * 60  # seconds\n"),
-            handed_file("buffer.py", "CAPACITY = 3872\n"),
-        ];
-        assert!(!states_number_not_in("It stays valid for 45 minutes.", &files));
-        assert!(!states_number_not_in("It holds 3,872 readings; a day is 86400 s.", &files));
-        assert!(!states_number_not_in("Answer: INFO", &files));
-        assert!(states_number_not_in("It holds 200 readings.", &files));
-        assert!(states_number_not_in("45 * 60 = 2700", &files));
-        // A module named after a number is no number the files hold.
-        assert!(states_number_not_in("2700", &[handed_file("v2700.py", "X = 1\n")]));
-    }
-
-    #[test]
-    fn a_question_that_asks_for_a_change_is_a_request() {
-        for question in [
-            "Which port does the server listen on? Answer with the number.",
-            "What does add do?",
-            "How many times does utils.fix retry?",
-            "Explain the retry logic in client.py",
-            "When is the cache cleared",
-            "When the cache is full, what is dropped first?",
-        ] {
-            assert!(asks_question(question), "{question}");
-        }
-        for request in [
-            "What is wrong with is_even? Fix it.",
-            "Can you fix the bug in calc.py?",
-            "When a password is too short, signup should say \"Too short.\" instead.",
-            "Why does this crash? Please add a check.",
-            "Fix calc.py.",
-            "When a note's file name has a space in it, the index comes out wrong. Other notes are fine.",
-            "Run the tests and tell me what fails. Then fix it.",
-        ] {
-            assert!(!asks_question(request), "{request}");
-        }
-        assert!(asks_question("Tell me what add does."));
-        for explaining in ["What does add do?", "Explain the retry logic in client.py", "How does the cache work?"] {
-            assert!(asks_for_explanation(explaining), "{explaining}");
-        }
-        for fact in ["How many times does utils.fix retry?", "Which port does the server listen on?"] {
-            assert!(!asks_for_explanation(fact), "{fact}");
-        }
-        assert!(asks_question("Run checksum.py on orders.csv and tell me the checksum it prints."));
-    }
-
-    #[test]
     fn new_files_beside_a_fix_that_nothing_uses_are_unasked() {
         let text = "def slugify(title):\n    return title\n";
         let handed = [handed_file("shop/text.py", text)];
@@ -3844,15 +3211,20 @@ mod tests {
         let models = write("shop/models.py", "class Product:\n    pass\n");
         // views.py uses models.py, but nothing uses views.py: both are unasked.
         let changes = [fix, views.clone(), models];
-        assert_eq!(unasked_new_files(&changes, &handed, exists), ["shop/views.py", "shop/models.py"]);
+        let fix_it = "Product URLs keep capital letters. Fix it.";
+        assert_eq!(unasked_new_files(fix_it, &changes, &handed, exists), ["shop/views.py", "shop/models.py"]);
+        // Unless the request speaks of them.
+        let asked = "Add a Product model and a view for it.";
+        assert!(unasked_new_files(asked, &changes, &handed, exists).is_empty());
         // A new module the fix imports is part of it.
         let uses = edit("shop/text.py", "from shop.casing import lower\n");
         let casing = write("shop/casing.py", "def lower(s):\n    return s.lower()\n");
-        assert!(unasked_new_files(&[uses, casing], &handed, exists).is_empty());
+        assert!(unasked_new_files(fix_it, &[uses, casing], &handed, exists).is_empty());
         // New files alone are the change.
-        assert!(unasked_new_files(&[views], &handed, exists).is_empty());
-        assert!(asks_for_new_code("Add a test for slugify."));
-        assert!(!asks_for_new_code("URLs keep capital letters; they must be all lowercase. Fix it."));
+        assert!(unasked_new_files(fix_it, &[views], &handed, exists).is_empty());
+        assert!(speaks_of_file("The test is wrong.", "test_pricing.py"));
+        assert!(speaks_of_file("Fix test_pricing.py.", "test_pricing.py"));
+        assert!(!speaks_of_file("Prices are wrong.", "test_pricing.py"), "pricing is no price");
     }
 
     #[test]
@@ -3862,21 +3234,6 @@ mod tests {
         assert_eq!(answer_line("Steps…\n**Answer:** `write_bundle`").as_deref(), Some("`write_bundle`"));
         assert_eq!(answer_line("The answer: it retries 7 times."), None);
         assert_eq!(answer_line("Answer:\n"), None);
-    }
-
-    #[test]
-    fn a_prompt_that_asks_to_run_something_and_the_command_a_reply_gives() {
-        assert!(asks_to_run("Run checksum.py on orders.csv and tell me the checksum it prints."));
-        assert!(asks_to_run("The build is red. Execute the tests and fix what fails."));
-        assert!(!asks_to_run("Fix the bug in tasks.run so the runner stops."), "a name, not a sentence");
-        assert!(!asks_to_run("Running the script crashes with KeyError. Fix it."));
-        assert_eq!(
-            command_in("```bash\n$ python3 checksum.py orders.csv\n```\n").as_deref(),
-            Some("python3 checksum.py orders.csv")
-        );
-        assert_eq!(command_in("Run it:\n```\n\npytest -q\n```").as_deref(), Some("pytest -q"));
-        assert_eq!(command_in("```bash\n```\n"), None);
-        assert_eq!(command_in("python3 checksum.py"), None, "no code block, no command");
     }
 
     #[test]
@@ -3954,7 +3311,10 @@ mod tests {
         assert!(!comments_only_differ("src/lib.rs", rust, &rust.replace("    1", "    2")));
         // Where comments are not known, every change counts.
         assert!(!comments_only_differ("notes.md", "# A\n", "# B\n"));
-        assert!(asks_about_comments("Fix the typo in the docstring of read.") && !asks_about_comments("Fix read."));
+        // Unless the request speaks of what the comments say.
+        let reworded = module.replace("Rows of", "Records of");
+        assert!(speaks_of_change("The docstring of read says Rows; make it say Records.", module, &reworded));
+        assert!(!speaks_of_change("Fix read.", module, &commented));
     }
 
     #[test]
@@ -3970,31 +3330,6 @@ mod tests {
         assert_eq!(changes[1], new_file, "a new file has no part to keep");
         assert_eq!(spared[0].1, ["web"]);
         assert_eq!(spare_kept(vec![both.clone()], &handed, &[]).0, [both]);
-    }
-
-    #[test]
-    fn a_script_that_printed_nothing_is_imported_to_print_a_value() {
-        assert_eq!(value_printing("python buffer.py").unwrap(), "python3 -c 'import buffer; print(buffer.<name>)'");
-        assert_eq!(
-            value_printing("python3 ./app/config.py").unwrap(),
-            "python3 -c 'import app.config; print(app.config.<name>)'"
-        );
-        assert_eq!(
-            value_printing("node lib/limits.js").unwrap(),
-            "node -e \"console.log(require('./lib/limits').<name>)\""
-        );
-        assert!(value_printing("python3 -c 'print(1)'").is_none());
-        assert!(value_printing("cat config.py").is_none());
-    }
-
-    #[test]
-    fn a_sum_done_by_hand_is_told_from_numbers_quoted() {
-        assert!(does_arithmetic("Then `8000 + 1 = 8001`."));
-        assert!(does_arithmetic("READINGS_PER_DAY = \\frac{86_400}{45} = 1824"));
-        assert!(does_arithmetic("CAPACITY = 1824 \\times 2 + 32 = 3680"));
-        assert!(!does_arithmetic("`PORT = 8000`\nAnswer: 8000"));
-        assert!(!does_arithmetic("It was released on 2024-05-04."));
-        assert!(!does_arithmetic("`TIMEOUT = 30 * 60`"), "quoted code, no result");
     }
 
     #[test]
@@ -4078,55 +3413,19 @@ mod tests {
     }
 
     #[test]
-    fn a_setting_quoted_as_a_file_already_has_it_fixes_nothing() {
-        let lines = |reply: &str| reply.lines().map(str::to_string).collect::<Vec<_>>();
-        let script = handed_file("count.sh", "for f in \"$@\"; do\n  n=$(wc -l < $f)\n  n=$((n + 0))\ndone\n");
-        let current = [(&script, script.text.clone())];
-        assert!(setting_fix(&current, &lines("n=$((n + 0))")).is_none());
-        let pager = handed_file("pager.py", "def paginate(items, per_page=10):\n    return items[:per_page]\n");
-        let current = [(&pager, pager.text.clone())];
-        let (_, input) = setting_fix(&current, &lines("per_page = 20")).expect("an Edit");
-        assert_eq!(input["new_string"], "def paginate(items, per_page=20):");
-    }
-
-    #[test]
-    fn imports_alone_fix_only_a_missing_name() {
-        let stats = "//! Small helpers.\n\npub fn mean(values: &[f64]) -> f64 {\n    values.iter().sum::<f64>() / values.len() as f64\n}\n";
-        let imported = stats.replace("//! Small helpers.", "use std::vec::Vec;");
-        assert!(adds_only_imports("src/stats.rs", stats, &imported));
-        assert!(!adds_only_imports("src/stats.rs", stats, &imported.replace("/ values.len()", "/ 2.0")));
-        assert!(!speaks_of_missing_name("moving_average skips the last window. Fix it."));
-        assert!(speaks_of_missing_name("Calling stddev fails with NameError: name 'math' is not defined."));
-        assert!(speaks_of_missing_name("main.py fails with ImportError: cannot import name 'load_config'."));
-    }
-
-    #[test]
-    fn a_change_that_drops_what_the_file_declares_is_unmeant_unless_asked() {
+    fn a_change_that_drops_what_the_file_declares_is_unmeant_unless_the_request_names_it() {
         let text = "function truncate(str, max) {\n  return str.slice(0, max);\n}\n\nfunction wordCount(str) {\n  return str.split(' ').length;\n}\n\nmodule.exports = { truncate, wordCount };\n";
         // The 0.5B's text.js: wordCount and the exports made a test.
         let tested = text.split_once("function wordCount").unwrap().0.to_string()
             + "function testTruncate() {\n  console.log(truncate('abc', 2));\n}\n";
         let fix = "Fix truncate.";
         assert_eq!(dropped_declarations(fix, text, &tested), Some(vec!["wordCount".to_string()]));
-        assert_eq!(dropped_declarations("Remove the unused helpers.", text, &tested), None);
+        // Only a removal the request names is meant.
+        assert_eq!(dropped_declarations("Remove wordCount: nothing calls it.", text, &tested), None);
         assert_eq!(dropped_declarations("wordCount is dead weight: fold it into truncate.", text, &tested), None);
         // Renamed, or kept, a declaration is not dropped.
         let renamed = text.replace("wordCount", "countWords");
         assert_eq!(dropped_declarations(fix, text, &renamed), None);
         assert_eq!(dropped_declarations(fix, text, &text.replace("max);", "max - 1);")), None);
-    }
-
-    #[test]
-    fn a_rename_asked_for_is_a_declared_name_and_a_new_one() {
-        let handed = [handed_file("recipes.py", "RECIPES = {}\n\n\ndef fetch_rec(name):\n    return RECIPES[name]\n")];
-        let asked = |prompt: &'static str| asked_rename(prompt, &handed);
-        assert_eq!(asked("Rename fetch_rec to load_recipe everywhere it is used."), Some(("fetch_rec", "load_recipe")));
-        assert_eq!(asked("Please help. rename the function `fetch_rec()` to `load`."), Some(("fetch_rec", "load")));
-        assert_eq!(asked("Rename RECIPES to CATALOGUE."), Some(("RECIPES", "CATALOGUE")));
-        // Not declared, a new name already in use, or no new name at all.
-        assert_eq!(asked("Rename get_rec to load_recipe."), None);
-        assert_eq!(asked("Rename fetch_rec to RECIPES."), None);
-        assert_eq!(asked("Rename fetch_rec for clarity."), None);
-        assert_eq!(asked("Why is fetch_rec not renamed to load_recipe?"), None);
     }
 }

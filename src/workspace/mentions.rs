@@ -83,7 +83,10 @@ pub fn new_files(workspace: &Workspace, text: &str, limit: usize) -> Vec<Workspa
     let mut found: Vec<WorkspacePath> = Vec::new();
     for word in candidates(text).take(MAX_CANDIDATES) {
         let name = word.rsplit('/').next().unwrap_or(word);
-        if found.len() >= limit || !name.contains('.') || resolve(workspace, word).is_some() || names_a_kind(text, word)
+        if found.len() >= limit
+            || !has_file_extension(name)
+            || resolve(workspace, word).is_some()
+            || names_a_kind(text, word)
         {
             continue;
         }
@@ -93,6 +96,19 @@ pub fn new_files(workspace: &Workspace, text: &str, limit: usize) -> Vec<Workspa
         }
     }
     found
+}
+
+/// Whether `name` ends in the extension of a kind of file people make:
+/// `require.main` or `self.items` is code, not a file to create.
+fn has_file_extension(name: &str) -> bool {
+    const EXTENSIONS: [&str; 49] = [
+        "py", "pyi", "js", "mjs", "cjs", "jsx", "ts", "tsx", "rs", "go", "sh", "bash", "zsh", "rb", "java", "kt",
+        "swift", "c", "h", "cc", "cpp", "hpp", "cs", "php", "lua", "sql", "html", "css", "scss", "vue", "md", "rst",
+        "txt", "adoc", "json", "toml", "yaml", "yml", "ini", "cfg", "conf", "env", "xml", "csv", "tsv", "lock",
+        "proto", "graphql", "log",
+    ];
+    let dotfile = name.starts_with('.') && name.len() > 1;
+    dotfile || name.rsplit_once('.').is_some_and(|(_, ext)| EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
 }
 
 /// Whether `text` says `word` of a kind of file ("ignore .env files"),
@@ -227,5 +243,7 @@ mod tests {
         assert!(new("Move the 0.2 (a rate, e.g. VAT) of v1.5 into a constant; 1.5b is the model.").is_empty());
         assert!(new("Plugins that need 1.5+ are refused on our 2.x runtime, and 1.4.X too.").is_empty());
         assert_eq!(new("Write the log to 2024.log"), ["2024.log"]);
+        // Nor is a dotted name of code.
+        assert!(new("Drop the require.main block, and keep self.items as it is.").is_empty());
     }
 }

@@ -6,7 +6,6 @@
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::select::Budget;
 use super::{Candidate, Stop, Target, check, edit, expect, variants};
 use crate::agent::turn::Generation;
 use crate::agent::whole_file;
@@ -29,7 +28,6 @@ impl Conversation {
         system: &str,
         base: &[Message],
         target: &Target,
-        budget: &mut Budget,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<check::Check>, Stop> {
@@ -44,7 +42,7 @@ impl Conversation {
         let doc = definition.doc.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
         let mut refused = String::new();
         for attempt in 0..ASKS {
-            if !budget.allows_call() {
+            if !self.budget.allows_call() {
                 break;
             }
             let ask = format!(
@@ -57,7 +55,7 @@ prints its result, then the result of any example the request says works as it s
             );
             self.notify("[writing a check of what the request expects…]");
             self.resample = (attempt > 0).then_some(attempt as u32);
-            let asked = self.ask_short(system, base, &ask, budget, usage, cancel).await;
+            let asked = self.ask_short(system, base, &ask, usage, cancel).await;
             self.resample = None;
             let (generation, reply) = asked?;
             let made = edit::code_blocks(&reply)
@@ -95,7 +93,7 @@ prints its result, then the result of any example the request says works as it s
                 Some(_) => match check::unreadable(&printed) {
                     Some(line) => format!("it prints an object rather than the values in it (`{line}`)"),
                     None if check::normalized(&printed).is_empty() => "it prints nothing".to_string(),
-                    None => return self.expect_output(system, base, check, &printed, budget, usage, cancel).await,
+                    None => return self.expect_output(system, base, check, &printed, usage, cancel).await,
                 },
             };
             self.notify(&format!("[the check is set aside: {why}]"));
@@ -114,19 +112,18 @@ prints its result, then the result of any example the request says works as it s
         base: &[Message],
         check: check::Check,
         printed: &str,
-        budget: &mut Budget,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<check::Check>, Stop> {
         const SHOWN_CHARS: usize = 1_500;
-        if !budget.allows_call() {
+        if !self.budget.allows_call() {
             return Ok(None);
         }
         let shown: String = printed.chars().take(SHOWN_CHARS).collect();
-        if let Some(expected) = self.expect_by_line(system, base, &check, &shown, budget, usage, cancel).await? {
+        if let Some(expected) = self.expect_by_line(system, base, &check, &shown, usage, cancel).await? {
             return Ok(self.expecting(check, &expected));
         }
-        if !budget.allows_call() {
+        if !self.budget.allows_call() {
             return Ok(None);
         }
         let ask = format!(
@@ -135,7 +132,7 @@ request is done? Reply with that output only, in one code block.",
             check.script.trim_end(),
             shown.trim_end()
         );
-        let (generation, reply) = self.ask_short(system, base, &ask, budget, usage, cancel).await?;
+        let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
         self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
         let expected = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().to_string());
         let expected = check::normalized(&expected);
@@ -169,7 +166,6 @@ request is done? Reply with that output only, in one code block.",
         base: &[Message],
         check: &check::Check,
         shown: &str,
-        budget: &mut Budget,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<String>, Stop> {
@@ -186,7 +182,7 @@ request is done? Reply with that output only, in one code block.",
             .collect();
         let mut expected = Vec::new();
         for (i, line, options) in lines {
-            if !budget.allows_call() {
+            if !self.budget.allows_call() {
                 break;
             }
             let listed: Vec<String> = options.iter().map(|o| format!("`{o}`")).collect();
@@ -210,7 +206,7 @@ that now reads `{line}` read?",
                 listed.join(", ")
             );
             let choices: Vec<&str> = options.iter().map(String::as_str).collect();
-            let reply = self.choice_reply(system, base, &ask, &choices, budget, usage, cancel).await?;
+            let reply = self.choice_reply(system, base, &ask, &choices, usage, cancel).await?;
             self.notify(&format!("[the line `{line}` must read `{reply}`]"));
             expected.push((line, reply));
         }
@@ -254,14 +250,12 @@ that now reads `{line}` read?",
         system: &str,
         base: &[Message],
         ask: &str,
-        budget: &mut Budget,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<(Generation, String), Stop> {
         let mut messages = base.to_vec();
         whole_file::after_prompt(&mut messages, ask);
         self.events.emit(Event::Status { status: AgentStatus::Thinking });
-        budget.spend_call();
         self.reply_max_tokens = Some(SCRIPT_TOKENS);
         let generation = self.whole_file_reply(system, messages, cancel).await;
         self.reply_max_tokens = None;
@@ -281,7 +275,6 @@ that now reads `{line}` read?",
         base: &[Message],
         target: &Target,
         check: &mut check::Check,
-        budget: &mut Budget,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<std::io::Result<()>, Stop> {
@@ -290,7 +283,7 @@ that now reads `{line}` read?",
             return Ok(Err(error));
         }
         let Some(tests) = check::project_tests(self.workspace.root(), language) else {
-            self.probe(system, base, target, check, budget, usage, cancel).await?;
+            self.probe(system, base, target, check, usage, cancel).await?;
             return Ok(Ok(()));
         };
         let Some(command) = check.tests_command(&tests) else { return Ok(Ok(())) };
@@ -307,7 +300,7 @@ that now reads `{line}` read?",
             }
             None => {
                 self.notify("[the project's tests do not run here]");
-                self.probe(system, base, target, check, budget, usage, cancel).await?;
+                self.probe(system, base, target, check, usage, cancel).await?;
             }
         }
         Ok(Ok(()))
@@ -325,11 +318,10 @@ that now reads `{line}` read?",
         base: &[Message],
         target: &Target,
         check: &mut check::Check,
-        budget: &mut Budget,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<(), Stop> {
-        if !budget.allows_call() {
+        if !self.budget.allows_call() {
             return Ok(());
         }
         let ask = format!(
@@ -341,7 +333,7 @@ line. Reply with the script only, in one code block.",
         );
         let ask = format!("The script that shows the problem:\n```\n{}\n```\n{ask}", check.script.trim_end());
         self.notify("[writing a probe of the code's other uses…]");
-        let (generation, reply) = self.ask_short(system, base, &ask, budget, usage, cancel).await?;
+        let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
         let language = check.language();
         let command = edit::code_blocks(&reply)
             .into_iter()
@@ -372,7 +364,6 @@ line. Reply with the script only, in one code block.",
         check: &mut check::Check,
         candidates: &[Candidate],
         chosen: usize,
-        budget: &Budget,
         cancel: &CancellationToken,
     ) -> Result<Option<TurnOutcome>, Stop> {
         // Definitions varied at most, and variants tried at most in a turn.
@@ -423,7 +414,7 @@ line. Reply with the script only, in one code block.",
                 names.join(", ")
             ),
         });
-        let timeout_ms = budget.seconds_left().max(10) * 1000;
+        let timeout_ms = self.budget.seconds_left().max(10) * 1000;
         let input = json!({ "command": command, "timeout_ms": timeout_ms });
         let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
         let Some((at, variant)) = check::passed(&output).and_then(|n| tries.get(n.wrapping_sub(1))) else {

@@ -35,7 +35,7 @@ mod verify;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use self::select::Budget;
+pub(super) use self::select::Budget;
 use super::turn::Generation;
 use super::{Conversation, TurnOutcome};
 use crate::codemap::{DefKind, Definition, FileMap, Language};
@@ -177,7 +177,6 @@ impl Conversation {
     ) -> TurnOutcome {
         let prompt = prompt_of(&self.history);
         let settings = self.settings.pipeline.clone();
-        let mut budget = Budget::new(&settings);
         let mut usage = Usage::default();
         // A Stop hook that blocks (a project's tests, say) sends the pipeline
         // round again, its reason added to the request.
@@ -219,13 +218,13 @@ impl Conversation {
                     Some(change) => change,
                     None => {
                         self.policy.mode != PermissionMode::Plan
-                            && self.ask_intent(&system, &base, &mut budget, &mut usage, cancel).await?
+                            && self.ask_intent(&system, &base, &mut usage, cancel).await?
                     }
                 };
                 wants_change = Some(change);
-                let chosen = self.choose(&system, &base, &candidates, change, &mut budget, &mut usage, cancel).await?;
+                let chosen = self.choose(&system, &base, &candidates, change, &mut usage, cancel).await?;
                 if change {
-                    self.change(&system, &base, &request, &candidates, chosen, &mut budget, &mut usage, cancel).await
+                    self.change(&system, &base, &request, &candidates, chosen, &mut usage, cancel).await
                 } else {
                     self.answer(&system, &base, &candidates, chosen, &mut usage, cancel).await
                 }
@@ -234,7 +233,7 @@ impl Conversation {
             let mut outcome = outcome.unwrap_or_else(|stop| stop);
             if outcome.stop_reason == StopReason::EndTurn {
                 if let Some(reason) = self.stop_hook_blocks(stop_hook_active, &outcome.text, cancel).await {
-                    if rounds < MAX_ROUNDS && budget.allows_call() {
+                    if rounds < MAX_ROUNDS && self.budget.allows_call() {
                         stop_hook_active = true;
                         self.record(Message::user_text(super::turn::sent_back(&reason)));
                         self.notify("[a Stop hook sent the model back to work — localizing again with its reason…]");
@@ -301,11 +300,10 @@ impl Conversation {
 
     /// Whether the request asks for a change (else for an answer), by the
     /// model's word where it gives one whichever way it is asked.
-    async fn ask_intent(
+    pub(in crate::agent) async fn ask_intent(
         &mut self,
         system: &str,
         base: &[Message],
-        budget: &mut Budget,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<bool, Stop> {
@@ -316,8 +314,8 @@ impl Conversation {
 Reply with one word: change or answer.";
         let backward = "Does this request ask to answer a question about the code, or to change the code? \
 Reply with one word: answer or change.";
-        let first = self.choice_reply(system, base, forward, &["change", "answer"], budget, usage, cancel).await?;
-        let second = self.choice_reply(system, base, backward, &["answer", "change"], budget, usage, cancel).await?;
+        let first = self.choice_reply(system, base, forward, &["change", "answer"], usage, cancel).await?;
+        let second = self.choice_reply(system, base, backward, &["answer", "change"], usage, cancel).await?;
         if first == second {
             return Ok(first == "change");
         }
@@ -333,7 +331,6 @@ Reply with one word: answer or change.";
         base: &[Message],
         candidates: &[Candidate],
         wants_change: bool,
-        budget: &mut Budget,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<usize, Stop> {
@@ -366,7 +363,7 @@ Reply with its name: {}.",
                 names.join(", ")
             );
             let choices: Vec<&str> = names.iter().map(String::as_str).collect();
-            let reply = self.choice_reply(system, base, &ask, &choices, budget, usage, cancel).await?;
+            let reply = self.choice_reply(system, base, &ask, &choices, usage, cancel).await?;
             names.iter().position(|n| *n == reply).unwrap_or(0)
         };
         // The choice, as the user and the session see it: a Read of it.
@@ -388,14 +385,12 @@ Reply with its name: {}.",
         base: &[Message],
         ask: &str,
         choices: &[&str],
-        budget: &mut Budget,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<String, Stop> {
         let mut messages = base.to_vec();
         super::whole_file::after_prompt(&mut messages, ask);
         self.reply_choices = choices.iter().map(|c| c.to_string()).collect();
-        budget.spend_call();
         let generation = self.whole_file_reply(system, messages, cancel).await;
         self.reply_choices.clear();
         let generation = generation?;
@@ -515,7 +510,6 @@ Reply with its name: {}.",
         request: &str,
         candidates: &[Candidate],
         chosen: usize,
-        budget: &mut Budget,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, Stop> {
@@ -546,15 +540,15 @@ is asked, in one code block.",
         if request != prompt_of(base) {
             shown = format!("{shown}\n{}\n", request.trim());
         }
-        let mut check = self.write_check(system, base, &targets[0], budget, usage, cancel).await?;
+        let mut check = self.write_check(system, base, &targets[0], usage, cancel).await?;
         if let Some(made) = check.as_mut() {
-            if let Err(error) = self.prepare_scratch(system, base, &targets[0], made, budget, usage, cancel).await? {
+            if let Err(error) = self.prepare_scratch(system, base, &targets[0], made, usage, cancel).await? {
                 self.notify(&format!("[no check: {error}]"));
                 check = None;
             }
         }
         if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
-            if let Some(outcome) = self.try_variants(check, candidates, chosen, budget, cancel).await? {
+            if let Some(outcome) = self.try_variants(check, candidates, chosen, cancel).await? {
                 return Ok(outcome);
             }
         }
@@ -568,7 +562,7 @@ is asked, in one code block.",
         let mut line_asked = false;
         let mut sampled = 0;
         for n in 0..self.settings.pipeline.candidates.max(1) {
-            if !budget.allows_call() {
+            if !self.budget.allows_call() {
                 self.notify("[the turn's budget of model calls or seconds is spent]");
                 break;
             }
@@ -590,7 +584,6 @@ is asked, in one code block.",
                 self.notify("[asking for the one line to change…]");
             }
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
-            budget.spend_call();
             let generation = self.whole_file_reply(system, messages, cancel).await;
             self.resample = None;
             let generation = generation?;
