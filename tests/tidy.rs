@@ -134,3 +134,26 @@ fn the_import_table_has_no_circle() {
         }
     }
 }
+
+/// The steps of the whole-file way, each on those before it: a step names
+/// the ones it builds on (`use super::{handed::*, …}`), never a later one.
+const WHOLE_FILE_LAYERS: [&str; 8] = ["handed", "asking", "reply", "judge", "selection", "changes", "line", "asks"];
+
+#[test]
+fn the_whole_file_steps_build_on_earlier_ones_only() {
+    let mut violations = Vec::new();
+    for (at, layer) in WHOLE_FILE_LAYERS.iter().enumerate() {
+        let path = format!("src/agent/whole_file/{layer}.rs");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{path}: {error}"));
+        for line in text.lines().filter(|line| line.starts_with("use super::")) {
+            for (later, name) in WHOLE_FILE_LAYERS.iter().enumerate().skip(at) {
+                if line.contains(&format!("{name}::")) {
+                    violations.push(format!("{path} builds on {name}, layer {later}: {line}"));
+                }
+            }
+        }
+        // A step no longer than a reader takes in at once.
+        assert!(text.lines().count() <= 600, "{path} is over 600 lines");
+    }
+    assert!(violations.is_empty(), "{violations:#?}");
+}

@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::whole_file::uses_word;
+use super::code_text::uses_word;
 
 /// Reads a module on stdin; prints `! LINE` for a syntax error, else each
 /// name some scope reads as a global that the module never binds and that

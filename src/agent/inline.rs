@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use super::whole_file::{declared_name, declaring_part, is_identifier, is_import, is_word, uses_word};
+use super::code_text::{declared_name, declaring_part, is_identifier, is_import, is_word, uses_word};
 
 /// A function whose body, past its docstring, comments and deprecation
 /// warnings, is one `return`: what a call of it stands for.

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use similar::DiffOp;
 
-use super::whole_file::{declared_name, words};
+use super::code_text::{declared_name, words};
 
 /// The names of the parts of a file that `prompt` says stay as they are
 /// and names nowhere else: `web` for "Scale the worker to 3; the web

@@ -6,7 +6,9 @@
 //! front end (events out, approvals and edits in).
 
 mod attach;
+mod budget;
 mod code_check;
+mod code_text;
 pub mod context;
 pub mod guard;
 pub mod hooks;
@@ -276,7 +278,7 @@ pub struct Conversation {
     resample: Option<u32>,
     /// What this turn may still spend on model calls the harness makes
     /// (the whole-file way's asks and the pipeline's), reset with each turn.
-    budget: pipeline::Budget,
+    budget: budget::Budget,
 }
 
 impl Conversation {
@@ -285,7 +287,7 @@ impl Conversation {
         let command_hooks = Some(hooks::CommandHooks::new(parts.settings.hooks.clone(), parts.workspace.root().into()))
             .filter(|hooks| !hooks.is_empty())
             .map(Arc::new);
-        let budget = pipeline::Budget::new(&parts.settings.pipeline);
+        let budget = budget::Budget::new(&parts.settings.pipeline);
         Conversation {
             budget,
             backend: parts.backend,

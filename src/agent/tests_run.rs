@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 
 use tokio_util::sync::CancellationToken;
 
+use super::code_text::exited;
 use super::turn::Generation;
-use super::whole_file::exited;
 use super::{Conversation, TurnOutcome};
 
 /// The lines of a failing run the model is shown: a traceback ends with

@@ -198,7 +198,7 @@ impl Conversation {
         self.events.emit(Event::TurnStarted { prompt: prompt.to_string() });
         self.lookups_since_change.clear();
         self.state.forget_last_change();
-        self.budget = super::pipeline::Budget::new(&self.settings.pipeline);
+        self.budget = super::budget::Budget::new(&self.settings.pipeline);
         let outcome = match self.submit_prompt(prompt, &cancel).await {
             Ok(()) => self.turn_loop(&cancel).await,
             Err(reason) => {

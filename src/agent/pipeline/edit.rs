@@ -3,7 +3,8 @@
 //! file with the definition's byte range replaced by that block, every other
 //! byte left as it was.
 
-use crate::agent::whole_file::same_code;
+pub(super) use crate::agent::code_text::code_blocks;
+use crate::agent::code_text::same_code;
 use crate::codemap::{Definition, FileMap};
 
 /// The definition as the model reads it: its path and place, the imports
@@ -74,36 +75,6 @@ pub fn definition_code(reply: &str, old: &str) -> Option<String> {
         Some(at) if at > 0 => Some(lines[at..].join("\n")),
         _ => Some(code.clone()),
     }
-}
-
-/// The fenced blocks of a reply, each without blank lines at its start
-/// and without the imports shown before a `...` line; an unclosed last
-/// block is taken as far as it goes.
-pub fn code_blocks(reply: &str) -> Vec<String> {
-    let mut blocks = Vec::new();
-    let mut current: Option<Vec<&str>> = None;
-    for line in reply.lines() {
-        let fence = line.trim_start().starts_with("```");
-        match (&mut current, fence) {
-            (None, true) => current = Some(Vec::new()),
-            (None, false) => {}
-            (Some(_), true) => blocks.extend(current.take().map(tidy_block)),
-            (Some(code), false) => code.push(line),
-        }
-    }
-    blocks.extend(current.map(tidy_block));
-    blocks.retain(|block| !block.trim().is_empty());
-    blocks
-}
-
-fn tidy_block(mut code: Vec<&str>) -> String {
-    if let Some(at) = code.iter().position(|line| line.trim() == "...") {
-        code.drain(..=at);
-    }
-    while code.first().is_some_and(|line| line.trim().is_empty()) {
-        code.remove(0);
-    }
-    code.join("\n")
 }
 
 /// The definition `old` with the lines a reply quotes (its first block)

@@ -28,15 +28,14 @@ mod check;
 mod checking;
 mod edit;
 mod expect;
-mod select;
 mod variants;
 mod verify;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-pub(super) use self::select::Budget;
 use super::turn::Generation;
+use super::whole_file::prompt_of;
 use super::{Conversation, TurnOutcome};
 use crate::codemap::{DefKind, Definition, FileMap, Language};
 use crate::config::ToolProfile;
@@ -81,45 +80,6 @@ fn constructs(definition: &Definition, class: &str) -> bool {
     definition.kind == DefKind::Method
         && definition.container.as_deref() == Some(class)
         && matches!(definition.name.as_str(), "__init__" | "constructor" | "new")
-}
-
-/// Which of `choices` a reply picks, where the backend could not hold it
-/// to them: the one it is, inside a code block or not; else the one it is
-/// but for case and the marks around it; else the first it contains.
-fn picked<'c>(reply: &str, choices: &[&'c str]) -> Option<&'c str> {
-    let reply = reply.trim();
-    let inner = edit::code_blocks(reply).into_iter().next().unwrap_or_else(|| reply.to_string());
-    let inner = inner.trim();
-    let key = |s: &str| s.trim().trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
-    let exact = choices.iter().find(|c| reply == **c || inner == **c);
-    let alike = || choices.iter().find(|c| !key(c).is_empty() && key(c) == key(inner));
-    let within = || choices.iter().find(|c| !key(c).is_empty() && key(inner).contains(&key(c)));
-    exact.or_else(alike).or_else(within).copied()
-}
-
-/// The text of the last user message: the request as the model reads it.
-fn prompt_of(messages: &[Message]) -> String {
-    messages.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default()
-}
-
-/// Whether the request's own prose holds a question mark: not in code
-/// (backticks), a quotation or an aside in parentheses, where it is a
-/// message the user saw ("Did you mean --color?"), not a question asked.
-fn asks_question(request: &str) -> bool {
-    let mut depth = 0usize;
-    let mut quoted: Option<char> = None;
-    for c in request.chars() {
-        match (quoted, c) {
-            (Some(q), c) if c == q => quoted = None,
-            (Some(_), _) => {}
-            (None, '`' | '"' | '“' | '”') => quoted = Some(if c == '“' { '”' } else { c }),
-            (None, '(') => depth += 1,
-            (None, ')') => depth = depth.saturating_sub(1),
-            (None, '?' | '？') if depth == 0 => return true,
-            _ => {}
-        }
-    }
-    false
 }
 
 /// Short functions a definition calls that are shown with it, at most.
@@ -298,30 +258,6 @@ impl Conversation {
             .collect()
     }
 
-    /// Whether the request asks for a change (else for an answer), by the
-    /// model's word where it gives one whichever way it is asked.
-    pub(in crate::agent) async fn ask_intent(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<bool, Stop> {
-        // Asked with the two words in both orders: a small model that picks
-        // by the order (the 0.5B always picks the first word) is undecided,
-        // and the request's own form decides: a question mark asks a question.
-        let forward = "Does this request ask to change the code, or to answer a question about it? \
-Reply with one word: change or answer.";
-        let backward = "Does this request ask to answer a question about the code, or to change the code? \
-Reply with one word: answer or change.";
-        let first = self.choice_reply(system, base, forward, &["change", "answer"], usage, cancel).await?;
-        let second = self.choice_reply(system, base, backward, &["answer", "change"], usage, cancel).await?;
-        if first == second {
-            return Ok(first == "change");
-        }
-        Ok(!asks_question(&prompt_of(base)))
-    }
-
     /// The index of the candidate the model chooses; the only one, or the
     /// best-ranked when the request names it and no other, needs no choice.
     #[allow(clippy::too_many_arguments)]
@@ -374,29 +310,6 @@ Reply with its name: {}.",
         let input = json!({ "file_path": candidate.path, "offset": first, "limit": last + 1 - first });
         self.harness_call(generation, "Read", input, cancel).await?;
         Ok(chosen)
-    }
-
-    /// The model's pick among `choices`, its reply held to them where the
-    /// backend can; a reply that is none of them reads as the first.
-    #[allow(clippy::too_many_arguments)]
-    async fn choice_reply(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        ask: &str,
-        choices: &[&str],
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<String, Stop> {
-        let mut messages = base.to_vec();
-        super::whole_file::after_prompt(&mut messages, ask);
-        self.reply_choices = choices.iter().map(|c| c.to_string()).collect();
-        let generation = self.whole_file_reply(system, messages, cancel).await;
-        self.reply_choices.clear();
-        let generation = generation?;
-        *usage += generation.usage;
-        let reply = Message { role: Role::Assistant, blocks: generation.blocks }.text();
-        Ok(picked(&reply, choices).unwrap_or(choices[0]).to_string())
     }
 
     /// Answers from the chosen definition and the next best ones.
@@ -660,26 +573,4 @@ is asked, in one code block.",
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{asks_question, picked};
-
-    #[test]
-    fn a_free_reply_picks_the_choice_it_writes() {
-        let values = ["1.2.0", "1.3.0", "[1, [2], 3]"];
-        assert_eq!(picked("1.3.0", &values), Some("1.3.0"));
-        assert_eq!(picked("```\n[1, [2], 3]\n```", &values), Some("[1, [2], 3]"));
-        assert_eq!(picked("True", &["False", "True"]), Some("True"));
-        assert_eq!(picked("**answer**", &["change", "answer"]), Some("answer"));
-        assert_eq!(picked("I would say 2.", &["1", "2"]), Some("2"));
-        assert_eq!(picked("no idea", &["1", "2"]), None);
-    }
-
-    #[test]
-    fn a_question_mark_asks_a_question_only_in_the_request_s_own_prose() {
-        assert!(asks_question("What is the error's `code`? Answer with the exact string."));
-        assert!(asks_question("Which format does `markdown(text)` use?"));
-        assert!(!asks_question("The hint says (Did you mean ---color?) and should say `--color`. Fix it."));
-        assert!(!asks_question("It prints \"Is this right?\" twice. Fix it."));
-        assert!(!asks_question("`f(x)?` fails to compile. Fix it."));
-    }
-}
+mod tests {}

@@ -6,7 +6,7 @@
 
 use crate::codemap::{Definition, FileMap, Language, parse};
 
-use crate::agent::whole_file::same_code;
+use crate::agent::code_text::same_code;
 
 /// Why a candidate is refused, in words the model is told.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,7 @@
-//! Selection's hard limits: a turn of the pipeline makes at most so many
-//! model calls and spends at most so many seconds, then ends saying what it
-//! tried, having changed nothing it could not verify.
+//! A turn's hard limits: the asks the harness makes in one turn (the
+//! whole-file way's and the pipeline's) are at most so many model calls in
+//! at most so many seconds; then the turn ends saying what it tried, having
+//! changed nothing it could not verify.
 
 use std::time::{Duration, Instant};
 
