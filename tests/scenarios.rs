@@ -2383,6 +2383,11 @@ async fn a_linters_findings_go_with_the_ask_for_the_line_to_change() {
     )
     .await;
     assert_eq!(run.read("linecount.sh"), script.replace("< $f)", "< \"$f\")"));
+    // The linter ran as a step the user sees, once, before the first ask for the line.
+    let results = run.results();
+    let linted: Vec<&(String, bool, String)> = results.iter().filter(|(name, ..)| name == "Bash").collect();
+    assert_eq!(linted.len(), 1, "{results:?}");
+    assert!(linted[0].2.contains("linecount.sh:12:"), "{results:?}");
     let asks: Vec<String> =
         run.backend.requests().iter().map(|request| request.messages.last().unwrap().text()).collect();
     let finding = "shellcheck: Double quote to prevent globbing and word splitting.";

@@ -157,3 +157,19 @@ fn the_whole_file_steps_build_on_earlier_ones_only() {
     }
     assert!(violations.is_empty(), "{violations:#?}");
 }
+
+/// The agent runs programs only as tool calls the user sees (and the user's
+/// own command hooks, in `hooks.rs`): no `Command` of its own elsewhere.
+#[test]
+fn the_agent_starts_no_program_itself() {
+    let mut found = Vec::new();
+    for (path, text) in sources().into_iter().filter(|(p, _)| p.starts_with("src/agent/") && !p.ends_with("/hooks.rs")) {
+        let shipped = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (n, line) in shipped.lines().enumerate() {
+            if line.contains("Command::new(") || line.contains("CommandWrap::") {
+                found.push(format!("{path}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "programs started outside a tool call: {found:#?}");
+}

@@ -1,82 +1,39 @@
-//! What a language's own tools find wrong with a source file before it
-//! runs: a syntax error, and in Python a name the code reads that nothing
-//! binds (the 0.5B's `paginate(ARTICLES, page, per_page)` in a file with no
-//! `per_page`). The harness holds a model's change to it: a change that
-//! brings either breaks the file. Python's compiler (`symtable`) and
-//! node's parser (`node --check`) find them, as exactly as the language
-//! does; where neither runs, the check says nothing.
+//! What a source file gets wrong before it runs, as its language would
+//! refuse it: a syntax error (the parse has an ERROR or MISSING node), in
+//! Python a name the code reads that nothing binds (the 0.5B's
+//! `paginate(ARTICLES, page, per_page)` in a file with no `per_page`), in
+//! JavaScript a name declared twice. The harness holds a model's change to
+//! it: a change that brings one breaks the file. All of it is read from
+//! the syntax tree in-process; the one program here is the linter, which
+//! runs as a Bash call the user sees (see `findings_command`).
 
-use std::collections::BTreeSet;
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use crate::codemap::{Language, parse, redeclared, unbound_names};
 
 use super::code_text::uses_word;
-
-/// Reads a module on stdin; prints `! LINE` for a syntax error, else each
-/// name some scope reads as a global that the module never binds and that
-/// is no builtin. A star import binds names no table shows: it prints
-/// nothing.
-const SCRIPT: &str = r#"
-import builtins, symtable, sys
-src = sys.stdin.read()
-if "import *" in src:
-    sys.exit(0)
-try:
-    top = symtable.symtable(src, "<file>", "exec")
-except (SyntaxError, ValueError) as e:
-    print("!", getattr(e, "lineno", 0) or 0)
-    sys.exit(0)
-known = set(dir(builtins)) | {"__file__", "__path__", "__builtins__"}
-known |= {s.get_name() for s in top.get_symbols()
-          if s.is_assigned() or s.is_imported() or s.is_namespace() or s.is_parameter()}
-unbound = set()
-def walk(table):
-    for s in table.get_symbols():
-        free = table is top or (s.is_global() and not s.is_declared_global())
-        if s.is_referenced() and free and s.get_name() not in known:
-            unbound.add(s.get_name())
-    for child in table.get_children():
-        walk(child)
-walk(top)
-print("\n".join(sorted(unbound)))
-"#;
-
-/// A check that takes longer than this has gone wrong (python3 starts in
-/// well under a second, a few on a loaded machine); the file is let be.
-const TIMEOUT: Duration = Duration::from_secs(30);
-
-/// What a language finds wrong with a file's text.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-struct Faults {
-    /// The line of the first syntax error.
-    syntax_error: Option<usize>,
-    /// Names read that nothing binds.
-    unbound: BTreeSet<String>,
-}
+use crate::tools::mcp::shell_word;
 
 /// What the file at `path` gets wrong as `after` that it did not as
-/// `before`, in words: a syntax error the change brings, or names it reads
-/// unbound that `before` never mentions. A file that did not parse before
-/// is not judged by its change; nor is a name the change stopped binding
-/// but still reads (an import moved over to a replacement before its call
-/// is), which the caller asks to finish. `None` too for a language without
-/// a checker here.
+/// `before`, in words: a syntax error the change brings, a name declared
+/// twice, or names it reads unbound that `before` never mentions. A file
+/// that did not parse before is not judged by its change; nor is a name
+/// the change stopped binding but still reads (an import moved over to a
+/// replacement before its call is), which the caller asks to finish.
+/// `None` too for a language the code map does not read.
 pub(super) fn fault_brought(path: &str, before: &str, after: &str) -> Option<String> {
-    let extension = path.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase())?;
-    let faults: fn(&str) -> Option<Faults> = match extension.as_str() {
-        "py" => python_faults,
-        "js" | "cjs" => node_faults,
-        _ => return None,
-    };
-    if faults(before)?.syntax_error.is_some() {
+    let language = Language::of_path(path)?;
+    if !parse(language, before).error_lines.is_empty() {
         return None;
     }
-    let now = faults(after)?;
-    if let Some(line) = now.syntax_error {
+    if let Some(line) = parse(language, after).error_lines.first() {
         return Some(format!("has a syntax error on line {line}"));
     }
-    let new: Vec<&str> = now.unbound.iter().map(String::as_str).filter(|name| !uses_word(before, name)).collect();
+    let twice: Vec<String> =
+        redeclared(language, after).into_iter().filter(|name| !redeclared(language, before).contains(name)).collect();
+    if !twice.is_empty() {
+        return Some(format!("declares {} twice", twice.join(", ")));
+    }
+    let unbound = unbound_names(language, after)?;
+    let new: Vec<&str> = unbound.iter().map(String::as_str).filter(|name| !uses_word(before, name)).collect();
     (!new.is_empty()).then(|| format!("uses {}, which nothing in it defines", new.join(", ")))
 }
 
@@ -90,12 +47,13 @@ pub(super) struct Finding {
     pub message: String,
 }
 
-/// What the language's linter finds in the file at `path`: shellcheck's
-/// findings on a shell script (`.sh`, `.bash`, or a `sh`/`bash` shebang),
-/// which name the classic faults a small model cannot see (an unquoted
-/// `$f` that splits a file name at its spaces). Empty where no linter for
-/// the language runs here.
-pub(super) fn findings(path: &str, text: &str) -> Vec<Finding> {
+/// The command that runs the language's linter on the file at `path`
+/// (`text`, as handed over): shellcheck on a shell script (`.sh`, `.bash`,
+/// or a `sh`/`bash` shebang), whose findings name the classic faults a
+/// small model cannot see (an unquoted `$f` that splits a file name at its
+/// spaces). `None` where the language has no linter, or it is not
+/// installed.
+pub(super) fn findings_command(path: &str, text: &str) -> Option<String> {
     let extension = path.rsplit_once('.').map(|(_, extension)| extension.to_ascii_lowercase()).unwrap_or_default();
     let shebang = text.lines().next().filter(|line| line.starts_with("#!")).unwrap_or_default();
     // `#!/usr/bin/env bash`, `#!/bin/sh -e`: the program run, past env.
@@ -107,19 +65,22 @@ pub(super) fn findings(path: &str, text: &str) -> Vec<Finding> {
         .unwrap_or_default();
     let shell = ["sh", "bash", "dash", "ksh"].contains(&interpreter);
     let by_extension = shebang.is_empty() && ["sh", "bash"].contains(&extension.as_str());
-    if !(shell || by_extension) {
-        return Vec::new();
+    if !(shell || by_extension) || !on_path("shellcheck") {
+        return None;
     }
     // Without a shebang a script is read as bash, as the extension says
     // at most; SC2148 only asks for one.
     let dialect = if shell { interpreter } else { "bash" };
-    let mut shellcheck = Command::new("shellcheck");
-    shellcheck.args(["--format=gcc", "--exclude=SC2148", "--shell", dialect, "-"]);
-    let Some((_, out, _)) = checked(&mut shellcheck, text) else { return Vec::new() };
-    // "-:12:15: note: Double quote to prevent globbing and word splitting. [SC2086]"
-    out.lines()
+    Some(format!("shellcheck --format=gcc --exclude=SC2148 --shell {dialect} -- {}", shell_word(path)))
+}
+
+/// The findings in what the linter printed on the file at `path`:
+/// "path:12:15: note: Double quote to prevent globbing and word splitting. [SC2086]".
+pub(super) fn findings(path: &str, printed: &str) -> Vec<Finding> {
+    printed
+        .lines()
         .filter_map(|line| {
-            let mut fields = line.strip_prefix("-:")?.splitn(4, ':');
+            let mut fields = line.strip_prefix(path)?.strip_prefix(':')?.splitn(4, ':');
             let line = fields.next()?.parse().ok()?;
             let (_column, _level) = (fields.next()?, fields.next()?);
             let said = fields.next()?.trim();
@@ -129,66 +90,15 @@ pub(super) fn findings(path: &str, text: &str) -> Vec<Finding> {
         .collect()
 }
 
-/// Python's verdict on a module.
-fn python_faults(text: &str) -> Option<Faults> {
-    let (passed, out, _) = checked(Command::new("python3").args(["-I", "-c", SCRIPT]), text)?;
-    if !passed {
-        return None;
-    }
-    let mut found = Faults::default();
-    for line in out.lines().map(str::trim).filter(|line| !line.is_empty()) {
-        match line.strip_prefix('!') {
-            Some(at) => found.syntax_error = Some(at.trim().parse().unwrap_or(0)),
-            None => {
-                found.unbound.insert(line.to_string());
-            }
-        }
-    }
-    Some(found)
-}
-
-/// Node's verdict on a CommonJS script: its syntax only.
-fn node_faults(text: &str) -> Option<Faults> {
-    let (passed, _, err) = checked(Command::new("node").args(["--check", "-"]), text)?;
-    if passed {
-        return Some(Faults::default());
-    }
-    // "[stdin]:3" heads the report of a syntax error; any other failure
-    // is the checker's, not the file's.
-    if !err.contains("SyntaxError") {
-        return None;
-    }
-    let line = err.lines().find_map(|line| line.strip_prefix("[stdin]:")?.trim().parse().ok());
-    Some(Faults { syntax_error: Some(line.unwrap_or(0)), ..Faults::default() })
-}
-
-/// `command` run on `text` as its stdin: whether it succeeded, its stdout
-/// and its stderr; `None` where it cannot be run or does not finish.
-fn checked(command: &mut Command, text: &str) -> Option<(bool, String, String)> {
-    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().ok()?;
-    // A file larger than the pipe's buffer is written while the checker
-    // reads; the write ends before the wait begins either way. Their
-    // reports are a few lines, which the pipes hold until read.
-    let written = child.stdin.take().map(|mut stdin| stdin.write_all(text.as_bytes()));
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < TIMEOUT => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    };
-    if !matches!(written, Some(Ok(()))) {
-        return None;
-    }
-    let (mut out, mut err) = (String::new(), String::new());
-    child.stdout.take()?.read_to_string(&mut out).ok()?;
-    child.stderr.take()?.read_to_string(&mut err).ok()?;
-    Some((status.success(), out, err))
+/// Whether `program` is an executable file in a folder of `PATH`: looked
+/// up, not run.
+fn on_path(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(path) = std::env::var_os("PATH") else { return false };
+    std::env::split_paths(&path).any(|folder| {
+        std::fs::metadata(folder.join(program))
+            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    })
 }
 
 #[cfg(test)]
@@ -198,7 +108,7 @@ mod tests {
     const APP: &str = "from pager import paginate\n\n\ndef show(page):\n    rows = paginate(ITEMS, page)\n    return [str(row) for row in rows]\n\n\nITEMS = list(range(50))\n";
 
     #[test]
-    fn a_name_nothing_binds_is_found_where_python_finds_it() {
+    fn a_name_nothing_binds_is_found_as_python_would_find_it() {
         let after = APP.replace("paginate(ITEMS, page)", "paginate(ITEMS, page, per_page)");
         assert_eq!(fault_brought("app.py", APP, &after).as_deref(), Some("uses per_page, which nothing in it defines"));
         // Bound anywhere in the module, by an import, a parameter, a loop
@@ -214,7 +124,7 @@ mod tests {
 
     #[test]
     fn a_syntax_error_a_change_brings_is_found_and_one_it_found_is_not_its_fault() {
-        let broken = APP.replace("def show(page):\n", "def show(page):\ndef shown(page):\n");
+        let broken = APP.replace("paginate(ITEMS, page)", "paginate(ITEMS, page");
         assert_eq!(fault_brought("app.py", APP, &broken).as_deref(), Some("has a syntax error on line 5"));
         assert_eq!(fault_brought("app.py", &broken, APP), None);
         assert_eq!(fault_brought("app.py", &broken, &broken), None);
@@ -229,30 +139,49 @@ mod tests {
     }
 
     #[test]
-    fn shellcheck_finds_an_unquoted_variable_on_its_line() {
+    fn shellcheck_runs_on_a_shell_script_and_finds_an_unquoted_variable_on_its_line() {
         let script = "#!/usr/bin/env bash\nset -eu\nfor f in \"$@\"; do\n  n=$(wc -l < $f)\n  echo \"$f: $n\"\ndone\n";
-        let found = findings("count.sh", script);
-        assert_eq!(
-            found,
-            [Finding { line: 4, message: "shellcheck: Double quote to prevent globbing and word splitting.".into() }]
-        );
-        assert_eq!(findings("count.sh", &script.replace("< $f", "< \"$f\"")), []);
+        let command = findings_command("my tools/count.sh", script).expect("shellcheck is installed");
+        assert_eq!(command, "shellcheck --format=gcc --exclude=SC2148 --shell bash -- 'my tools/count.sh'");
         // A script without a shebang is read as bash; other files are not shell.
-        assert_eq!(findings("tools/count", &script.replace("< $f", "< \"$f\"")), []);
-        assert_eq!(findings("count.sh", script.split_once('\n').unwrap().1).len(), 1);
-        assert_eq!(findings("count.py", "import os\nprint(os.sep)\n"), []);
-        assert_eq!(findings("count", &script.replace("/usr/bin/env bash", "/bin/sh -e")).len(), 1);
+        assert!(findings_command("count.sh", script.split_once('\n').unwrap().1).unwrap().contains("--shell bash"));
+        assert!(
+            findings_command("count", &script.replace("/usr/bin/env bash", "/bin/sh -e"))
+                .unwrap()
+                .contains("--shell sh")
+        );
+        assert_eq!(findings_command("tools/count", "echo $1\n"), None);
+        assert_eq!(findings_command("count.py", "import os\nprint(os.sep)\n"), None);
+        // What it prints, run for real, read back.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("count.sh"), script).unwrap();
+        let run = |text: &str| {
+            std::fs::write(dir.path().join("count.sh"), text).unwrap();
+            let printed = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(findings_command("count.sh", text).unwrap())
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            findings("count.sh", &String::from_utf8_lossy(&printed.stdout))
+        };
+        let said = "shellcheck: Double quote to prevent globbing and word splitting.";
+        assert_eq!(run(script), [Finding { line: 4, message: said.into() }]);
+        assert_eq!(run(&script.replace("< $f", "< \"$f\"")), []);
     }
 
     #[test]
-    fn a_script_that_node_cannot_parse_is_found_and_other_languages_are_let_be() {
+    fn a_script_that_cannot_load_is_found_and_other_languages_are_let_be() {
         let signup = "'use strict';\nconst { passwordErrors } = require('./validate');\n\nmodule.exports = { passwordErrors };\n";
         // The 0.5B's helper of the same name as the import: JavaScript
         // refuses to parse the file.
         let shadowed = format!("{signup}\nfunction passwordErrors(password) {{\n  return [];\n}}\n");
-        assert_eq!(fault_brought("signup.js", signup, &shadowed).as_deref(), Some("has a syntax error on line 6"));
+        assert_eq!(fault_brought("signup.js", signup, &shadowed).as_deref(), Some("declares passwordErrors twice"));
         let added = format!("{signup}\nfunction check(password) {{\n  return passwordErrors(password);\n}}\n");
         assert_eq!(fault_brought("signup.js", signup, &added), None);
-        assert_eq!(fault_brought("signup.ts", signup, &shadowed), None, "no checker for TypeScript here");
+        assert_eq!(fault_brought("signup.ts", signup, &shadowed).as_deref(), Some("declares passwordErrors twice"));
+        let broken = format!("{signup}\nfunction check(password) {{\n  return passwordErrors(password;\n}}\n");
+        assert!(fault_brought("signup.js", signup, &broken).unwrap().starts_with("has a syntax error on line"));
+        assert_eq!(fault_brought("notes.md", "# A\n", "# B (\n"), None, "no language read here");
     }
 }

@@ -4,8 +4,6 @@
 //! after it, so a change they still fail is sent back instead of ending the
 //! turn. Each run is the harness's own Bash call, approved as any.
 
-use std::sync::OnceLock;
-
 use tokio_util::sync::CancellationToken;
 
 use super::code_text::exited;
@@ -69,7 +67,7 @@ impl Conversation {
         if tests.is_empty() {
             return Ok(None);
         }
-        let command = python_tests_command(&tests, pytest_installed().await);
+        let command = python_tests_command(&tests);
         let output = self.run_own_bash(Generation::default(), &command, None, cancel).await?;
         Ok(output.filter(|output| tests_failed(output)).map(|output| TestFailure {
             report: format!("the tests in {} fail:\n```\n{}\n```", tests.join(", "), last_lines(&output, SHOWN_LINES)),
@@ -90,13 +88,20 @@ fn is_plain_path(path: &str) -> bool {
     !path.is_empty() && path.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
 }
 
-fn python_tests_command(tests: &[&str], pytest: bool) -> String {
+/// The command that runs `tests`: pytest where Python can import it, the
+/// plain runner otherwise. The choice is part of the command, so the step
+/// the user sees is all that runs.
+fn python_tests_command(tests: &[&str]) -> String {
     let tests = tests.join(" ");
-    if pytest {
-        format!("python3 -m pytest -q -p no:cacheprovider {tests}")
-    } else {
-        format!("python3 -c '{PLAIN_RUNNER}' {tests}")
-    }
+    format!(
+        "if python3 -c 'import pytest' 2>/dev/null; then python3 -m pytest -q -p no:cacheprovider {tests}; \
+         else {}; fi",
+        plain_tests_command(&tests)
+    )
+}
+
+fn plain_tests_command(tests: &str) -> String {
+    format!("python3 -c '{PLAIN_RUNNER}' {tests}")
 }
 
 /// Whether the Bash tool's output is that of tests that ran and failed:
@@ -122,22 +127,6 @@ fn failing_files(tests: &[&str], output: &str) -> Vec<String> {
 pub(super) fn last_lines(text: &str, count: usize) -> String {
     let lines: Vec<&str> = text.trim_end().lines().collect();
     lines[lines.len().saturating_sub(count)..].join("\n")
-}
-
-/// Whether `python3` can import pytest, asked once per process.
-async fn pytest_installed() -> bool {
-    static INSTALLED: OnceLock<bool> = OnceLock::new();
-    if let Some(installed) = INSTALLED.get() {
-        return *installed;
-    }
-    let status = tokio::process::Command::new("python3")
-        .args(["-c", "import pytest"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .await;
-    *INSTALLED.get_or_init(|| status.is_ok_and(|status| status.success()))
 }
 
 #[cfg(test)]
@@ -200,7 +189,7 @@ mod tests {
         )
         .unwrap();
         let run = |tests: &[&str]| {
-            let command = python_tests_command(tests, false);
+            let command = plain_tests_command(&tests.join(" "));
             std::process::Command::new("bash").arg("-c").arg(command).current_dir(dir.path()).output().unwrap()
         };
         let failing = run(&["test_pricing.py"]);

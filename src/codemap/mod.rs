@@ -8,6 +8,7 @@
 //! in an open editor buffer, each alone. Pure data over text: it runs no
 //! program and writes nothing.
 
+mod names;
 mod parse;
 pub mod rank;
 
@@ -16,6 +17,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+pub use names::{redeclared, unbound_names};
 pub use parse::{DefKind, Definition, FileMap, Language, parse, tree};
 
 use crate::workspace::Workspace;

@@ -267,7 +267,7 @@ async fn start_server(
 }
 
 /// A command word as a shell would need it written.
-fn shell_word(word: &str) -> String {
+pub fn shell_word(word: &str) -> String {
     if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c)) {
         word.to_string()
     } else {

@@ -1,7 +1,6 @@
 //! The files a whole-file turn hands the model, and what every step
 //! knows of them: their names, kinds and the parts shown.
 
-use crate::agent::code_check::{Finding, findings};
 use crate::agent::code_text::*;
 use crate::workspace::WorkspacePath;
 use crate::workspace::mentions::names_conventionally;
@@ -56,15 +55,6 @@ pub(super) const RESAMPLES: u32 = 3;
 /// How many times a line written back as it reads is asked for again,
 /// sampled.
 pub(super) const LINE_RESAMPLES: u32 = 3;
-
-/// A linter's findings on a handed file shown whole (a part's lines are
-/// not the file's).
-pub(super) fn findings_on(file: &HandedFile) -> Vec<Finding> {
-    if file.part.is_some() {
-        return Vec::new();
-    }
-    findings(&file.path.rel, &file.text)
-}
 
 pub(super) fn handed_paths(handed: &[HandedFile]) -> Vec<&str> {
     handed.iter().map(|file| file.path.display()).collect()

@@ -2,7 +2,7 @@
 //! line makes where the nearest line of the files is.
 
 use super::{asking::*, handed::*, judge::*, reply::*, selection::*};
-use crate::agent::code_check::Finding;
+use crate::agent::code_check::{Finding, findings, findings_command};
 use crate::agent::code_text::*;
 use crate::agent::turn::Generation;
 use crate::agent::{Conversation, TurnOutcome};
@@ -220,12 +220,17 @@ impl Conversation {
         let names: Vec<String> = copied.iter().map(|f| f.path.display().to_string()).collect();
         // What a linter finds (shellcheck's unquoted `$f`) is where a small
         // model that saw nothing to change can look.
+        let mut linted: Vec<(String, Vec<Finding>)> = Vec::new();
+        for file in copied {
+            let found = self.linted(file, generation, cancel).await?;
+            linted.push((file.path.display().to_string(), found));
+        }
         let found: Vec<String> = copied
             .iter()
-            .flat_map(|f| {
+            .zip(&linted)
+            .flat_map(|(f, (path, found))| {
                 let lines: Vec<&str> = f.text.lines().collect();
-                let path = f.path.display();
-                findings_on(f).into_iter().filter_map(move |Finding { line, message }| {
+                found.iter().filter_map(move |Finding { line, message }| {
                     let code = lines.get(line.checked_sub(1)?)?.trim();
                     Some(format!("- line {line} of {path}, `{code}`: {message}\n"))
                 })
@@ -277,7 +282,11 @@ impl Conversation {
         });
         if let Some((file, n, line)) = numbered.filter(|_| changes.is_empty()) {
             let path = file.path.display();
-            let said: String = findings_on(file)
+            let found = match linted.iter().find(|(linted, _)| linted == path) {
+                Some((_, found)) => found.clone(),
+                None => self.linted(file, generation, cancel).await?,
+            };
+            let said: String = found
                 .into_iter()
                 .filter(|finding| finding.line == n)
                 .map(|finding| format!("{}\n", finding.message))
@@ -415,5 +424,26 @@ impl Conversation {
             return None;
         }
         Some(edit(file.path.display(), &old_string, &new_string))
+    }
+
+    /// What the language's linter finds in `file`, shown whole (a part's
+    /// lines are not the file's), run as the harness's own Bash call the
+    /// user sees, after the reply in `generation`; none where no linter
+    /// runs here or the turn may run no command.
+    async fn linted(
+        &mut self,
+        file: &HandedFile,
+        generation: &mut Generation,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<Finding>, TurnOutcome> {
+        let path = file.path.display();
+        let command = findings_command(path, &file.text).filter(|_| file.part.is_none() && self.may_run_commands());
+        let Some(command) = command else { return Ok(Vec::new()) };
+        // The reply goes into the conversation with the call; its usage
+        // stays with the turn's, counted once.
+        let mut reply = std::mem::take(generation);
+        generation.usage = std::mem::take(&mut reply.usage);
+        let printed = self.run_own_bash(reply, &command, None, cancel).await.map_err(adding(generation.usage))?;
+        Ok(findings(path, printed.as_deref().unwrap_or_default()))
     }
 }
