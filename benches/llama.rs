@@ -14,11 +14,15 @@
 //!    sees them, sampled with tack's real sampler chain;
 //! 6. prompt and generation tokens/s at an agent turn's depth (4,096 tokens
 //!    in the cache), sampled with tack's real sampler chain, against
-//!    llama-bench's `-d 4096`.
+//!    llama-bench's `-d 4096`;
+//! 7. edit replies (a task's file handed over, the whole fixed file asked
+//!    for, greedy) decoded one token at a time and with prompt lookup:
+//!    generation tokens/s, the share of drafted tokens kept, and whether the
+//!    text is the same.
 //!
 //! `cargo bench --bench llama` (model: TACK_BENCH_MODEL, else TACK_TEST_MODEL,
 //! else the default model; threads: TACK_BENCH_THREADS, default 2; sections:
-//! TACK_BENCH_ONLY=throughput,loop,calls,first-turn,worker,depth, default all). Run it on
+//! TACK_BENCH_ONLY=throughput,loop,calls,first-turn,worker,depth,speculative, default all). Run it on
 //! a quiet machine: two inference workloads on two cores starve each other.
 
 use std::path::PathBuf;
@@ -303,6 +307,82 @@ fn main() {
     if wanted("depth") {
         depth(&runtime);
     }
+    if wanted("speculative") {
+        speculative(&runtime);
+    }
+}
+
+// ----------------------------------------------------------- 7. speculative
+
+/// The edit asks of the task benchmark: a task's file handed over whole
+/// with its request, the whole new file asked for, as the whole-file way
+/// asks a small model.
+fn edit_requests() -> Vec<CompletionRequest> {
+    let tasks = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/tasks");
+    [
+        ("long-file", "utils.py"),
+        ("js-truncate", "text.js"),
+        ("off-by-one", "listutil.py"),
+        ("rs-window", "src/stats.rs"),
+    ]
+    .iter()
+    .filter_map(|(task, file)| {
+        let text = std::fs::read_to_string(tasks.join(task).join("workspace").join(file)).ok()?;
+        let prompt = std::fs::read_to_string(tasks.join(task).join("prompt")).ok()?;
+        let ask = format!(
+            "{file}\n```\n{text}```\n\n{}\n\nReply with the whole new content of each file you change, \
+                 each in a code block after its path.",
+            prompt.trim()
+        );
+        Some(CompletionRequest {
+            system: "You are a coding assistant. The user's project files are shown to you in full.".into(),
+            messages: vec![Message::user_text(ask)],
+            ..CompletionRequest::default()
+        })
+    })
+    .collect()
+}
+
+fn speculative(runtime: &tokio::runtime::Runtime) {
+    println!("\n7. edit replies decoded plain and with prompt lookup (greedy, up to 600 tokens each)");
+    let settings = |lookup: u32| {
+        move |s: &mut LlamaSettings| {
+            s.max_tokens = 600;
+            s.reuse_prefix = false;
+            s.lookup = lookup;
+        }
+    };
+    let (plain, lookup) = (load(settings(0)), load(settings(8)));
+    let (mut plain_tokens, mut plain_ms, mut lookup_tokens, mut lookup_ms) = (0u64, 0u64, 0u64, 0u64);
+    let (mut drafted, mut accepted, mut same, mut total) = (0u64, 0u64, 0, 0);
+    for request in edit_requests() {
+        let (expected, plain_usage) = runtime.block_on(usage_of(plain.stream(request.clone())));
+        let (text, usage) = runtime.block_on(usage_of(lookup.stream(request)));
+        plain_tokens += plain_usage.completion_tokens;
+        plain_ms += plain_usage.decode_ms;
+        lookup_tokens += usage.completion_tokens;
+        lookup_ms += usage.decode_ms;
+        drafted += usage.drafted_tokens;
+        accepted += usage.accepted_tokens;
+        total += 1;
+        same += usize::from(text == expected);
+        println!(
+            "   reply of {:>4} tokens: plain {:>6.1} tok/s, lookup {:>6.1} tok/s, kept {:>4} of {:>4} drafted",
+            usage.completion_tokens,
+            plain_usage.completion_tokens as f64 * 1000.0 / plain_usage.decode_ms.max(1) as f64,
+            usage.completion_tokens as f64 * 1000.0 / usage.decode_ms.max(1) as f64,
+            usage.accepted_tokens,
+            usage.drafted_tokens,
+        );
+    }
+    let rate = |tokens: u64, ms: u64| tokens as f64 * 1000.0 / ms.max(1) as f64;
+    let (plain_rate, lookup_rate) = (rate(plain_tokens, plain_ms), rate(lookup_tokens, lookup_ms));
+    println!(
+        "   all: plain {plain_rate:.1} tok/s, lookup {lookup_rate:.1} tok/s: lookup / plain = {:.2}x (target >= 2x); \
+         {:.0}% of drafted tokens kept; same text in {same} of {total}",
+        lookup_rate / plain_rate,
+        accepted as f64 * 100.0 / drafted.max(1) as f64,
+    );
 }
 
 // ----------------------------------------------------------------- 6. depth

@@ -146,6 +146,16 @@ pub struct Usage {
     /// What the tokens cost, in US dollars, when a price table is configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// Tokens speculative decoding proposed, and those of them the model
+    /// kept (each kept token saves a forward pass).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub drafted_tokens: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub accepted_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Sums saturate: usage read back from a session file can hold any number,
@@ -157,6 +167,8 @@ impl std::ops::AddAssign for Usage {
         self.completion_tokens = self.completion_tokens.saturating_add(other.completion_tokens);
         self.prompt_eval_ms = self.prompt_eval_ms.saturating_add(other.prompt_eval_ms);
         self.decode_ms = self.decode_ms.saturating_add(other.decode_ms);
+        self.drafted_tokens = self.drafted_tokens.saturating_add(other.drafted_tokens);
+        self.accepted_tokens = self.accepted_tokens.saturating_add(other.accepted_tokens);
         self.cost_usd = match (self.cost_usd, other.cost_usd) {
             (None, None) => None,
             (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),

@@ -625,3 +625,76 @@ async fn a_choice_is_held_to_the_names_offered_even_when_the_model_would_write_a
     let (text, _, _) = generate(&backend, request).await;
     assert!(numbers.contains(&text), "{text:?}");
 }
+
+/// Replies that copy what the prompt holds, as an edit does: where prompt
+/// lookup has the most to propose.
+fn copying_requests() -> Vec<CompletionRequest> {
+    let code = "def parse_port(text):\n    port = int(text)\n    if port < 0:\n        raise ValueError(f\"bad port: {text}\")\n    return port\n\n\ndef format_port(port):\n    return f\":{port}\"\n";
+    [
+        format!("Here is ports.py:\n```python\n{code}```\nPorts start at 1. Reply with the whole fixed file in a code block."),
+        format!("Here is ports.py:\n```python\n{code}```\nRename format_port to port_suffix. Reply with the whole new file."),
+        "Count from one to twelve in words, one per line, then count back down.".to_string(),
+    ]
+    .into_iter()
+    .map(|prompt| CompletionRequest {
+        system: "You are a coding assistant.".into(),
+        messages: vec![Message::user_text(prompt)],
+        ..CompletionRequest::default()
+    })
+    .collect()
+}
+
+#[tokio::test]
+async fn prompt_lookup_gives_the_same_text_as_decoding_one_token_at_a_time() {
+    let _guard = exclusive();
+    let mut plain = coder_settings();
+    plain.max_tokens = 160;
+    let mut lookup = plain.clone();
+    lookup.lookup = 8;
+    let (plain, lookup) = (LlamaBackend::load(plain).unwrap(), LlamaBackend::load(lookup).unwrap());
+    let (mut drafted, mut accepted) = (0, 0);
+    for request in copying_requests() {
+        let (expected, _, _) = generate(&plain, request.clone()).await;
+        let (text, usage, _) = generate(&lookup, request.clone()).await;
+        assert_eq!(text, expected, "speculation changed the reply");
+        // Asked again, the reply continues from the cache the drafts left:
+        // the rejected positions are gone, the kept ones reused.
+        let (again, again_usage, _) = generate(&lookup, request).await;
+        assert_eq!(again, expected, "the second generation read a KV cache the drafts had spoiled");
+        assert!(again_usage.cached_prompt_tokens > 0);
+        (drafted, accepted) = (drafted + usage.drafted_tokens, accepted + usage.accepted_tokens);
+    }
+    assert!(accepted > 0 && accepted <= drafted, "drafted {drafted}, accepted {accepted}");
+    // A choice is held by its grammar: no draft is proposed there.
+    let choice = CompletionRequest { choices: vec!["yes".into(), "no".into()], ..copying_requests().remove(0) };
+    let (text, usage, _) = generate(&lookup, choice).await;
+    assert!(text == "yes" || text == "no", "{text:?}");
+    assert_eq!(usage.drafted_tokens, 0);
+}
+
+#[tokio::test]
+async fn a_cancelled_speculative_generation_leaves_a_cache_the_next_one_continues_from() {
+    let _guard = exclusive();
+    let mut settings = coder_settings();
+    settings.max_tokens = 160;
+    let mut plain = settings.clone();
+    plain.reuse_prefix = false;
+    settings.lookup = 8;
+    let (backend, plain) = (LlamaBackend::load(settings).unwrap(), LlamaBackend::load(plain).unwrap());
+    let request = copying_requests().remove(0);
+    // Dropped after a few chunks, mid-draft or not.
+    let mut stream = backend.stream(request.clone());
+    let mut seen = 0;
+    while let Some(item) = stream.next().await {
+        if matches!(item.unwrap(), ModelChunk::Text(_)) {
+            seen += 1;
+            if seen == 20 {
+                break;
+            }
+        }
+    }
+    drop(stream);
+    let (text, _, _) = generate(&backend, request.clone()).await;
+    let (expected, _, _) = generate(&plain, request).await;
+    assert_eq!(text, expected);
+}

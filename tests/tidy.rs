@@ -163,7 +163,8 @@ fn the_whole_file_steps_build_on_earlier_ones_only() {
 #[test]
 fn the_agent_starts_no_program_itself() {
     let mut found = Vec::new();
-    for (path, text) in sources().into_iter().filter(|(p, _)| p.starts_with("src/agent/") && !p.ends_with("/hooks.rs")) {
+    for (path, text) in sources().into_iter().filter(|(p, _)| p.starts_with("src/agent/") && !p.ends_with("/hooks.rs"))
+    {
         let shipped = text.split("#[cfg(test)]").next().unwrap_or_default();
         for (n, line) in shipped.lines().enumerate() {
             if line.contains("Command::new(") || line.contains("CommandWrap::") {

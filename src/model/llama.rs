@@ -81,6 +81,12 @@ pub struct LlamaSettings {
     /// is saved, so the first generation of a new process need not evaluate
     /// it again; `None` keeps no prompt cache.
     pub prompt_cache: Option<PathBuf>,
+    /// Prompt-lookup speculative decoding: at most this many tokens are
+    /// proposed from where the last ones occur earlier in the context, and
+    /// checked in one batch; 0 decodes one token at a time. Greedy replies
+    /// without a call grammar only: their tokens are the same either way.
+    #[serde(default)]
+    pub lookup: u32,
     /// Told how loading goes, for progress bars.
     #[serde(skip)]
     pub progress: Option<LoadProgress>,
@@ -119,6 +125,7 @@ impl LlamaSettings {
             max_calls_per_reply: 1,
             text_protocol: false,
             prompt_cache: None,
+            lookup: 0,
             progress: None,
         }
     }
@@ -676,6 +683,17 @@ impl Worker<'_> {
         let mut last_call_done = false;
         let mut logits_at = batch.n_tokens() - 1;
         let mut forced = job.forced.map(Vec::into_iter);
+        // Speculation holds the same tokens as decoding one at a time only
+        // where each token is the greedy pick and no grammar or opener
+        // watch may step in (see `LlamaSettings::lookup`).
+        let greedy = self.settings.sampling.temperature <= 0.0 && job.resample.is_none();
+        let mut lookup =
+            Lookup::new(self.settings.lookup as usize).filter(|_| greedy && constraint.is_none() && forced.is_none());
+        // Drafted tokens the model confirmed: already in the KV cache, they
+        // are emitted without sampling or decoding.
+        let mut confirmed: VecDeque<LlamaToken> = VecDeque::new();
+        let mut drafted = 0u64;
+        let mut accepted = 0u64;
         loop {
             if let Some(opener) = opening.filter(|_| queued.is_empty()) {
                 opening = None;
@@ -683,7 +701,10 @@ impl Worker<'_> {
                     grammar = Some(self.opened_grammar(c, opener)?);
                 }
             }
-            let token = if let Some(forced) = forced.as_mut() {
+            let from_draft = confirmed.pop_front();
+            let token = if let Some(token) = from_draft {
+                token
+            } else if let Some(forced) = forced.as_mut() {
                 match forced.next() {
                     Some(token) => token,
                     None => break,
@@ -780,11 +801,51 @@ impl Worker<'_> {
             if produced >= bound as u64 || position + 1 >= window {
                 break;
             }
+            if from_draft.is_some() {
+                // Evaluated with its draft; the logits after the last
+                // confirmed token are where the draft's check left them.
+                continue;
+            }
+            // The drafted tokens ride along with this one, each with its
+            // logits, as long as the window and the reply's bound allow.
+            let room = (window - position - 2).min((bound as u64 - produced) as usize);
+            let draft = match lookup.as_mut() {
+                Some(lookup) => lookup.propose(&self.evaluated, token, room.min(batch_size - 1)),
+                None => Vec::new(),
+            };
             batch.clear();
             batch.add(token, position as i32, &[0], true).map_err(fatal)?;
+            for (offset, drafted) in draft.iter().enumerate() {
+                batch.add(*drafted, (position + 1 + offset) as i32, &[0], true).map_err(fatal)?;
+            }
             self.context.decode(&mut batch).map_err(fatal)?;
             self.evaluated.push(token);
             logits_at = 0;
+            if draft.is_empty() {
+                continue;
+            }
+            // A drafted token stands while it is what greedy decoding would
+            // pick after the tokens before it; the first that is not ends
+            // the run, and its position and those after leave the cache.
+            let mut kept = 0;
+            while kept < draft.len() && sampler.sample(&self.context, kept as i32) == draft[kept] {
+                kept += 1;
+            }
+            drafted += draft.len() as u64;
+            accepted += kept as u64;
+            if let Some(lookup) = lookup.as_mut() {
+                lookup.adapt(kept, draft.len());
+            }
+            let first_rejected = position + 1 + kept;
+            if self.context.kv_cache_seq_rm(0, Some(first_rejected as u32), None).is_err() {
+                return Err(fatal("cannot remove a rejected draft from the KV cache"));
+            }
+            self.evaluated.extend_from_slice(&draft[..kept]);
+            confirmed.extend(draft[..kept].iter().copied());
+            logits_at = kept as i32;
+        }
+        if drafted > 0 {
+            tracing::debug!(drafted, accepted, "prompt lookup");
         }
         let rest = utf8.finish().map(|rest| stops.push(&rest).0).unwrap_or_default() + &stops.finish();
         if !rest.is_empty() {
@@ -797,6 +858,8 @@ impl Worker<'_> {
             prompt_eval_ms,
             decode_ms: decoding.elapsed().as_millis() as u64,
             cost_usd: None,
+            drafted_tokens: drafted,
+            accepted_tokens: accepted,
         };
         let _ = job.out.send(Ok(ModelChunk::Usage(usage)));
         Ok(())
@@ -958,6 +1021,57 @@ impl Worker<'_> {
     }
 }
 
+/// Prompt lookup, the proposer of speculative decoding that needs no
+/// second model: the tokens that followed the last few where they occur
+/// earlier in the context (a file handed over and now written back with a
+/// fix, a definition shown and now rewritten). Its length follows how many
+/// the model keeps.
+struct Lookup {
+    max: usize,
+    length: usize,
+}
+
+impl Lookup {
+    /// The n-grams looked up, longest first: a longer match predicts better.
+    const NGRAMS: [usize; 3] = [4, 3, 2];
+
+    fn new(max: usize) -> Option<Lookup> {
+        (max > 0).then_some(Lookup { max, length: max })
+    }
+
+    /// The tokens that followed the latest earlier occurrence of the last
+    /// tokens of `history` and `next`, at most `room` of them.
+    fn propose(&self, history: &[LlamaToken], next: LlamaToken, room: usize) -> Vec<LlamaToken> {
+        let length = self.length.min(room);
+        if length == 0 {
+            return Vec::new();
+        }
+        let all: Vec<LlamaToken> = history.iter().copied().chain(std::iter::once(next)).collect();
+        for n in Self::NGRAMS {
+            if all.len() <= n {
+                continue;
+            }
+            let key = &all[all.len() - n..];
+            // The latest occurrence that ends before the key itself does.
+            let found = (0..all.len() - n).rev().find(|&at| &all[at..at + n] == key);
+            if let Some(at) = found {
+                let from = at + n;
+                let draft = &all[from..(from + length).min(all.len())];
+                if !draft.is_empty() {
+                    return draft.to_vec();
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// After `kept` of `proposed` tokens stood: all of them, and the next
+    /// draft may be longer; fewer, and it is as long as what stood, and one.
+    fn adapt(&mut self, kept: usize, proposed: usize) {
+        self.length = if kept == proposed { (self.length + 2).min(self.max) } else { (kept + 1).max(2).min(self.max) };
+    }
+}
+
 fn checksum_path(file: &Path) -> PathBuf {
     file.with_extension("kv.sum")
 }
@@ -1108,6 +1222,28 @@ impl ModelBackend for LlamaBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prompt_lookup_proposes_what_followed_the_longest_recent_match() {
+        let tokens = |ids: &[i32]| ids.iter().map(|id| LlamaToken(*id)).collect::<Vec<_>>();
+        let lookup = Lookup::new(4).unwrap();
+        // `7 8 9` occurred before, followed by `1 2 3 4`; the later `8 9`
+        // after 5 is a shorter match and loses.
+        let history = tokens(&[7, 8, 9, 1, 2, 3, 4, 5, 8, 9, 6, 0, 7, 8]);
+        assert_eq!(lookup.propose(&history, LlamaToken(9), 10), tokens(&[1, 2, 3, 4]));
+        assert_eq!(lookup.propose(&history, LlamaToken(9), 2), tokens(&[1, 2]), "within the room left");
+        assert!(lookup.propose(&history, LlamaToken(42), 10).is_empty(), "nothing to look up");
+        assert!(Lookup::new(0).is_none());
+        // A rejection shortens the next draft; a full acceptance grows it back.
+        let mut lookup = Lookup::new(8).unwrap();
+        lookup.adapt(1, 8);
+        assert_eq!(lookup.length, 2);
+        lookup.adapt(2, 2);
+        assert_eq!(lookup.length, 4);
+        let mut one = Lookup::new(1).unwrap();
+        one.adapt(0, 1);
+        assert_eq!(one.length, 1);
+    }
 
     #[test]
     fn stop_strings_end_the_text_and_are_never_shown() {

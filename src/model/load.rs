@@ -48,6 +48,10 @@ fn llama_settings(settings: &Settings, path: PathBuf) -> LlamaSettings {
     llama.grammar = model.grammar.unwrap_or(llama.grammar);
     llama.stop = model.stop.clone();
     llama.max_calls_per_reply = model.max_calls_per_reply.unwrap_or(llama.max_calls_per_reply).max(1);
+    llama.lookup = match model.speculative.unwrap_or_default() {
+        crate::config::Speculative::Off => 0,
+        crate::config::Speculative::Lookup => model.draft_tokens.unwrap_or(8),
+    };
     if model.prompt_cache.unwrap_or(true) {
         llama.prompt_cache = crate::config::cache_dir().map(|dir| dir.join("prompt-cache"));
     }

@@ -839,6 +839,9 @@ impl Reply {
             prompt_eval_ms: ms(&timings["prompt_ms"]).unwrap_or_else(|| (first - started).as_millis() as u64),
             decode_ms: ms(&timings["predicted_ms"]).unwrap_or_else(|| (now - first).as_millis() as u64),
             cost_usd: None,
+            // llama-server's speculative decoding reports its drafts here.
+            drafted_tokens: timings["draft_n"].as_u64().unwrap_or(0),
+            accepted_tokens: timings["draft_n_accepted"].as_u64().unwrap_or(0),
         }
     }
 }
