@@ -665,7 +665,9 @@ fn two_conversations_in_the_language_server_generate_at_the_same_time() {
 #[tokio::test]
 async fn a_server_that_lists_no_size_gives_it_by_the_model_name_and_a_small_model_is_handed_the_files() {
     let reply = text_events(&["greet.py\n```python\ndef greet(name):\n    return 'Hello, ' + name\n```\n"]);
-    let server = FaultServer::listing("qwen2.5-coder:1.5b", vec![streamed(reply)]).await;
+    // First the model's word, in both orders, that the request asks for a change.
+    let intent = || streamed(text_events(&["change"]));
+    let server = FaultServer::listing("qwen2.5-coder:1.5b", vec![intent(), intent(), streamed(reply)]).await;
     let mut settings = server.settings();
     settings.model = None;
     let backend = connect(settings).await;
@@ -677,7 +679,7 @@ async fn a_server_that_lists_no_size_gives_it_by_the_model_name_and_a_small_mode
         .sized_for_model()
         .run_model(backend, "Fix the typo in greet.py", CancellationToken::new())
         .await;
-    let request = &server.requests.lock().unwrap()[0];
+    let request = &server.requests.lock().unwrap()[2];
     assert!(request.get("tools").is_none_or(|tools| tools.as_array().is_some_and(Vec::is_empty)), "{request}");
     assert!(request.to_string().contains("Helo, "), "the file was not handed over: {request}");
     let fixed = std::fs::read_to_string(run.dir.path().join("greet.py")).unwrap();
