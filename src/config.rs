@@ -81,8 +81,8 @@ pub struct ModelSettings {
     /// cache directory, so a new session does not evaluate them again
     /// (default on).
     pub prompt_cache: Option<bool>,
-    /// Local models: speculative decoding (`lookup`, the default, drafts
-    /// from the context; `off`).
+    /// Local models: speculative decoding (`off` by default; `lookup`
+    /// drafts from the context).
     pub speculative: Option<Speculative>,
     /// Local models: the most tokens one speculative draft holds (default 8).
     pub draft_tokens: Option<u32>,
@@ -148,13 +148,14 @@ pub enum GrammarMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Speculative {
-    /// One token per forward pass.
+    /// One token per forward pass: the default until lookup wins with every
+    /// model (`cargo bench --bench llama`, section 7: 1.56x on the 0.5B
+    /// coder's edit replies, 1.02x on the 1.5B's, whose text differed once
+    /// in four, batched logits not being bit-identical).
+    #[default]
     Off,
     /// The tokens that followed the last few where they occur earlier in
-    /// the context (prompt lookup): no second model. Edit replies decode
-    /// about 1.8x faster with the 0.5B coder (`cargo bench --bench llama`,
-    /// section 7).
-    #[default]
+    /// the context (prompt lookup): no second model.
     Lookup,
 }
 
