@@ -200,38 +200,26 @@ impl Conversation {
         // Beside its fix of shop/text.py, the 1.5B wrote "example usage"
         // files (views.py, models.py, urls.py…) that the request names
         // nowhere and no file uses: they are left out, and the user told.
-        {
-            let unasked = unasked_new_files(prompt, &changes, handed, |path| {
-                self.workspace.resolve(path).is_ok_and(|path| path.abs.exists())
-            });
-            if !unasked.is_empty() {
-                self.notify(&format!(
-                    "[the reply also wrote {}, which the request does not ask for and no file uses — left out]",
-                    unasked.join(", ")
-                ));
-                changes.retain(|(_, input)| !unasked.iter().any(|path| input["file_path"] == path.as_str()));
-            }
-        }
+        let unasked = unasked_new_files(prompt, &changes, handed, |path| {
+            self.workspace.resolve(path).is_ok_and(|path| path.abs.exists())
+        });
+        self.leave_out(&mut changes, &unasked, |names| {
+            format!("[the reply also wrote {names}, which the request does not ask for and no file uses — left out]")
+        });
         // "An order of exactly 100 gets none. Fix it.": the test that fails
         // until the fix is made says what the fix must do; a reply that
         // changes it instead (the 1.5B made `shipping_cost(20, 2.0) == 0.0`
         // expected) fixes nothing, unless the request speaks of the test.
-        {
-            let tampered: Vec<String> = changes
-                .iter()
-                .filter_map(|(_, input)| input["file_path"].as_str())
-                .filter(|path| checks.iter().any(|check| check == path))
-                .filter(|path| !speaks_of_file(prompt, path))
-                .map(str::to_string)
-                .collect();
-            if !tampered.is_empty() {
-                self.notify(&format!(
-                    "[the reply changed {}, whose failing tests check the fix — left as it is]",
-                    tampered.join(", ")
-                ));
-                changes.retain(|(_, input)| !tampered.iter().any(|path| input["file_path"] == path.as_str()));
-            }
-        }
+        let tampered: Vec<String> = changes
+            .iter()
+            .filter_map(|(_, input)| input["file_path"].as_str())
+            .filter(|path| checks.iter().any(|check| check == path))
+            .filter(|path| !speaks_of_file(prompt, path))
+            .map(str::to_string)
+            .collect();
+        self.leave_out(&mut changes, &tampered, |names| {
+            format!("[the reply changed {names}, whose failing tests check the fix — left as it is]")
+        });
         // A change to a file the model was not shown (a README.md written
         // from what READMEs say) is a guess at it, which the read guard
         // refuses: handed that file and asked again, it changes what is there.
@@ -270,6 +258,16 @@ impl Conversation {
         let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
         self.record(Message { role: Role::User, blocks: results });
         Ok((text, usage, cancelled))
+    }
+
+    /// `changes` without those to `paths`, the user told why by `notice`
+    /// of the paths' names.
+    fn leave_out(&self, changes: &mut Vec<Change>, paths: &[String], notice: impl FnOnce(&str) -> String) {
+        if paths.is_empty() {
+            return;
+        }
+        self.notify(&notice(&paths.join(", ")));
+        changes.retain(|(_, input)| !paths.iter().any(|path| input["file_path"] == path.as_str()));
     }
 
     /// What follows the prompt in the first ask of a round. A tiny model
