@@ -27,8 +27,9 @@ pub(super) fn fault_brought(path: &str, before: &str, after: &str) -> Option<Str
     if let Some(line) = parse(language, after).error_lines.first() {
         return Some(format!("has a syntax error on line {line}"));
     }
+    let before_twice = redeclared(language, before);
     let twice: Vec<String> =
-        redeclared(language, after).into_iter().filter(|name| !redeclared(language, before).contains(name)).collect();
+        redeclared(language, after).into_iter().filter(|name| !before_twice.contains(name)).collect();
     if !twice.is_empty() {
         return Some(format!("declares {} twice", twice.join(", ")));
     }
