@@ -402,6 +402,18 @@ pub struct Settings {
     /// Commands run at the agent's steps; see `agent::hooks`.
     pub hooks: HookSettings,
     pub pipeline: PipelineSettings,
+    pub checks: CheckSettings,
+}
+
+/// Checks the harness runs on the model's changes, as steps of the turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct CheckSettings {
+    /// The project's test command (`pytest -q`, `cargo test`, `npm test`).
+    /// After a turn that changed files it runs as a Bash call; when it
+    /// fails, its output sends the model back. The pipeline also runs it
+    /// in its scratch copy: a candidate must fail no more than it does now.
+    pub test: Option<String>,
 }
 
 /// Command hooks per event, in the order they run. Lists add up across
@@ -498,6 +510,7 @@ impl Default for Settings {
             max_agent_depth: 3,
             hooks: HookSettings::default(),
             pipeline: PipelineSettings::default(),
+            checks: CheckSettings::default(),
         }
     }
 }

@@ -195,7 +195,7 @@ async fn a_stop_hook_sends_the_model_back_once_it_knows_it_already_did() {
     assert_eq!(run.outcome.text, "Tests pass. Done.");
     let request = run.backend.last_request().unwrap();
     let sent_back = request.messages.last().unwrap().text();
-    assert_eq!(sent_back, "[tack] A Stop hook sent you back to work: run the tests before you stop");
+    assert_eq!(sent_back, "[tack] The task is not done: run the tests before you stop");
 }
 
 #[tokio::test]

@@ -3426,3 +3426,102 @@ async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_p
     assert!(run.text().contains("[candidate 1 refused: with it the check still fails]"), "{}", run.text());
     assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
 }
+
+/// The test command a project configures (`[checks] test`): asserts that
+/// `double(2)` is 4, as the project's tests would.
+const DOUBLE_TESTS: &str = "python3 -c 'from calc import double; assert double(2) == 4, double(2)'";
+
+/// The Bash calls of a run, as the user sees them.
+fn bash_commands(run: &Run) -> Vec<String> {
+    run.events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ToolCall { name, input, .. } if name == "Bash" => Some(input["command"].as_str()?.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_configured_tests_run_after_a_change_and_a_failure_sends_the_model_back() {
+    let edit = |old: &str, new: &str| {
+        call("Edit", serde_json::json!({"file_path": "calc.py", "old_string": old, "new_string": new}))
+    };
+    let run = Scenario::new()
+        .file("calc.py", "def double(x):\n    return x + x + 1\n")
+        .test_command(DOUBLE_TESTS)
+        .run(
+            &[
+                &call("Read", serde_json::json!({"file_path": "calc.py"})),
+                &edit("x + x + 1", "x * 2 + 1"),
+                "Done.",
+                &edit("x * 2 + 1", "x * 2"),
+                "Fixed: double returns twice its argument.",
+            ],
+            "double(2) gives 5. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("calc.py"), "def double(x):\n    return x * 2\n");
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.outcome.text, "Fixed: double returns twice its argument.");
+    // Each change is tested, in a step the user sees; the first run's
+    // failure is what the model is sent back with.
+    assert_eq!(bash_commands(&run), [DOUBLE_TESTS, DOUBLE_TESTS]);
+    let told = run.told("[tack] The task is not done: the tests");
+    assert!(told.contains(DOUBLE_TESTS) && told.contains("AssertionError: 5"), "{told}");
+}
+
+#[tokio::test]
+async fn the_configured_tests_do_not_run_when_nothing_changed_and_stop_when_their_runs_are_spent() {
+    let answer = Scenario::new()
+        .file("calc.py", "def double(x):\n    return x + x + 1\n")
+        .test_command(DOUBLE_TESTS)
+        .run(&["double adds one too many."], "What is wrong with double?")
+        .await;
+    assert_eq!(bash_commands(&answer), Vec::<String>::new(), "an answer changes nothing to test");
+    // A model that never makes them pass is sent back twice, not forever.
+    let write = |n: usize| {
+        call(
+            "Write",
+            serde_json::json!({"file_path": "calc.py", "content": format!("def double(x):\n    return x + {n}\n")}),
+        )
+    };
+    let (one, two, three) = (write(10), write(20), write(30));
+    let run = Scenario::new()
+        .file("calc.py", "def double(x):\n    return x + x + 1\n")
+        .test_command(DOUBLE_TESTS)
+        .run(
+            &[
+                &call("Read", serde_json::json!({"file_path": "calc.py"})),
+                &one,
+                "Done.",
+                &two,
+                "Done.",
+                &three,
+                "Done.",
+                "Still here.",
+            ],
+            "Fix double.",
+        )
+        .await;
+    assert_eq!(bash_commands(&run).len(), 3, "{}", run.render());
+    assert_eq!(run.outcome.text, "Done.", "the third failure ends the turn with its report in the history");
+    assert_eq!(run.backend.used(), 7);
+}
+
+#[tokio::test]
+async fn a_whole_file_change_is_tested_by_the_configured_command_and_sent_back_when_it_fails() {
+    let wrong = "calc.py\n```python\ndef double(x):\n    return x * 2 + 1\n```\n";
+    let right = "calc.py\n```python\ndef double(x):\n    return x * 2\n```\n";
+    let script: Vec<&str> = CHANGE.iter().copied().chain([wrong, right]).collect();
+    let run = Scenario::new()
+        .file("calc.py", "def double(x):\n    return x + x + 1\n")
+        .test_command(DOUBLE_TESTS)
+        .tool_settings(whole_files())
+        .run(&script, "double(2) gives 5 in calc.py. Fix it.")
+        .await;
+    assert_eq!(run.read("calc.py"), "def double(x):\n    return x * 2\n");
+    assert_eq!(bash_commands(&run), [DOUBLE_TESTS, DOUBLE_TESTS]);
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("AssertionError: 5") && sent.contains("x * 2 + 1"), "{sent}");
+}

@@ -155,6 +155,7 @@ pub struct LoopSettings {
     /// The user's command hooks.
     pub hooks: crate::config::HookSettings,
     pub pipeline: crate::config::PipelineSettings,
+    pub checks: crate::config::CheckSettings,
 }
 
 impl Default for LoopSettings {
@@ -169,6 +170,7 @@ impl Default for LoopSettings {
             max_agent_depth: 3,
             hooks: Default::default(),
             pipeline: Default::default(),
+            checks: Default::default(),
         }
     }
 }
@@ -185,6 +187,7 @@ impl From<&crate::config::Settings> for LoopSettings {
             max_agent_depth: settings.max_agent_depth,
             hooks: settings.hooks.clone(),
             pipeline: settings.pipeline.clone(),
+            checks: settings.checks.clone(),
         }
     }
 }
@@ -279,6 +282,10 @@ pub struct Conversation {
     /// What this turn may still spend on model calls the harness makes
     /// (the whole-file way's asks and the pipeline's), reset with each turn.
     budget: budget::Budget,
+    /// A change was made since the configured tests last ran this turn.
+    untested_change: bool,
+    /// Runs of the configured tests this turn may still make.
+    test_runs_left: u32,
 }
 
 impl Conversation {
@@ -319,6 +326,8 @@ impl Conversation {
             reply_choices: Vec::new(),
             reply_max_tokens: None,
             resample: None,
+            untested_change: false,
+            test_runs_left: tests_run::MAX_CONFIGURED_TEST_RUNS,
         }
     }
 

@@ -3,12 +3,15 @@
 //! it, so the model reads what fails ("assert discount(100) == 0.1"), and
 //! after it, so a change they still fail is sent back instead of ending the
 //! turn. Each run is the harness's own Bash call, approved as any.
+//! The test command a project configures (`[checks] test`) runs the same
+//! way after any turn that changed files, whichever way the turn went.
 
 use tokio_util::sync::CancellationToken;
 
 use super::code_text::exited;
 use super::turn::Generation;
 use super::{Conversation, TurnOutcome};
+use crate::protocol::Block;
 
 /// The lines of a failing run the model is shown: a traceback ends with
 /// what failed, and a small model's window is short.
@@ -39,6 +42,10 @@ for path in sys.argv[1:]:
             failed += not unittest.TextTestRunner(stream=sys.stdout, verbosity=0).run(cases).wasSuccessful()
 print(f"{failed} failed" if failed else "passed")
 sys.exit(1 if failed else 0)"#;
+
+/// Runs of the configured tests a turn makes at most: a model that cannot
+/// make them pass is sent back twice, then the turn ends with their report.
+pub(super) const MAX_CONFIGURED_TEST_RUNS: u32 = 3;
 
 /// Tests that ran and failed.
 pub(super) struct TestFailure {
@@ -73,6 +80,47 @@ impl Conversation {
             report: format!("the tests in {} fail:\n```\n{}\n```", tests.join(", "), last_lines(&output, SHOWN_LINES)),
             files: failing_files(&tests, &output),
         }))
+    }
+
+    /// Why the turn may not end yet: a blocking Stop hook's reason, else,
+    /// when a change was made since they last ran, the configured tests'
+    /// failure. `Err` when the turn was cancelled meanwhile.
+    pub(super) async fn why_not_done(
+        &mut self,
+        stop_hook_active: bool,
+        last_text: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Option<String>, TurnOutcome> {
+        if let Some(reason) = self.stop_hook_blocks(stop_hook_active, last_text, cancel).await {
+            return Ok(Some(reason));
+        }
+        self.configured_tests_failing(cancel).await
+    }
+
+    /// What the configured test command printed when it fails after a
+    /// change; `None` when none is configured, nothing changed since it
+    /// last ran, its runs are spent, or it passes or was refused.
+    pub(super) async fn configured_tests_failing(
+        &mut self,
+        cancel: &CancellationToken,
+    ) -> Result<Option<String>, TurnOutcome> {
+        let Some(command) = self.settings.checks.test.clone().filter(|c| !c.trim().is_empty()) else {
+            return Ok(None);
+        };
+        if !self.untested_change || self.test_runs_left == 0 || !self.tools.harness_can_call("Bash") {
+            return Ok(None);
+        }
+        self.untested_change = false;
+        self.test_runs_left -= 1;
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text { text: "The project's tests (`[checks] test`), after the change:".into() });
+        let output = self.run_own_bash(generation, &command, None, cancel).await?;
+        // The last run's report stays in the history, for the user to see;
+        // it sends the model back no more.
+        let sends_back = self.test_runs_left > 0;
+        let failed = output.filter(|output| sends_back && exited(output).is_some_and(|(_, code)| code != "0"));
+        Ok(failed
+            .map(|output| format!("the tests (`{command}`) fail:\n```\n{}\n```", last_lines(&output, SHOWN_LINES))))
     }
 }
 

@@ -199,6 +199,8 @@ impl Conversation {
         self.lookups_since_change.clear();
         self.state.forget_last_change();
         self.budget = super::budget::Budget::new(&self.settings.pipeline);
+        self.untested_change = false;
+        self.test_runs_left = super::tests_run::MAX_CONFIGURED_TEST_RUNS;
         let outcome = match self.submit_prompt(prompt, &cancel).await {
             Ok(()) => self.turn_loop(&cancel).await,
             Err(reason) => {
@@ -451,7 +453,11 @@ impl Conversation {
                 continue;
             }
             if calls.is_empty() {
-                if let Some(reason) = self.stop_hook_blocks(stop_hook_active, &text, cancel).await {
+                let reason = match self.why_not_done(stop_hook_active, &text, cancel).await {
+                    Ok(reason) => reason,
+                    Err(outcome) => return finish(outcome.stop_reason, &text, usage),
+                };
+                if let Some(reason) = reason {
                     stop_hook_active = true;
                     self.record(Message::user_text(sent_back(&reason)));
                     continue;
@@ -503,7 +509,13 @@ impl Conversation {
             if redone >= MAX_REDONE {
                 redone = 0;
                 self.events.emit(Event::Text { text: format!("\n{REDONE_NOTICE}\n") });
-                let reason = self.stop_hook_blocks(stop_hook_active, &text, cancel).await;
+                let reason = match self.why_not_done(stop_hook_active, &text, cancel).await {
+                    Ok(reason) => reason,
+                    Err(outcome) => {
+                        self.record(Message { role: Role::User, blocks: results });
+                        return finish(outcome.stop_reason, &text, usage);
+                    }
+                };
                 let ends = reason.is_none();
                 results.extend(reason.map(|reason| Block::Text { text: sent_back(&reason) }));
                 self.record(Message { role: Role::User, blocks: results });
@@ -992,6 +1004,8 @@ impl Conversation {
                 }
             };
             call.already_done = output.already_done;
+            let changes = call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit);
+            self.untested_change |= changes && !output.is_error && !output.already_done;
             blocks.push(Block::ToolResult {
                 tool_use_id: call.id.clone(),
                 output: output.output,
@@ -1308,9 +1322,10 @@ impl UserQuestions for HostEdits<'_> {
     }
 }
 
-/// What the model is told when a Stop hook sends it back to work.
+/// What the model is told when a Stop hook or the configured tests send
+/// it back to work.
 pub(super) fn sent_back(reason: &str) -> String {
-    format!("[tack] A Stop hook sent you back to work: {reason}")
+    format!("[tack] The task is not done: {reason}")
 }
 
 #[cfg(test)]

@@ -95,6 +95,7 @@ pub struct Scenario {
     sized_for_model: bool,
     tool_settings: tack::config::ToolSettings,
     pipeline: tack::config::PipelineSettings,
+    checks: tack::config::CheckSettings,
 }
 
 pub struct Run {
@@ -125,7 +126,14 @@ impl Scenario {
             sized_for_model: false,
             tool_settings: Default::default(),
             pipeline: Default::default(),
+            checks: Default::default(),
         }
+    }
+
+    /// The project's test command, as `[checks] test` configures it.
+    pub fn test_command(mut self, command: &str) -> Scenario {
+        self.checks.test = Some(command.to_string());
+        self
     }
 
     pub fn pipeline(mut self, settings: tack::config::PipelineSettings) -> Scenario {
@@ -293,6 +301,7 @@ impl Scenario {
                 max_agent_depth: self.max_agent_depth,
                 hooks: self.command_hooks.clone(),
                 pipeline: self.pipeline.clone(),
+                checks: self.checks.clone(),
                 ..LoopSettings::default()
             },
             session: None,

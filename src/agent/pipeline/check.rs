@@ -13,6 +13,9 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use regex::Regex;
 
 use super::expect::loose;
 use crate::codemap::Language;
@@ -440,7 +443,7 @@ NR == FNR {{ want[$0]++; n++; next }} want[$0] > 0 {{ want[$0]--; n-- }} END {{ 
             Some((tests, before)) => (
                 format!(
                     "score() {{ out=$($tlimit bash -c \"{}\" 2>&1) && {{ echo 0; return; }}; \
-n=$(printf '%s\\n' \"$out\" | grep -Eo '(failures|errors)=[0-9]+' | awk -F= '{{s+=$2}} END {{print s+0}}'); \
+n=$(printf '%s\\n' \"$out\" | grep -Eo '{COUNTS_PATTERN}' | tr -dc '0-9\\n' | awk '{{s+=$1}} END {{print s+0}}'); \
 if [ \"$n\" -gt 0 ]; then echo \"$n\"; else echo {UNREAD}; fi; }}\n",
                     quoted(tests.clone())
                 ),
@@ -495,25 +498,27 @@ pub fn project_tests(root: &Path, language: Language) -> Option<String> {
     }
 }
 
+/// How a test run reports its failures: unittest's `failures=2, errors=1`,
+/// pytest's `2 failed, 1 error`. The tries command's `score` reads them
+/// with this same pattern.
+const COUNTS_PATTERN: &str = r"(failures|errors)=[0-9]+|[0-9]+ (failed|errors?)\b";
+
 /// How many of the project's tests fail, read from their run's output:
-/// none when it exited normally, else unittest's `failures=` and
-/// `errors=` summed; `None` when the report cannot be read.
+/// none when it exited normally, else the counts of failures and errors
+/// summed; `None` when the report cannot be read.
 pub fn failures(output: &str, ok: bool) -> Option<usize> {
     if ok {
         return Some(0);
     }
-    let mut sum = 0;
-    let mut found = false;
-    for key in ["failures=", "errors="] {
-        for (at, _) in output.match_indices(key) {
-            let digits: String = output[at + key.len()..].chars().take_while(char::is_ascii_digit).collect();
-            if let Ok(n) = digits.parse::<usize>() {
-                sum += n;
-                found = true;
-            }
-        }
-    }
-    (found && sum > 0).then_some(sum)
+    static COUNTS: OnceLock<Regex> = OnceLock::new();
+    let counts = COUNTS.get_or_init(|| Regex::new(COUNTS_PATTERN).expect("a valid pattern"));
+    let sum: usize = counts
+        .find_iter(output)
+        .filter_map(|found| {
+            found.as_str().chars().filter(char::is_ascii_digit).collect::<String>().parse::<usize>().ok()
+        })
+        .sum::<usize>();
+    (sum > 0).then_some(sum)
 }
 
 /// An error other than a failed assert raised in the check's own code
@@ -674,6 +679,13 @@ f9, f10, f11 and 2 more."
         assert_eq!(failures("Ran 3 tests\nOK\nexit code 0", true), Some(0));
         assert_eq!(failures("Ran 817 tests\nFAILED (failures=2, errors=1, skipped=1)\nexit code 1", false), Some(3));
         assert_eq!(failures("ImportError: no module\nexit code 1", false), None);
+        let pytest = "FAILED tests/test_a.py::test_b - assert 1 == 2\n== 2 failed, 5 passed, 1 error in 0.12s ==";
+        assert_eq!(failures(&format!("{pytest}\nexit code 1"), false), Some(3));
+        let score = format!(
+            "printf '%s\\n' '{pytest}' | grep -Eo '{COUNTS_PATTERN}' | tr -dc '0-9\\n' | awk '{{s+=$1}} END {{print s}}'"
+        );
+        let summed = std::process::Command::new("bash").arg("-c").arg(&score).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&summed.stdout).trim(), "3", "the shell reads the counts as Rust does");
     }
 
     #[test]

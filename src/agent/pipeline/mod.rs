@@ -192,11 +192,18 @@ impl Conversation {
             .await;
             let mut outcome = outcome.unwrap_or_else(|stop| stop);
             if outcome.stop_reason == StopReason::EndTurn {
-                if let Some(reason) = self.stop_hook_blocks(stop_hook_active, &outcome.text, cancel).await {
+                let reason = match self.why_not_done(stop_hook_active, &outcome.text, cancel).await {
+                    Ok(reason) => reason,
+                    Err(mut stop) => {
+                        stop.usage += usage;
+                        return stop;
+                    }
+                };
+                if let Some(reason) = reason {
                     if rounds < MAX_ROUNDS && self.budget.allows_call() {
                         stop_hook_active = true;
                         self.record(Message::user_text(super::turn::sent_back(&reason)));
-                        self.notify("[a Stop hook sent the model back to work — localizing again with its reason…]");
+                        self.notify("[not done: a Stop hook or the tests sent the model back — localizing again with the reason…]");
                         request = format!("{prompt}\nAfter the last change, a check still fails: {}", reason.trim());
                         wants_change = Some(true);
                         continue;

@@ -113,16 +113,24 @@ impl Conversation {
             if cancelled {
                 return TurnOutcome { stop_reason: StopReason::Cancelled, text, usage };
             }
-            let reason = match self.stop_hook_blocks(stop_hook_active, &text, cancel).await {
-                Some(reason) => {
+            let reason = match self.why_not_done(stop_hook_active, &text, cancel).await {
+                Err(outcome) => return adding(usage)(outcome),
+                Ok(Some(reason)) => {
                     stop_hook_active = true;
                     self.record(Message::user_text(sent_back(&reason)));
                     self.notify(
-                        "[a Stop hook sent the model back to work — handing the files over again, as they are now…]",
+                        "[not done: a Stop hook or the tests sent the model back — handing the files over again, as they \
+are now…]",
                     );
                     reason
                 }
-                None if checks_tests && test_checks_left > 0 && self.last_round_changed() => {
+                // A configured test command stands for the tests handed over.
+                Ok(None)
+                    if checks_tests
+                        && test_checks_left > 0
+                        && self.settings.checks.test.is_none()
+                        && self.last_round_changed() =>
+                {
                     test_checks_left -= 1;
                     match self.failing_tests(&handed_paths(&handed), cancel).await {
                         Ok(Some(failure)) => {
@@ -133,7 +141,7 @@ impl Conversation {
                         Err(outcome) => return adding(usage)(outcome),
                     }
                 }
-                None => return TurnOutcome { stop_reason: StopReason::EndTurn, text, usage },
+                Ok(None) => return TurnOutcome { stop_reason: StopReason::EndTurn, text, usage },
             };
             // Every ask of the next round carries the reason, after the prompt.
             after_prompt(&mut messages, &format!("The change is not done: {}", reason.trim_end()));
