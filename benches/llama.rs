@@ -16,9 +16,10 @@
 //!    in the cache), sampled with tack's real sampler chain, against
 //!    llama-bench's `-d 4096`;
 //! 7. edit replies (a task's file handed over, the whole fixed file asked
-//!    for, greedy) decoded one token at a time and with prompt lookup:
-//!    generation tokens/s, the share of drafted tokens kept, and whether the
-//!    text is the same.
+//!    for, greedy) decoded one token at a time, with prompt lookup and with
+//!    a draft model (TACK_BENCH_DRAFT_MODEL, else the 0.5B coder for another
+//!    model): generation tokens/s, the share of drafted tokens kept, whether
+//!    the text is the same, and the prompt time the draft model adds.
 //!
 //! `cargo bench --bench llama` (model: TACK_BENCH_MODEL, else TACK_TEST_MODEL,
 //! else the default model; threads: TACK_BENCH_THREADS, default 2; sections:
@@ -343,46 +344,92 @@ fn edit_requests() -> Vec<CompletionRequest> {
     .collect()
 }
 
+/// The draft model of section 7: TACK_BENCH_DRAFT_MODEL, else the 0.5B
+/// coder when the model benchmarked is another one (the 1.5B).
+fn draft_model_path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("TACK_BENCH_DRAFT_MODEL").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    let small = tack::config::cache_dir()?.join("models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf");
+    (small.is_file() && small != model_path()).then_some(small)
+}
+
 fn speculative(runtime: &tokio::runtime::Runtime) {
-    println!("\n7. edit replies decoded plain and with prompt lookup (greedy, up to 600 tokens each)");
-    let settings = |lookup: u32| {
+    println!(
+        "\n7. edit replies decoded plain, with prompt lookup and with a draft model (greedy, up to 600 tokens each)"
+    );
+    let settings = |lookup: u32, draft: Option<PathBuf>| {
         move |s: &mut LlamaSettings| {
             s.max_tokens = 600;
             s.reuse_prefix = false;
             s.lookup = lookup;
+            s.draft_model = draft;
         }
     };
-    let (plain, lookup) = (load(settings(0)), load(settings(8)));
-    let (mut plain_tokens, mut plain_ms, mut lookup_tokens, mut lookup_ms) = (0u64, 0u64, 0u64, 0u64);
-    let (mut drafted, mut accepted, mut same, mut total) = (0u64, 0u64, 0, 0);
-    for request in edit_requests() {
-        let (expected, plain_usage) = runtime.block_on(usage_of(plain.stream(request.clone())));
-        let (text, usage) = runtime.block_on(usage_of(lookup.stream(request)));
-        plain_tokens += plain_usage.completion_tokens;
-        plain_ms += plain_usage.decode_ms;
-        lookup_tokens += usage.completion_tokens;
-        lookup_ms += usage.decode_ms;
-        drafted += usage.drafted_tokens;
-        accepted += usage.accepted_tokens;
-        total += 1;
-        same += usize::from(text == expected);
-        println!(
-            "   reply of {:>4} tokens: plain {:>6.1} tok/s, lookup {:>6.1} tok/s, kept {:>4} of {:>4} drafted",
-            usage.completion_tokens,
-            plain_usage.completion_tokens as f64 * 1000.0 / plain_usage.decode_ms.max(1) as f64,
-            usage.completion_tokens as f64 * 1000.0 / usage.decode_ms.max(1) as f64,
-            usage.accepted_tokens,
-            usage.drafted_tokens,
-        );
+    let plain = load(settings(0, None));
+    let mut ways = vec![("lookup", load(settings(8, None)))];
+    match draft_model_path() {
+        Some(draft) => {
+            println!("   draft model: {}", draft.display());
+            ways.push(("draft", load(settings(8, Some(draft)))));
+        }
+        None => println!("   no draft model (TACK_BENCH_DRAFT_MODEL): the draft row is skipped"),
+    }
+    #[derive(Default)]
+    struct Tally {
+        tokens: u64,
+        ms: u64,
+        prompt_ms: u64,
+        drafted: u64,
+        accepted: u64,
+        same: usize,
     }
     let rate = |tokens: u64, ms: u64| tokens as f64 * 1000.0 / ms.max(1) as f64;
-    let (plain_rate, lookup_rate) = (rate(plain_tokens, plain_ms), rate(lookup_tokens, lookup_ms));
-    println!(
-        "   all: plain {plain_rate:.1} tok/s, lookup {lookup_rate:.1} tok/s: lookup / plain = {:.2}x (target >= 2x); \
-         {:.0}% of drafted tokens kept; same text in {same} of {total}",
-        lookup_rate / plain_rate,
-        accepted as f64 * 100.0 / drafted.max(1) as f64,
-    );
+    let mut plain_tally = Tally::default();
+    let mut tallies: Vec<Tally> = ways.iter().map(|_| Tally::default()).collect();
+    let mut total = 0;
+    for request in edit_requests() {
+        let (expected, plain_usage) = runtime.block_on(usage_of(plain.stream(request.clone())));
+        plain_tally.tokens += plain_usage.completion_tokens;
+        plain_tally.ms += plain_usage.decode_ms;
+        plain_tally.prompt_ms += plain_usage.prompt_eval_ms;
+        total += 1;
+        let mut line = format!(
+            "   reply of {:>4} tokens: plain {:>6.1} tok/s",
+            plain_usage.completion_tokens,
+            rate(plain_usage.completion_tokens, plain_usage.decode_ms)
+        );
+        for ((name, backend), tally) in ways.iter().zip(tallies.iter_mut()) {
+            let (text, usage) = runtime.block_on(usage_of(backend.stream(request.clone())));
+            tally.tokens += usage.completion_tokens;
+            tally.ms += usage.decode_ms;
+            tally.prompt_ms += usage.prompt_eval_ms;
+            tally.drafted += usage.drafted_tokens;
+            tally.accepted += usage.accepted_tokens;
+            tally.same += usize::from(text == expected);
+            line.push_str(&format!(
+                ", {name} {:>6.1} tok/s (kept {:>4} of {:>4})",
+                rate(usage.completion_tokens, usage.decode_ms),
+                usage.accepted_tokens,
+                usage.drafted_tokens
+            ));
+        }
+        println!("{line}");
+    }
+    let plain_rate = rate(plain_tally.tokens, plain_tally.ms);
+    println!("   plain: {plain_rate:.1} tok/s, prompts {} ms", plain_tally.prompt_ms);
+    for ((name, _), tally) in ways.iter().zip(&tallies) {
+        let way_rate = rate(tally.tokens, tally.ms);
+        println!(
+            "   {name}: {way_rate:.1} tok/s, {name} / plain = {:.2}x (target >= 2x); {:.0}% of drafted tokens kept; \
+             same text in {} of {total}; prompts {} ms ({:.2}x plain's)",
+            way_rate / plain_rate,
+            tally.accepted as f64 * 100.0 / tally.drafted.max(1) as f64,
+            tally.same,
+            tally.prompt_ms,
+            tally.prompt_ms as f64 / plain_tally.prompt_ms.max(1) as f64,
+        );
+    }
 }
 
 // ----------------------------------------------------------------- 6. depth

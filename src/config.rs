@@ -82,8 +82,11 @@ pub struct ModelSettings {
     /// (default on).
     pub prompt_cache: Option<bool>,
     /// Local models: speculative decoding (`off` by default; `lookup`
-    /// drafts from the context).
+    /// drafts from the context, `draft` with `draft_model`).
     pub speculative: Option<Speculative>,
+    /// Local models: the GGUF that drafts with `speculative = "draft"`, a
+    /// smaller model of the same vocabulary (relative to the config file).
+    pub draft_model: Option<PathBuf>,
     /// Local models: the most tokens one speculative draft holds (default 8).
     pub draft_tokens: Option<u32>,
     /// Local models: run llama.cpp in a worker process, so that a crash in
@@ -157,6 +160,8 @@ pub enum Speculative {
     /// The tokens that followed the last few where they occur earlier in
     /// the context (prompt lookup): no second model.
     Lookup,
+    /// A smaller model of the same vocabulary (`draft_model`) drafts.
+    Draft,
 }
 
 /// US dollars per million tokens.
@@ -619,7 +624,7 @@ fn read_toml_layer(path: &Path, base: &Path) -> Result<Option<Value>, ConfigErro
     })?;
     let mut value = normalize_keys(value);
     check(&value, &origin)?;
-    for key in ["/model/path", "/model/script", "/model/tokenizer"] {
+    for key in ["/model/path", "/model/script", "/model/tokenizer", "/model/draftModel"] {
         if let Some(Value::String(p)) = value.pointer_mut(key) {
             if Path::new(p.as_str()).is_relative() {
                 *p = base.join(&*p).display().to_string();

@@ -646,22 +646,26 @@ fn copying_requests() -> Vec<CompletionRequest> {
     .collect()
 }
 
-#[tokio::test]
-async fn prompt_lookup_gives_the_same_text_as_decoding_one_token_at_a_time() {
-    let _guard = exclusive();
+/// Speculation configured by `speculate` gives the replies of decoding
+/// one token at a time, twice in a row (the second from the cache the
+/// drafts left), and keeps some of its drafts.
+async fn assert_speculation_keeps_the_text(
+    requests: Vec<CompletionRequest>,
+    speculate: impl FnOnce(&mut LlamaSettings),
+) {
     let mut plain = coder_settings();
     plain.max_tokens = 160;
-    let mut lookup = plain.clone();
-    lookup.lookup = 8;
-    let (plain, lookup) = (LlamaBackend::load(plain).unwrap(), LlamaBackend::load(lookup).unwrap());
+    let mut speculating = plain.clone();
+    speculate(&mut speculating);
+    let (plain, speculating) = (LlamaBackend::load(plain).unwrap(), LlamaBackend::load(speculating).unwrap());
     let (mut drafted, mut accepted) = (0, 0);
-    for request in copying_requests() {
+    for request in requests {
         let (expected, _, _) = generate(&plain, request.clone()).await;
-        let (text, usage, _) = generate(&lookup, request.clone()).await;
+        let (text, usage, _) = generate(&speculating, request.clone()).await;
         assert_eq!(text, expected, "speculation changed the reply");
         // Asked again, the reply continues from the cache the drafts left:
         // the rejected positions are gone, the kept ones reused.
-        let (again, again_usage, _) = generate(&lookup, request).await;
+        let (again, again_usage, _) = generate(&speculating, request).await;
         assert_eq!(again, expected, "the second generation read a KV cache the drafts had spoiled");
         assert!(again_usage.cached_prompt_tokens > 0);
         (drafted, accepted) = (drafted + usage.drafted_tokens, accepted + usage.accepted_tokens);
@@ -669,9 +673,44 @@ async fn prompt_lookup_gives_the_same_text_as_decoding_one_token_at_a_time() {
     assert!(accepted > 0 && accepted <= drafted, "drafted {drafted}, accepted {accepted}");
     // A choice is held by its grammar: no draft is proposed there.
     let choice = CompletionRequest { choices: vec!["yes".into(), "no".into()], ..copying_requests().remove(0) };
-    let (text, usage, _) = generate(&lookup, choice).await;
+    let (text, usage, _) = generate(&speculating, choice).await;
     assert!(text == "yes" || text == "no", "{text:?}");
     assert_eq!(usage.drafted_tokens, 0);
+}
+
+#[tokio::test]
+async fn prompt_lookup_gives_the_same_text_as_decoding_one_token_at_a_time() {
+    let _guard = exclusive();
+    assert_speculation_keeps_the_text(copying_requests(), |settings| settings.lookup = 8).await;
+}
+
+/// The draft here is the coder itself, the one model of its vocabulary the
+/// tests install: its drafts follow their own cache across replies. On
+/// the code replies only: batched logits are not bit-identical to one
+/// token's, and the counting reply's 12th token is a near tie (0.09 logit
+/// apart decoded alone) that a cache of long accepted drafts turns over.
+#[tokio::test]
+async fn a_draft_model_gives_the_same_text_as_decoding_one_token_at_a_time() {
+    let _guard = exclusive();
+    let code_replies = copying_requests().into_iter().take(2).collect();
+    assert_speculation_keeps_the_text(code_replies, |settings| {
+        settings.lookup = 6;
+        settings.draft_model = Some(settings.path.clone());
+    })
+    .await;
+}
+
+#[test]
+fn a_draft_model_of_another_vocabulary_is_refused_with_a_clear_error() {
+    let _guard = exclusive();
+    let mut settings = coder_settings();
+    settings.lookup = 8;
+    settings.draft_model = Some(model_path());
+    let error = LlamaBackend::load(settings).err().expect("a draft of another vocabulary is refused");
+    assert!(matches!(error, LlamaError::DraftVocabulary { .. }), "{error:?}");
+    let message = error.to_string();
+    let draft = model_path().display().to_string();
+    assert!(message.contains("vocabularies differ") && message.contains(&draft), "{message}");
 }
 
 #[tokio::test]

@@ -87,6 +87,11 @@ pub struct LlamaSettings {
     /// without a call grammar only: their tokens are the same either way.
     #[serde(default)]
     pub lookup: u32,
+    /// Draft-model speculative decoding: a smaller GGUF with the same
+    /// vocabulary drafts up to `lookup` tokens greedily, in place of
+    /// prompt lookup; same replies, same bounds.
+    #[serde(default)]
+    pub draft_model: Option<PathBuf>,
     /// Told how loading goes, for progress bars.
     #[serde(skip)]
     pub progress: Option<LoadProgress>,
@@ -126,6 +131,7 @@ impl LlamaSettings {
             text_protocol: false,
             prompt_cache: None,
             lookup: 0,
+            draft_model: None,
             progress: None,
         }
     }
@@ -144,6 +150,8 @@ pub enum LlamaError {
     ContextFailed { path: String, context: u32 },
     #[error("cannot start llama.cpp: {0}")]
     Runtime(String),
+    #[error("the draft model {draft} cannot draft for {model}: their vocabularies differ ({detail})")]
+    DraftVocabulary { draft: String, model: String, detail: String },
 }
 
 /// llama.cpp's global state may be set up once per process.
@@ -241,6 +249,10 @@ impl LlamaBackend {
         let model = LlamaModel::load_from_file(runtime, &settings.path, &params)
             .map_err(|_| LlamaError::LoadFailed(path_text.clone()))?;
         let model = Arc::new(model);
+        let draft = match &settings.draft_model {
+            Some(path) => Some(Arc::new(load_draft(runtime, &model, &settings.path, path, &settings)?)),
+            None => None,
+        };
         let context_size = settings.context_size.unwrap_or_else(|| model.n_ctx_train().clamp(512, 32_768));
         let mut template = choose_template(&model);
         if let (true, ChatTemplate::Jinja(jinja)) = (settings.text_protocol, &mut template) {
@@ -284,11 +296,23 @@ impl LlamaBackend {
                     .with_n_threads_batch(threads)
                     .with_swa_full(true)
                     .with_no_perf(false);
-                let context = match worker_model.new_context(runtime, params) {
+                let context = match worker_model.new_context(runtime, params.clone()) {
                     Ok(context) => context,
                     Err(_) => {
                         let _ =
                             ready_tx.send(Err(LlamaError::ContextFailed { path: path_text, context: context_size }));
+                        return;
+                    }
+                };
+                let drafter = match draft.as_deref().map(|draft| (draft, draft.new_context(runtime, params))) {
+                    None => None,
+                    Some((draft, Ok(context))) => {
+                        Some(Drafter::new(draft, context, worker_settings.batch_size as usize))
+                    }
+                    Some((_, Err(_))) => {
+                        let path = worker_settings.draft_model.as_ref().map(|p| p.display().to_string());
+                        let path = path.unwrap_or_default();
+                        let _ = ready_tx.send(Err(LlamaError::ContextFailed { path, context: context_size }));
                         return;
                     }
                 };
@@ -298,6 +322,7 @@ impl LlamaBackend {
                     bos_text: token_text(&worker_model, worker_model.vocab().bos()),
                     context,
                     evaluated: Vec::new(),
+                    drafter,
                     settings: worker_settings,
                     generated: worker_generated,
                 };
@@ -572,6 +597,8 @@ struct Worker<'m> {
     context: LlamaContext<'m>,
     /// Tokens whose keys and values are in the cache, in order, from position 0.
     evaluated: Vec<LlamaToken>,
+    /// The draft model, when one drafts in place of prompt lookup.
+    drafter: Option<Drafter<'m>>,
     settings: LlamaSettings,
     generated: Arc<AtomicU64>,
 }
@@ -655,6 +682,12 @@ impl Worker<'_> {
                 self.save_prefix(file);
             }
         }
+        let greedy = self.settings.sampling.temperature <= 0.0 && job.resample.is_none();
+        let speculates = greedy && job.calls.is_none() && job.forced.is_none();
+        // The draft model reads the prompt too: prompt time, not decoding's.
+        if let (Some(drafter), true) = (self.drafter.as_mut(), speculates) {
+            drafter.sync(&prompt[..prompt.len() - 1], prompt[prompt.len() - 1])?;
+        }
         let prompt_eval_ms = started.elapsed().as_millis() as u64;
 
         let decoding = Instant::now();
@@ -686,9 +719,7 @@ impl Worker<'_> {
         // Speculation holds the same tokens as decoding one at a time only
         // where each token is the greedy pick and no grammar or opener
         // watch may step in (see `LlamaSettings::lookup`).
-        let greedy = self.settings.sampling.temperature <= 0.0 && job.resample.is_none();
-        let mut lookup =
-            Lookup::new(self.settings.lookup as usize).filter(|_| greedy && constraint.is_none() && forced.is_none());
+        let mut lookup = Lookup::new(self.settings.lookup as usize).filter(|_| speculates);
         // Drafted tokens the model confirmed: already in the KV cache, they
         // are emitted without sampling or decoding.
         let mut confirmed: VecDeque<LlamaToken> = VecDeque::new();
@@ -809,9 +840,11 @@ impl Worker<'_> {
             // The drafted tokens ride along with this one, each with its
             // logits, as long as the window and the reply's bound allow.
             let room = (window - position - 2).min((bound as u64 - produced) as usize);
-            let draft = match lookup.as_mut() {
-                Some(lookup) => lookup.propose(&self.evaluated, token, room.min(batch_size - 1)),
-                None => Vec::new(),
+            let room = room.min(batch_size - 1);
+            let draft = match (lookup.as_mut(), self.drafter.as_mut()) {
+                (Some(lookup), Some(drafter)) => drafter.propose(&self.evaluated, token, lookup.length.min(room))?,
+                (Some(lookup), None) => lookup.propose(&self.evaluated, token, room),
+                (None, _) => Vec::new(),
             };
             batch.clear();
             batch.add(token, position as i32, &[0], true).map_err(fatal)?;
@@ -845,7 +878,7 @@ impl Worker<'_> {
             logits_at = kept as i32;
         }
         if drafted > 0 {
-            tracing::debug!(drafted, accepted, "prompt lookup");
+            tracing::debug!(drafted, accepted, draft_model = self.drafter.is_some(), "speculative decoding");
         }
         let rest = utf8.finish().map(|rest| stops.push(&rest).0).unwrap_or_default() + &stops.finish();
         if !rest.is_empty() {
@@ -1070,6 +1103,123 @@ impl Lookup {
     fn adapt(&mut self, kept: usize, proposed: usize) {
         self.length = if kept == proposed { (self.length + 2).min(self.max) } else { (kept + 1).max(2).min(self.max) };
     }
+}
+
+/// The draft model's side of speculative decoding: its own context, whose
+/// cache follows the target's tokens, and greedy picks ahead of them.
+struct Drafter<'m> {
+    model: &'m LlamaModel,
+    context: LlamaContext<'m>,
+    /// Tokens whose keys and values are in the draft's cache, from position 0.
+    evaluated: Vec<LlamaToken>,
+    batch: LlamaBatch<'static>,
+    batch_size: usize,
+    sampler: LlamaSampler,
+}
+
+impl<'m> Drafter<'m> {
+    fn new(model: &'m LlamaModel, context: LlamaContext<'m>, batch_size: usize) -> Drafter<'m> {
+        let batch_size = batch_size.max(1);
+        Drafter {
+            model,
+            context,
+            evaluated: Vec::new(),
+            batch: LlamaBatch::new(batch_size, 1),
+            batch_size,
+            sampler: LlamaSampler::greedy(),
+        }
+    }
+
+    /// Brings the draft's cache to `history` then `next`: what it already
+    /// holds of them is kept (its own rejected picks leave), the rest is
+    /// evaluated, and the logits after `next` are ready.
+    fn sync(&mut self, history: &[LlamaToken], next: LlamaToken) -> Result<(), BackendError> {
+        let wanted = history.len() + 1;
+        let held = history.iter().chain(std::iter::once(&next)).zip(&self.evaluated).take_while(|(a, b)| a == b);
+        // `next` is evaluated again even when held: its logits start the draft.
+        let mut common = held.count().min(wanted - 1);
+        if self.context.kv_cache_seq_rm(0, Some(common as u32), None).is_err() {
+            self.context.clear_kv_cache();
+            common = 0;
+        }
+        self.evaluated.truncate(common);
+        let missing: Vec<LlamaToken> = history[common..].iter().copied().chain(std::iter::once(next)).collect();
+        for chunk in missing.chunks(self.batch_size) {
+            self.batch.clear();
+            for (offset, token) in chunk.iter().enumerate() {
+                let position = self.evaluated.len() + offset;
+                self.batch.add(*token, position as i32, &[0], position == wanted - 1).map_err(fatal)?;
+            }
+            self.context.decode(&mut self.batch).map_err(fatal)?;
+            self.evaluated.extend_from_slice(chunk);
+        }
+        Ok(())
+    }
+
+    /// Up to `length` tokens the draft model picks greedily after `history`
+    /// and `next`; it stops at the end of its own reply.
+    fn propose(
+        &mut self,
+        history: &[LlamaToken],
+        next: LlamaToken,
+        length: usize,
+    ) -> Result<Vec<LlamaToken>, BackendError> {
+        if length == 0 {
+            return Ok(Vec::new());
+        }
+        self.sync(history, next)?;
+        let mut logits_at = self.batch.n_tokens() - 1;
+        let mut draft = Vec::with_capacity(length);
+        loop {
+            let token = self.sampler.sample(&self.context, logits_at);
+            if self.model.vocab().is_eog(token) {
+                break;
+            }
+            draft.push(token);
+            if draft.len() == length {
+                break;
+            }
+            self.batch.clear();
+            self.batch.add(token, self.evaluated.len() as i32, &[0], true).map_err(fatal)?;
+            self.context.decode(&mut self.batch).map_err(fatal)?;
+            self.evaluated.push(token);
+            logits_at = 0;
+        }
+        Ok(draft)
+    }
+}
+
+/// Loads the draft model at `path` for `model`, refusing one whose tokens
+/// differ: its drafts would be other words, never kept.
+fn load_draft(
+    runtime: &Runtime,
+    model: &LlamaModel,
+    model_path: &Path,
+    path: &Path,
+    settings: &LlamaSettings,
+) -> Result<LlamaModel, LlamaError> {
+    check_gguf(path)?;
+    let params = LlamaModelParams::default().with_n_gpu_layers(settings.gpu_layers);
+    let draft = LlamaModel::load_from_file(runtime, path, &params)
+        .map_err(|_| LlamaError::LoadFailed(path.display().to_string()))?;
+    let refused = |detail: String| LlamaError::DraftVocabulary {
+        draft: path.display().to_string(),
+        model: model_path.display().to_string(),
+        detail,
+    };
+    let (ours, theirs) = (model.vocab(), draft.vocab());
+    if ours.n_tokens() != theirs.n_tokens() {
+        return Err(refused(format!("{} tokens against {}", theirs.n_tokens(), ours.n_tokens())));
+    }
+    for id in 0..ours.n_tokens() {
+        let token = LlamaToken(id);
+        let (a, b) = (ours.token_to_piece(token, true, None), theirs.token_to_piece(token, true, None));
+        if a != b {
+            let show = |piece: &[u8]| String::from_utf8_lossy(piece).into_owned();
+            return Err(refused(format!("token {id} is {:?} in the draft, {:?} in the model", show(&b), show(&a))));
+        }
+    }
+    Ok(draft)
 }
 
 fn checksum_path(file: &Path) -> PathBuf {

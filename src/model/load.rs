@@ -50,8 +50,11 @@ fn llama_settings(settings: &Settings, path: PathBuf) -> LlamaSettings {
     llama.max_calls_per_reply = model.max_calls_per_reply.unwrap_or(llama.max_calls_per_reply).max(1);
     llama.lookup = match model.speculative.unwrap_or_default() {
         crate::config::Speculative::Off => 0,
-        crate::config::Speculative::Lookup => model.draft_tokens.unwrap_or(8),
+        crate::config::Speculative::Lookup | crate::config::Speculative::Draft => model.draft_tokens.unwrap_or(8),
     };
+    if model.speculative == Some(crate::config::Speculative::Draft) {
+        llama.draft_model = model.draft_model.clone();
+    }
     if model.prompt_cache.unwrap_or(true) {
         llama.prompt_cache = crate::config::cache_dir().map(|dir| dir.join("prompt-cache"));
     }
@@ -120,6 +123,11 @@ pub async fn load_backend(
         }
         BackendKind::Llama => {
             let mut llama = llama_settings(settings, find_model(settings)?);
+            if settings.model.speculative == Some(crate::config::Speculative::Draft) && llama.draft_model.is_none() {
+                bail!(
+                    "speculative = \"draft\" needs a draft model: set model.draft_model to a smaller GGUF of the same vocabulary"
+                );
+            }
             llama.progress = progress;
             if settings.model.worker.unwrap_or(true) {
                 let program = std::env::current_exe()
