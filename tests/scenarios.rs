@@ -3525,3 +3525,39 @@ async fn a_whole_file_change_is_tested_by_the_configured_command_and_sent_back_w
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("AssertionError: 5") && sent.contains("x * 2 + 1"), "{sent}");
 }
+
+#[tokio::test]
+async fn a_crashing_check_s_traceback_leads_the_change_to_where_the_error_is_raised() {
+    // The request names `summary`; the error is raised two calls deeper,
+    // in a function neither the request nor `summary` names.
+    let report = format!(
+        "from fmt import fmt_total\n\n\n{}",
+        long_module("def summary(items):\n    return \"total: \" + fmt_total(items)\n")
+    );
+    let fmt = "def fmt_total(items):\n    return pad(str(sum(items)), 6)\n\n\ndef pad(text, width):\n    return text.rjust(width, 0)\n";
+    let check = "```python\nfrom report import summary\nprint(summary([1, 2]))\n```\n";
+    let probe = "```python\nprint('ok')\n```\n";
+    let fixed = "```python\ndef pad(text, width):\n    return text.rjust(width)\n```\n";
+    let run = Scenario::new()
+        .file("report.py", &report)
+        .file("fmt.py", fmt)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
+        .run(&["change", "change", check, probe, fixed], "`summary([1, 2])` raises TypeError. Fix it.")
+        .await;
+    assert!(
+        run.text().contains("[the check's traceback passes through `pad` in fmt.py, `fmt_total` in fmt.py]"),
+        "{}",
+        run.text()
+    );
+    // The definition the error is raised in is shown and asked for first.
+    let asked = run.backend.requests()[4].messages.last().unwrap().text();
+    let (pad, summary) = (asked.find("def pad(").unwrap(), asked.find("def summary(").unwrap());
+    assert!(pad < summary, "{asked}");
+    assert!(
+        asked.contains("Reply with the whole new version of the one definition above (`pad`, `fmt_total`, `summary`"),
+        "{asked}"
+    );
+    assert_eq!(run.read("fmt.py"), fmt.replace("text.rjust(width, 0)", "text.rjust(width)"));
+    assert_eq!(run.read("report.py"), report);
+}

@@ -1126,7 +1126,8 @@ impl<'m> Drafter<'m> {
             evaluated: Vec::new(),
             batch: LlamaBatch::new(batch_size, 1),
             batch_size,
-            sampler: LlamaSampler::greedy(),
+            // In a chain, greedy reuses one candidates buffer (see `Worker::sampler`).
+            sampler: LlamaSampler::chain_simple([LlamaSampler::greedy()]),
         }
     }
 

@@ -304,6 +304,11 @@ impl Check {
         self.failure = output.to_string();
     }
 
+    /// How the check failed on the code as it is, where it fails.
+    pub fn failure(&self) -> Option<&str> {
+        Some(self.failure.as_str()).filter(|failure| !failure.is_empty())
+    }
+
     /// What the check printed on the code as it is.
     pub fn now_output(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("now.out")).unwrap_or_default()
@@ -521,6 +526,30 @@ pub fn failures(output: &str, ok: bool) -> Option<usize> {
     (sum > 0).then_some(sum)
 }
 
+/// The frames of the tracebacks in `output`, innermost first: each file
+/// and line, as Python (`File "/p/toc.py", line 50, in unique`, outermost
+/// first) and Node (`at unique (/p/toc.js:50:7)`, innermost first) print them.
+pub fn frames(output: &str) -> Vec<(String, usize)> {
+    static PYTHON: OnceLock<Regex> = OnceLock::new();
+    static NODE: OnceLock<Regex> = OnceLock::new();
+    let python = PYTHON.get_or_init(|| Regex::new(r#"^\s*File "([^"]+)", line (\d+)"#).expect("a valid pattern"));
+    let node =
+        NODE.get_or_init(|| Regex::new(r"^\s*at (?:.*\()?([^()\s]+?):(\d+):\d+\)?\s*$").expect("a valid pattern"));
+    let read = |pattern: &Regex| -> Vec<(String, usize)> {
+        output
+            .lines()
+            .filter_map(|line| {
+                let found = pattern.captures(line)?;
+                Some((found[1].trim_start_matches("file://").to_string(), found[2].parse().ok()?))
+            })
+            .collect()
+    };
+    let mut frames = read(python);
+    frames.reverse();
+    frames.extend(read(node));
+    frames
+}
+
 /// An error other than a failed assert raised in the check's own code
 /// (the innermost frame is the script, read from stdin), not the project's.
 fn raised_by_itself(output: &str) -> Option<String> {
@@ -686,6 +715,28 @@ f9, f10, f11 and 2 more."
         );
         let summed = std::process::Command::new("bash").arg("-c").arg(&score).output().unwrap();
         assert_eq!(String::from_utf8_lossy(&summed.stdout).trim(), "3", "the shell reads the counts as Rust does");
+    }
+
+    #[test]
+    fn tracebacks_are_read_innermost_frame_first() {
+        let python = "Traceback (most recent call last):\n  File \"<stdin>\", line 3, in <module>\n  \
+File \"/w/markdown/core.py\", line 359, in convert\n    root = self.parser.parseDocument(self.lines).getroot()\n  \
+File \"/w/markdown/extensions/toc.py\", line 50, in unique\n    id = '%s_%d' % (m.group(1), m.group(2)+1)\n\
+TypeError: can only concatenate str (not \"int\") to str\nexit code 1";
+        assert_eq!(
+            frames(python),
+            [
+                ("/w/markdown/extensions/toc.py".to_string(), 50),
+                ("/w/markdown/core.py".to_string(), 359),
+                ("<stdin>".to_string(), 3)
+            ]
+        );
+        let node = "/w/lib/command.js:1198\n    throw err;\n\nTypeError: x is not a function\n    \
+at Command._parseOptionsImplied (/w/lib/command.js:1198:21)\n    at /w/lib/command.js:40:3\n    \
+at Object.<anonymous> ([stdin]:4:9)\n    at node:internal/main/eval_stdin:32:5\n\nNode.js v20.20.2";
+        let read = frames(node);
+        assert_eq!(read[..2], [("/w/lib/command.js".to_string(), 1198), ("/w/lib/command.js".to_string(), 40)]);
+        assert!(frames("all good\nexit code 0").is_empty());
     }
 
     #[test]

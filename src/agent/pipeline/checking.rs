@@ -356,13 +356,15 @@ line. Reply with the script only, in one code block.",
         Ok(())
     }
 
-    /// Small variants of the chosen definition, what it calls, and the
+    /// Small variants of the definitions a crashing check's traceback
+    /// passes through (`traced`), the chosen definition, what it calls, and the
     /// other candidates (an operator, a number or a name changed, a pair
     /// swapped), tried against `check` in a scratch copy in one Bash call;
     /// the first that passes is proposed as an Edit.
     pub(super) async fn try_variants(
         &mut self,
         check: &mut check::Check,
+        traced: &[Target],
         candidates: &[Candidate],
         chosen: usize,
         cancel: &CancellationToken,
@@ -370,7 +372,7 @@ line. Reply with the script only, in one code block.",
         // Definitions varied at most, and variants tried at most in a turn.
         const MAX_DEFINITIONS: usize = 12;
         const MAX_TRIES: usize = 600;
-        let mut varied: Vec<Target> = Vec::new();
+        let mut varied: Vec<Target> = traced.to_vec();
         let order = std::iter::once(chosen).chain((0..candidates.len()).filter(|i| *i != chosen));
         for i in order {
             for target in self.targets(&candidates[i]) {

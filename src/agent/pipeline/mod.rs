@@ -88,6 +88,7 @@ const MAX_CALLEES: usize = 3;
 const MAX_CALLEE_LINES: usize = 60;
 
 /// A definition a change may replace, with its file as it is now.
+#[derive(Clone)]
 struct Target {
     path: String,
     text: String,
@@ -118,6 +119,10 @@ impl Target {
         self.path == other.path && self.definition().range == other.definition().range
     }
 }
+
+/// Definitions of the project a failing check's traceback is followed
+/// into, at most.
+const MAX_TRACED: usize = 2;
 
 /// Rounds a turn makes at most: the first, and those a blocking Stop hook
 /// sends it back for.
@@ -386,6 +391,35 @@ Reply with its name: {}.",
         Some(Target { path: path.to_string(), text, file, at })
     }
 
+    /// The project's definitions (functions and methods, not tests) a
+    /// traceback in `output` passes through, innermost first: where an
+    /// error is raised is where its fix most often goes.
+    fn traced(&self, output: &str) -> Vec<Target> {
+        let mut traced: Vec<Target> = Vec::new();
+        for (file, line) in check::frames(output) {
+            let found = self.code_map.files().find(|(rel, _)| file.ends_with(&format!("/{rel}")) || file == *rel);
+            let Some((path, map)) = found.filter(|(rel, _)| !crate::codemap::rank::is_aside(rel)) else { continue };
+            let innermost = map
+                .definitions
+                .iter()
+                .filter(|d| matches!(d.kind, DefKind::Function | DefKind::Method))
+                .filter(|d| d.lines.0 <= line && line <= d.lines.1)
+                .min_by_key(|d| d.lines.1 - d.lines.0)
+                .map(|d| d.range.clone());
+            let Some(range) = innermost else { continue };
+            let path = path.to_string();
+            if let Some(target) = self.target(&path, |d, _| d.range == range) {
+                if !traced.iter().any(|t| t.is(&target)) {
+                    traced.push(target);
+                }
+            }
+            if traced.len() == MAX_TRACED {
+                break;
+            }
+        }
+        traced
+    }
+
     /// What a change to `candidate` may replace: the candidate, then the
     /// short functions of the project it calls (a wrong result is often
     /// made by what the function named in the report calls), the same
@@ -434,10 +468,27 @@ Reply with its name: {}.",
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, Stop> {
         let candidate = &candidates[chosen];
-        let targets = self.targets(candidate);
+        let mut targets = self.targets(candidate);
         if targets.is_empty() {
             let text = format!("`{}` is no longer in {}: nothing was changed.", candidate.qualified, candidate.path);
             return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
+        }
+        let mut check = self.write_check(system, base, &targets[0], usage, cancel).await?;
+        if let Some(made) = check.as_mut() {
+            if let Err(error) = self.prepare_scratch(system, base, &targets[0], made, usage, cancel).await? {
+                self.notify(&format!("[no check: {error}]"));
+                check = None;
+            }
+        }
+        // Where the check crashes, the crash names where it happened: the
+        // project's definitions its traceback passes through come first,
+        // whichever the request's words pointed to.
+        let traced = check.as_ref().and_then(check::Check::failure).map(|f| self.traced(f)).unwrap_or_default();
+        if !traced.is_empty() {
+            let names: Vec<String> = traced.iter().map(|t| format!("`{}` in {}", t.qualified(), t.path)).collect();
+            self.notify(&format!("[the check's traceback passes through {}]", names.join(", ")));
+            targets.retain(|t| !traced.iter().any(|first| first.is(t)));
+            targets.splice(0..0, traced.iter().cloned());
         }
         let names: Vec<String> = targets.iter().map(|t| format!("`{}`", t.qualified())).collect();
         // The definitions before the request, as the whole-file way hands
@@ -460,15 +511,8 @@ is asked, in one code block.",
         if request != prompt_of(base) {
             shown = format!("{shown}\n{}\n", request.trim());
         }
-        let mut check = self.write_check(system, base, &targets[0], usage, cancel).await?;
-        if let Some(made) = check.as_mut() {
-            if let Err(error) = self.prepare_scratch(system, base, &targets[0], made, usage, cancel).await? {
-                self.notify(&format!("[no check: {error}]"));
-                check = None;
-            }
-        }
         if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
-            if let Some(outcome) = self.try_variants(check, candidates, chosen, cancel).await? {
+            if let Some(outcome) = self.try_variants(check, &traced, candidates, chosen, cancel).await? {
                 return Ok(outcome);
             }
         }
