@@ -12,6 +12,7 @@
 //! - [`tools`]: the Tool trait, the registry, one file per tool.
 //! - [`permissions`]: modes, rules, sensitive paths, remembered answers (pure functions).
 //! - [`workspace`]: the root boundary, buffer overlay, atomic writes, proposed edits.
+//! - [`text`]: what names something in code, and a hash stable across processes.
 //! - [`cli`]: the headless front end: `tack run`, `tack sessions`.
 //! - [`lsp`]: `tack lsp`, the agent as a language server.
 //! - [`acp`]: `tack acp`, the agent over the Agent Client Protocol (Zed and others).
@@ -25,5 +26,6 @@ pub mod lsp;
 pub mod model;
 pub mod permissions;
 pub mod protocol;
+pub mod text;
 pub mod tools;
 pub mod workspace;

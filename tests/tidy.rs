@@ -72,18 +72,22 @@ fn the_agent_core_knows_no_front_end() {
 /// several layers share live in `protocol` (the agent's vocabulary) and
 /// `config` (the settings, plain data), so no import points back up. A
 /// module's own tests (`#[cfg(test)] mod tests`) may use any layer.
-const IMPORTS: [(&str, &[&str]); 11] = [
-    ("protocol", &[]),
-    ("workspace", &["protocol"]),
-    ("codemap", &["protocol", "workspace"]),
-    ("permissions", &["protocol"]),
-    ("config", &["protocol", "permissions"]),
-    ("tools", &["protocol", "config", "permissions", "workspace"]),
-    ("model", &["protocol", "config"]),
-    ("agent", &["protocol", "config", "permissions", "workspace", "codemap", "tools", "model"]),
-    ("lsp", &["protocol", "config", "permissions", "workspace", "tools", "model", "agent"]),
-    ("acp", &["protocol", "config", "permissions", "workspace", "tools", "model", "agent"]),
-    ("cli", &["protocol", "config", "permissions", "workspace", "codemap", "tools", "model", "agent", "lsp", "acp"]),
+const IMPORTS: [(&str, &[&str]); 12] = [
+    ("text", &[]),
+    ("protocol", &["text"]),
+    ("workspace", &["text", "protocol"]),
+    ("codemap", &["text", "protocol", "workspace"]),
+    ("permissions", &["text", "protocol"]),
+    ("config", &["text", "protocol", "permissions"]),
+    ("tools", &["text", "protocol", "config", "permissions", "workspace"]),
+    ("model", &["text", "protocol", "config"]),
+    ("agent", &["text", "protocol", "config", "permissions", "workspace", "codemap", "tools", "model"]),
+    ("lsp", &["text", "protocol", "config", "permissions", "workspace", "tools", "model", "agent"]),
+    ("acp", &["text", "protocol", "config", "permissions", "workspace", "tools", "model", "agent"]),
+    (
+        "cli",
+        &["text", "protocol", "config", "permissions", "workspace", "codemap", "tools", "model", "agent", "lsp", "acp"],
+    ),
 ];
 
 /// The top-level modules a source names as `crate::name`, outside its tests.

@@ -104,11 +104,7 @@ pub(super) fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !is_word(c)).filter(|word| !word.is_empty())
 }
 
-/// Whether `word` can name something in code: letters, digits and `_`,
-/// not led by a digit.
-pub(super) fn is_identifier(word: &str) -> bool {
-    !word.is_empty() && word.chars().all(is_word) && !word.starts_with(|c: char| c.is_ascii_digit())
-}
+pub(super) use crate::text::is_identifier;
 
 /// Whether `text` holds `name` as a whole word.
 pub(super) fn uses_word(text: &str, name: &str) -> bool {

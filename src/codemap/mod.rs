@@ -86,7 +86,7 @@ impl CodeMap {
             seen.insert(rel.clone());
             let buffer = workspace.overlay().read(entry.path());
             let stamp = match &buffer {
-                Some(text) => Stamp::Buffer(text_hash(text)),
+                Some(text) => Stamp::Buffer(crate::text::fnv1a(text.as_bytes())),
                 None => {
                     let Ok(metadata) = entry.metadata() else { continue };
                     if metadata.len() > MAX_FILE_BYTES {
@@ -131,11 +131,6 @@ impl CodeMap {
 
 fn relative(root: &Path, path: &Path) -> Option<String> {
     Some(path.strip_prefix(root).ok()?.to_string_lossy().replace('\\', "/"))
-}
-
-/// FNV-1a: stable and fast enough to tell a buffer's text changed.
-fn text_hash(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use super::{CodeMap, DefKind, Found};
+use crate::text::is_identifier;
 
 /// Definitions longer than this are no candidates for a change: a small
 /// model cannot rewrite them whole. Their methods still are.
@@ -257,11 +258,6 @@ fn without_string_literals(code: &str) -> String {
         }
     }
     out
-}
-
-fn is_identifier(word: &str) -> bool {
-    word.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && word.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Words shorter than this say too little to rank by (`it`, `of`, `x`).

@@ -154,7 +154,7 @@ fn real_rust_module_with_impl_methods_and_doc_comments() {
     assert!(refresh.uses.contains(&"parse".to_string()));
     assert_eq!(find(&map, "CodeMap").kind, DefKind::Type);
     assert_eq!(find(&map, "MAX_FILE_BYTES").kind, DefKind::Constant);
-    assert_eq!(find(&map, "text_hash").kind, DefKind::Function);
+    assert_eq!(find(&map, "relative").kind, DefKind::Function);
     assert!(map.error_lines.is_empty());
 }
 

@@ -37,6 +37,7 @@ use super::toolcall::{self, ParseEvent};
 use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol};
 pub use crate::config::GrammarMode;
 use crate::protocol::Usage;
+use crate::text::fnv1a;
 
 /// Called with the share of the model loaded, from 0.0 to 1.0.
 #[derive(Clone)]
@@ -910,7 +911,7 @@ impl Worker<'_> {
         let size = std::fs::metadata(model).map(|m| m.len()).unwrap_or(0);
         let stem = model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let tokens: Vec<u8> = prefix.iter().flat_map(|t| t.0.to_le_bytes()).collect();
-        Some(dir.join(format!("{stem}-{size}-{:016x}.kv", content_hash(&tokens))))
+        Some(dir.join(format!("{stem}-{size}-{:016x}.kv", fnv1a(&tokens))))
     }
 
     /// Loads a saved prefix into the empty cache. False when there is none
@@ -922,7 +923,7 @@ impl Worker<'_> {
         let intact = std::fs::read(file)
             .ok()
             .zip(std::fs::read_to_string(checksum_path(file)).ok())
-            .is_some_and(|(bytes, sum)| sum.trim() == format!("{:016x}", content_hash(&bytes)));
+            .is_some_and(|(bytes, sum)| sum.trim() == format!("{:016x}", fnv1a(&bytes)));
         let loaded = intact
             && matches!(
                 self.context.state_seq_load_file(file, 0, prefix.len() + 1),
@@ -948,7 +949,7 @@ impl Worker<'_> {
             self.context
                 .state_seq_save_file(partial.path(), 0, &self.evaluated)
                 .map_err(|e| std::io::Error::other(e.to_string()))?;
-            let sum = format!("{:016x}\n", content_hash(&std::fs::read(partial.path())?));
+            let sum = format!("{:016x}\n", fnv1a(&std::fs::read(partial.path())?));
             partial.persist(file).map_err(|e| e.error)?;
             std::fs::write(checksum_path(file), sum)
         })();
@@ -1225,14 +1226,6 @@ fn load_draft(
 
 fn checksum_path(file: &Path) -> PathBuf {
     file.with_extension("kv.sum")
-}
-
-/// A stable 64-bit FNV-1a hash: names and checks prompt cache files across
-/// processes (std's hasher is not guaranteed to stay the same across releases).
-fn content_hash<T: AsRef<[u8]> + ?Sized>(data: &T) -> u64 {
-    data.as_ref()
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Whether the grammar, in its current state, lets `token` come next.

@@ -385,10 +385,8 @@ fn already_made(text: &str, edit: &EditInput, file: &str) -> Option<String> {
 
 /// A name a rename is about: a word of three characters or more (`i` to
 /// `j` is too likely part of something else).
-fn is_identifier(s: &str) -> bool {
-    s.len() >= 3
-        && s.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+fn is_renamed_name(s: &str) -> bool {
+    s.len() >= 3 && crate::text::is_identifier(s)
 }
 
 /// Lines still naming a renamed identifier, listed after the edit.
@@ -399,7 +397,7 @@ const MAX_STILL_NAMED: usize = 10;
 /// Grep would list it. A model renaming "everywhere" otherwise stops at the
 /// first file, the one it was looking at.
 fn still_named(ctx: &ToolContext<'_>, edit: &EditInput) -> String {
-    if !is_identifier(&edit.old_string) || !is_identifier(&edit.new_string) {
+    if !is_renamed_name(&edit.old_string) || !is_renamed_name(&edit.new_string) {
         return String::new();
     }
     let Ok(matcher) =
@@ -505,7 +503,10 @@ fn one_line_calls(text: &str, edit: &EditInput, file: &str) -> String {
     }
     // Renaming a name: every use of it, most likely; offered only where
     // each occurrence is the whole name (not `calc_totals` for `calc_total`).
-    if is_identifier(&edit.old_string) && is_identifier(&edit.new_string) && only_whole_words(text, &edit.old_string) {
+    if is_renamed_name(&edit.old_string)
+        && is_renamed_name(&edit.new_string)
+        && only_whole_words(text, &edit.old_string)
+    {
         return format!("To rename every one: {}", rename_call(file, edit));
     }
     let calls: Vec<String> = text

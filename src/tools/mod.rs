@@ -139,10 +139,7 @@ struct ReadLedger {
 const SHOWN_ON_BLIND_EDIT: usize = 400;
 
 fn text_hash(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut hasher);
-    hasher.finish()
+    crate::text::fnv1a(text.as_bytes())
 }
 
 impl ConversationState {
