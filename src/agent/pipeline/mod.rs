@@ -12,6 +12,8 @@
 //!    choice is read as a Read call.
 //! 4. **Edit** ([`edit`]): the chosen definition is shown with the imports
 //!    it uses; the reply's block that holds it replaces its byte range.
+//!    Where the check (see below) crashes, the project's functions its
+//!    traceback passes through are shown and varied first.
 //! 5. **Verify** ([`verify`]): the file must still parse, still define it,
 //!    and change.
 //! 6. **Select** ([`select`]): the greedy candidate first; after a version
