@@ -509,17 +509,21 @@ impl Conversation {
             if redone >= MAX_REDONE {
                 redone = 0;
                 self.events.emit(Event::Text { text: format!("\n{REDONE_NOTICE}\n") });
-                let reason = match self.why_not_done(stop_hook_active, &text, cancel).await {
-                    Ok(reason) => reason,
-                    Err(outcome) => {
-                        self.record(Message { role: Role::User, blocks: results });
-                        return finish(outcome.stop_reason, &text, usage);
-                    }
-                };
-                let ends = reason.is_none();
-                results.extend(reason.map(|reason| Block::Text { text: sent_back(&reason) }));
+                // A hook's reason joins the results; the tests are calls of
+                // their own, recorded after the results they follow.
+                let hook = self.stop_hook_blocks(stop_hook_active, &text, cancel).await;
+                results.extend(hook.as_ref().map(|reason| Block::Text { text: sent_back(reason) }));
                 self.record(Message { role: Role::User, blocks: results });
-                if ends {
+                let tests = match hook {
+                    Some(_) => None,
+                    None => match self.configured_tests_failing(cancel).await {
+                        Ok(report) => report,
+                        Err(outcome) => return finish(outcome.stop_reason, &text, usage),
+                    },
+                };
+                if let Some(report) = &tests {
+                    self.record(Message::user_text(sent_back(report)));
+                } else if hook.is_none() {
                     return finish(StopReason::EndTurn, &text, usage);
                 }
                 stop_hook_active = true;
@@ -1004,7 +1008,9 @@ impl Conversation {
                 }
             };
             call.already_done = output.already_done;
-            let changes = call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit);
+            // A note to the memory file changes nothing the tests test.
+            let changes =
+                call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit) && call.name != "Remember";
             self.untested_change |= changes && !output.is_error && !output.already_done;
             blocks.push(Block::ToolResult {
                 tool_use_id: call.id.clone(),

@@ -684,10 +684,12 @@ impl Worker<'_> {
             }
         }
         let greedy = self.settings.sampling.temperature <= 0.0 && job.resample.is_none();
-        let speculates = greedy && job.calls.is_none() && job.forced.is_none();
+        let speculates = self.settings.lookup > 0 && greedy && job.calls.is_none() && job.forced.is_none();
         // The draft model reads the prompt too: prompt time, not decoding's.
         if let (Some(drafter), true) = (self.drafter.as_mut(), speculates) {
-            drafter.sync(&prompt[..prompt.len() - 1], prompt[prompt.len() - 1])?;
+            if !drafter.sync(&prompt[..prompt.len() - 1], prompt[prompt.len() - 1], || job.out.is_closed())? {
+                return Ok(());
+            }
         }
         let prompt_eval_ms = started.elapsed().as_millis() as u64;
 
@@ -1134,8 +1136,14 @@ impl<'m> Drafter<'m> {
 
     /// Brings the draft's cache to `history` then `next`: what it already
     /// holds of them is kept (its own rejected picks leave), the rest is
-    /// evaluated, and the logits after `next` are ready.
-    fn sync(&mut self, history: &[LlamaToken], next: LlamaToken) -> Result<(), BackendError> {
+    /// evaluated, and the logits after `next` are ready. `false` when
+    /// `cancelled` says to stop between batches.
+    fn sync(
+        &mut self,
+        history: &[LlamaToken],
+        next: LlamaToken,
+        cancelled: impl Fn() -> bool,
+    ) -> Result<bool, BackendError> {
         let wanted = history.len() + 1;
         let held = history.iter().chain(std::iter::once(&next)).zip(&self.evaluated).take_while(|(a, b)| a == b);
         // `next` is evaluated again even when held: its logits start the draft.
@@ -1147,6 +1155,9 @@ impl<'m> Drafter<'m> {
         self.evaluated.truncate(common);
         let missing: Vec<LlamaToken> = history[common..].iter().copied().chain(std::iter::once(next)).collect();
         for chunk in missing.chunks(self.batch_size) {
+            if cancelled() {
+                return Ok(false);
+            }
             self.batch.clear();
             for (offset, token) in chunk.iter().enumerate() {
                 let position = self.evaluated.len() + offset;
@@ -1155,7 +1166,7 @@ impl<'m> Drafter<'m> {
             self.context.decode(&mut self.batch).map_err(fatal)?;
             self.evaluated.extend_from_slice(chunk);
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Up to `length` tokens the draft model picks greedily after `history`
@@ -1169,7 +1180,7 @@ impl<'m> Drafter<'m> {
         if length == 0 {
             return Ok(Vec::new());
         }
-        self.sync(history, next)?;
+        self.sync(history, next, || false)?;
         let mut logits_at = self.batch.n_tokens() - 1;
         let mut draft = Vec::with_capacity(length);
         loop {
@@ -1209,11 +1220,15 @@ fn load_draft(
         model: model_path.display().to_string(),
         detail,
     };
+    // Larger models of a family pad their vocabulary (Qwen2.5's 7B has 128
+    // more ids than its 0.5B): the ids the draft can write must mean the
+    // same; a few unused ones more in the model are no matter.
+    const PADDING: i32 = 128;
     let (ours, theirs) = (model.vocab(), draft.vocab());
-    if ours.n_tokens() != theirs.n_tokens() {
+    if theirs.n_tokens() > ours.n_tokens() || ours.n_tokens() - theirs.n_tokens() > PADDING {
         return Err(refused(format!("{} tokens against {}", theirs.n_tokens(), ours.n_tokens())));
     }
-    for id in 0..ours.n_tokens() {
+    for id in 0..theirs.n_tokens() {
         let token = LlamaToken(id);
         let (a, b) = (ours.token_to_piece(token, true, None), theirs.token_to_piece(token, true, None));
         if a != b {

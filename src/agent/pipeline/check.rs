@@ -424,7 +424,8 @@ impl Check {
         let scratch = self.scratch.as_ref()?.display().to_string();
         let dir = self.dir.path().display();
         let modules = format!("{dir}/scratch-modules");
-        let quoted = |line: String| line.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$");
+        let quoted =
+            |line: String| line.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$").replace('`', "\\`");
         let run = self.run_line(&modules, &format!("'{scratch}'"), &self.file());
         let run = format!("$limit bash -c \"{}\"", quoted(run));
         // Printing checks pass when every expected line is among the lines
@@ -506,7 +507,7 @@ pub fn project_tests(root: &Path, language: Language) -> Option<String> {
 /// How a test run reports its failures: unittest's `failures=2, errors=1`,
 /// pytest's `2 failed, 1 error`. The tries command's `score` reads them
 /// with this same pattern.
-const COUNTS_PATTERN: &str = r"(failures|errors)=[0-9]+|[0-9]+ (failed|errors?)\b";
+const COUNTS_PATTERN: &str = r"(failures|errors)=[0-9]+|[0-9]+ (failed|errors?)";
 
 /// How many of the project's tests fail, read from their run's output:
 /// none when it exited normally, else the counts of failures and errors

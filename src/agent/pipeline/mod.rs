@@ -398,9 +398,22 @@ Reply with its name: {}.",
     /// error is raised is where its fix most often goes.
     fn traced(&self, output: &str) -> Vec<Target> {
         let mut traced: Vec<Target> = Vec::new();
+        // Runtimes print the real path, which may not be the one the root was named by.
+        let root = self.workspace.root();
+        let roots: Vec<String> = [Some(root.to_path_buf()), root.canonicalize().ok()]
+            .into_iter()
+            .flatten()
+            .map(|root| format!("{}/", root.display()))
+            .collect();
         for (file, line) in check::frames(output) {
-            let found = self.code_map.files().find(|(rel, _)| file.ends_with(&format!("/{rel}")) || file == *rel);
-            let Some((path, map)) = found.filter(|(rel, _)| !crate::codemap::rank::is_aside(rel)) else { continue };
+            // The check runs in the workspace: its frames are the project's
+            // files under the root; others are the runtime's or libraries'.
+            let Some(rel) = roots.iter().find_map(|root| file.strip_prefix(root.as_str())) else { continue };
+            if rel.split('/').any(|part| matches!(part, "node_modules" | "site-packages" | "dist-packages")) {
+                continue;
+            }
+            let found = self.code_map.files().find(|(path, _)| *path == rel);
+            let Some((path, map)) = found.filter(|(path, _)| !crate::codemap::rank::is_aside(path)) else { continue };
             let innermost = map
                 .definitions
                 .iter()
