@@ -716,26 +716,33 @@ fn a_draft_model_of_another_vocabulary_is_refused_with_a_clear_error() {
 #[tokio::test]
 async fn a_cancelled_speculative_generation_leaves_a_cache_the_next_one_continues_from() {
     let _guard = exclusive();
-    let mut settings = coder_settings();
-    settings.max_tokens = 160;
-    let mut plain = settings.clone();
+    let mut plain = coder_settings();
+    plain.max_tokens = 160;
     plain.reuse_prefix = false;
-    settings.lookup = 8;
-    let (backend, plain) = (LlamaBackend::load(settings).unwrap(), LlamaBackend::load(plain).unwrap());
+    let plain = LlamaBackend::load(plain).unwrap();
     let request = copying_requests().remove(0);
-    // Dropped after a few chunks, mid-draft or not.
-    let mut stream = backend.stream(request.clone());
-    let mut seen = 0;
-    while let Some(item) = stream.next().await {
-        if matches!(item.unwrap(), ModelChunk::Text(_)) {
-            seen += 1;
-            if seen == 20 {
-                break;
+    let (expected, _, _) = generate(&plain, request.clone()).await;
+    drop(plain);
+    // Prompt lookup, then a draft model whose own cache must follow too.
+    for draft_model in [None, Some(coder_settings().path)] {
+        let mut settings = coder_settings();
+        settings.max_tokens = 160;
+        settings.lookup = 8;
+        settings.draft_model = draft_model;
+        let backend = LlamaBackend::load(settings).unwrap();
+        // Dropped after a few chunks, mid-draft or not.
+        let mut stream = backend.stream(request.clone());
+        let mut seen = 0;
+        while let Some(item) = stream.next().await {
+            if matches!(item.unwrap(), ModelChunk::Text(_)) {
+                seen += 1;
+                if seen == 20 {
+                    break;
+                }
             }
         }
+        drop(stream);
+        let (text, _, _) = generate(&backend, request.clone()).await;
+        assert_eq!(text, expected);
     }
-    drop(stream);
-    let (text, _, _) = generate(&backend, request.clone()).await;
-    let (expected, _, _) = generate(&plain, request).await;
-    assert_eq!(text, expected);
 }
