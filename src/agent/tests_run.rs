@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::code_text::exited;
 use super::turn::Generation;
 use super::{Conversation, TurnOutcome};
-use crate::protocol::Block;
+use crate::protocol::{Block, PermissionMode};
 
 /// The lines of a failing run the model is shown: a traceback ends with
 /// what failed, and a small model's window is short.
@@ -104,10 +104,15 @@ impl Conversation {
         &mut self,
         cancel: &CancellationToken,
     ) -> Result<Option<String>, TurnOutcome> {
-        let Some(command) = self.settings.checks.test.clone().filter(|c| !c.trim().is_empty()) else {
+        let Some(command) = self.configured_test() else {
             return Ok(None);
         };
-        if !self.untested_change || self.test_runs_left == 0 || !self.tools.harness_can_call("Bash") {
+        if !self.untested_change || self.test_runs_left == 0 || self.policy.mode == PermissionMode::Plan {
+            return Ok(None);
+        }
+        if !self.tools.harness_can_call("Bash") {
+            self.untested_change = false;
+            self.notify("[`[checks] test` is configured, but the Bash tool is off: the tests were not run]");
             return Ok(None);
         }
         self.untested_change = false;
@@ -118,9 +123,24 @@ impl Conversation {
         // The last run's report stays in the history, for the user to see;
         // it sends the model back no more.
         let sends_back = self.test_runs_left > 0;
-        let failed = output.filter(|output| sends_back && exited(output).is_some_and(|(_, code)| code != "0"));
-        Ok(failed
-            .map(|output| format!("the tests (`{command}`) fail:\n```\n{}\n```", last_lines(&output, SHOWN_LINES))))
+        let Some(output) = output.filter(|_| sends_back) else { return Ok(None) };
+        let report =
+            |what: &str| format!("the tests (`{command}`) {what}:\n```\n{}\n```", last_lines(&output, SHOWN_LINES));
+        Ok(match exited(&output) {
+            Some((_, "0")) => None,
+            Some(_) => Some(report("fail")),
+            // A run that hangs after a change is a failure the change made;
+            // one refused says nothing of it.
+            None if output.lines().last().is_some_and(|status| status.starts_with("timed out")) => {
+                Some(report("did not finish"))
+            }
+            None => None,
+        })
+    }
+
+    /// The project's test command, as `[checks] test` configures it.
+    pub(super) fn configured_test(&self) -> Option<String> {
+        self.settings.checks.test.clone().filter(|command| !command.trim().is_empty())
     }
 }
 

@@ -282,8 +282,8 @@ that now reads `{line}` read?",
         if let Err(error) = check.prepare_scratch(self.workspace.root()) {
             return Ok(Err(error));
         }
-        let configured = self.settings.checks.test.clone().filter(|command| !command.trim().is_empty());
-        let Some(tests) = configured.or_else(|| check::project_tests(self.workspace.root(), language)) else {
+        let Some(tests) = self.configured_test().or_else(|| check::project_tests(self.workspace.root(), language))
+        else {
             self.probe(system, base, target, check, usage, cancel).await?;
             return Ok(Ok(()));
         };

@@ -128,7 +128,7 @@ are now…]",
                 Ok(None)
                     if checks_tests
                         && test_checks_left > 0
-                        && self.settings.checks.test.is_none()
+                        && self.configured_test().is_none()
                         && self.last_round_changed() =>
                 {
                     test_checks_left -= 1;
