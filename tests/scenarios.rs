@@ -3344,19 +3344,49 @@ async fn a_check_the_model_writes_finds_the_small_variant_that_does_what_is_aske
     assert_eq!(run.backend.used(), 5);
     assert!(run.outcome.text.contains("`>` → `>=` on line 1202; the check passes with it"), "{}", run.outcome.text);
     // Each run is a Bash call the user sees: the check on the code as it
-    // is (it prints False), the probe, the variants; then the Edit.
+    // is (it prints False), the probe, the check once more following the
+    // functions it calls, the variants; then the Edit.
     let calls: Vec<String> =
         run.results().into_iter().map(|(name, is_error, _)| format!("{name} {is_error}")).collect();
-    assert_eq!(calls, ["Read false", "Bash false", "Bash false", "Bash false", "Edit false"]);
+    assert_eq!(calls, ["Read false", "Bash false", "Bash false", "Bash false", "Bash false", "Edit false"]);
     let outputs: Vec<String> = run.results().into_iter().map(|(_, _, output)| output).collect();
     assert!(outputs[1].starts_with("False\n"), "{}", outputs[1]);
-    assert!(outputs[3].starts_with("passes: "), "{}", outputs[3]);
+    assert!(outputs[3].contains("calc.py:1201\n"), "{}", outputs[3]);
+    assert!(outputs[4].starts_with("passes: "), "{}", outputs[4]);
     // The expected output is asked line by line, each with the statement
     // that printed it, held to the values it may take.
     let request = &run.backend.requests()[3];
     let asked = request.messages.last().unwrap().text();
     assert!(asked.contains("On the code as it is, `print(at_least(3, 3))` prints `False`."), "{asked}");
     assert_eq!(request.choices, ["False", "True"]);
+}
+
+#[tokio::test]
+async fn the_functions_a_check_runs_are_varied_where_the_request_s_words_and_references_do_not_reach() {
+    // `_tax_standard` is found by its name at run time: no reference and
+    // no word of the request leads to it; following the check's run does.
+    let code = "def order_total(prices, kind=\"standard\"):\n    return round(_rule(kind)(sum(prices)), 2)\n\n\n\
+def _rule(kind):\n    return globals()[\"_tax_\" + kind]\n\n\n\
+def _tax_standard(amount):\n    return amount * 6 // 4\n";
+    let shop = long_module(code);
+    let check = "```python\nfrom shop import order_total\nprint(order_total([10, 20]))\n```\n";
+    let probe = "```python\nfrom shop import order_total\nprint(order_total([0]))\n```\n";
+    let run = Scenario::new()
+        .file("shop.py", &shop)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", check, "```\n36\n```\n", probe],
+            "`order_total([10, 20])` returns 45 but should return 36. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("shop.py"), shop.replace("6 // 4", "6 // 5"));
+    assert!(run.outcome.text.starts_with("Changed `_tax_standard` in shop.py: `4` → `5`"), "{}", run.outcome.text);
+    let outputs: Vec<String> = run.results().into_iter().map(|(_, _, output)| output).collect();
+    for line in [1201, 1205, 1209] {
+        assert!(outputs[3].contains(&format!("shop.py:{line}\n")), "{}", outputs[3]);
+    }
+    // Not the filler around them, which the check never runs.
+    assert!(!outputs[3].contains("shop.py:1\n"), "{}", outputs[3]);
 }
 
 #[tokio::test]

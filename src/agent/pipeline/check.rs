@@ -274,6 +274,48 @@ impl Check {
         self.written_and_run(&self.file(), &self.script, &modules, "\"$PWD\"", &self.dir.path().join("now.out"))
     }
 
+    /// The command that runs the check once more on the workspace as it
+    /// is, following which functions of the project it calls, and prints
+    /// each as `file:line` (where it starts): the code the check's example
+    /// really runs, wherever the request's words point. `None` for a
+    /// language with no way to follow calls.
+    pub fn calls_command(&self) -> Option<String> {
+        let dir = self.dir.path();
+        let modules = dir.join("modules").display().to_string();
+        let out = dir.join("calls.out");
+        let (wrapper, run, read) = match self.runner.language {
+            Language::Python => {
+                let wrapper = dir.join("calls.py");
+                let script = PYTHON_CALLS
+                    .replace("CHECK", &self.file().display().to_string())
+                    .replace("OUT", &out.display().to_string());
+                (
+                    Some((wrapper.clone(), script)),
+                    self.run_line(&modules, "\"$PWD\"", &wrapper),
+                    format!("cat '{}'", out.display()),
+                )
+            }
+            Language::JavaScript => {
+                let coverage = dir.join("coverage");
+                let reader = dir.join("calls.js");
+                let run = format!(
+                    "rm -rf '{0}'; export NODE_V8_COVERAGE='{0}'; {1}",
+                    coverage.display(),
+                    self.run_line(&modules, "\"$PWD\"", &self.file())
+                );
+                let read = format!("unset NODE_V8_COVERAGE; node '{}' '{}'", reader.display(), coverage.display());
+                (Some((reader, NODE_CALLS.to_string())), run, read)
+            }
+            _ => return None,
+        };
+        let written: String = [(self.file(), self.script.clone())]
+            .into_iter()
+            .chain(wrapper)
+            .map(|(file, script)| format!("cat > '{}' <<'{END}'\n{}\n{END}\n", file.display(), script.trim_end()))
+            .collect();
+        Some(format!("{written}{run} >/dev/null 2>&1; {read}"))
+    }
+
     /// The check as the model is shown it beside the code to change: the
     /// script, what it prints now and what it must do, as a failing
     /// test's report reads.
@@ -478,6 +520,64 @@ rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n\
 done\necho 'no candidate passes the check'; exit 1"
         ))
     }
+}
+
+/// Runs the check (`CHECK`) with a profiler that notes each Python
+/// function called from a file under the working folder, in the order
+/// first called, and writes them to `OUT` however the check ends.
+const PYTHON_CALLS: &str = r#"import os as _os, sys as _sys
+_root = _os.path.realpath(_os.getcwd()) + _os.sep
+_called = {}
+def _note(frame, event, arg):
+    if event == "call" and frame.f_code.co_name != "<module>":
+        _called.setdefault((frame.f_code.co_filename, frame.f_code.co_firstlineno))
+_sys.setprofile(_note)
+try:
+    exec(compile(open("CHECK").read(), "<stdin>", "exec"), {"__name__": "__main__"})
+finally:
+    _sys.setprofile(None)
+    with open("OUT", "w") as _out:
+        for _file, _line in _called:
+            if _file.startswith("<"):
+                continue
+            _file = _os.path.realpath(_file)
+            if _file.startswith(_root):
+                _out.write(f"{_file}:{_line}\n")"#;
+
+/// Reads the V8 coverage Node wrote to the folder it is given and prints
+/// each function that ran, of a file under the working folder.
+const NODE_CALLS: &str = r#"const fs = require("fs"), path = require("path"), url = require("url");
+const root = fs.realpathSync(process.cwd()) + path.sep;
+const dir = process.argv[2];
+const called = new Set();
+for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+  let report;
+  try { report = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8")); } catch { continue; }
+  for (const script of report.result || []) {
+    if (!script.url.startsWith("file:")) continue;
+    const file = url.fileURLToPath(script.url);
+    if (!file.startsWith(root)) continue;
+    let text;
+    try { text = fs.readFileSync(file, "utf8"); } catch { continue; }
+    for (const fn of script.functions) {
+      const range = fn.ranges[0];
+      if (!range || range.count === 0 || (range.startOffset === 0 && !fn.functionName)) continue;
+      const line = text.slice(0, range.startOffset).split("\n").length;
+      called.add(`${file}:${line}`);
+    }
+  }
+}
+for (const at of [...called].sort()) console.log(at);"#;
+
+/// The `file:line` of each function a [`Check::calls_command`] printed.
+pub fn calls(output: &str) -> Vec<(String, usize)> {
+    output
+        .lines()
+        .filter_map(|line| {
+            let (file, at) = line.trim().rsplit_once(':')?;
+            Some((file.to_string(), at.parse().ok()?))
+        })
+        .collect()
 }
 
 /// The project's own tests, where how to run them is plain: Python's
@@ -751,6 +851,47 @@ at Object.<anonymous> ([stdin]:4:9)\n    at node:internal/main/eval_stdin:32:5\n
     /// The check runs for real: on the project as it is, then against two
     /// candidates in a scratch copy, where only the second passes, and the
     /// workspace's own file is never touched.
+    #[test]
+    fn the_calls_command_names_the_project_s_functions_the_check_runs_and_no_others() {
+        let bash = |root: &Path, command: &str| {
+            let out = std::process::Command::new("bash").arg("-c").arg(command).current_dir(root).output().unwrap();
+            String::from_utf8_lossy(&out.stdout).to_string()
+        };
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        std::fs::create_dir_all(root.join("pkg")).unwrap();
+        std::fs::write(root.join("pkg/__init__.py"), "").unwrap();
+        let code =
+            "def outer(x):\n    return inner(x) + 1\n\n\ndef inner(x):\n    return x\n\n\ndef unused():\n    pass\n";
+        std::fs::write(root.join("pkg/core.py"), code).unwrap();
+        let loads = loading(root, Language::Python, "pkg/core.py");
+        // A check that fails still reports what it ran.
+        let script = "import json\nfrom pkg.core import outer\nprint(json.dumps(outer(1)))\nassert outer(1) == 3\n";
+        let check = Check::new(runner(Language::Python).unwrap(), loads, script).unwrap();
+        let called = calls(&bash(root, &check.calls_command().unwrap()));
+        let real = root.canonicalize().unwrap().join("pkg/core.py").display().to_string();
+        assert_eq!(called, vec![(real.clone(), 1), (real, 5)]);
+
+        if std::process::Command::new("node").arg("--version").output().is_err() {
+            eprintln!("node is not installed: the JavaScript half is not run");
+            return;
+        }
+        std::fs::write(root.join("package.json"), r#"{ "name": "lib", "main": "index.js" }"#).unwrap();
+        let code = "function outer(x) {\n  return inner(x) + 1\n}\n\nfunction inner(x) {\n  return x\n}\n\n\
+function unused() {}\n\nmodule.exports = { outer, unused }\n";
+        std::fs::write(root.join("index.js"), code).unwrap();
+        let loads = loading(root, Language::JavaScript, "index.js");
+        let check = Check::new(
+            runner(Language::JavaScript).unwrap(),
+            loads,
+            "const { outer } = require('lib')\nconsole.log(outer(1))\n",
+        )
+        .unwrap();
+        let called = calls(&bash(root, &check.calls_command().unwrap()));
+        let real = root.canonicalize().unwrap().join("index.js").display().to_string();
+        assert_eq!(called, vec![(real.clone(), 1), (real, 5)]);
+    }
+
     #[test]
     fn the_tries_command_finds_the_candidate_that_passes_and_leaves_the_workspace_alone() {
         let root = tempfile::tempdir().unwrap();

@@ -47,7 +47,8 @@ impl Conversation {
             }
             let ask = format!(
                 "Before anything changes, write a short {} script that runs the example the request gives and \
-prints its result, then the result of any example the request says works as it should. {} The request is about `{}` in {}{doc}. Reply with the script only, in one code block.{refused}",
+prints its result, then the result of any example the request says works as it should. It runs with no \
+command-line arguments: write any the example passes into the script itself. {} The request is about `{}` in {}{doc}. Reply with the script only, in one code block.{refused}",
                 runner.language_name(),
                 loading.hint,
                 definition.signature,
@@ -307,6 +308,31 @@ that now reads `{line}` read?",
         Ok(Ok(()))
     }
 
+    /// Runs the check once more, following which of the project's
+    /// functions it calls: those the request's words point to, best first
+    /// (see `executed`). Empty where calls cannot be followed.
+    pub(super) async fn follow_calls(
+        &mut self,
+        check: &check::Check,
+        request: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<Target>, Stop> {
+        let Some(command) = check.calls_command() else { return Ok(Vec::new()) };
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: "Which of the project's functions the check runs, on the code as it is.".into(),
+        });
+        let input = json!({ "command": command, "timeout_ms": 60_000 });
+        let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        let executed = self.executed(&output, request);
+        if !executed.is_empty() {
+            let names: Vec<String> =
+                executed.iter().take(6).map(|t| format!("`{}` in {}", t.qualified(), t.path)).collect();
+            self.notify(&format!("[the check runs, among others, {}]", names.join(", ")));
+        }
+        Ok(executed)
+    }
+
     /// Where the project's tests cannot guard, the model writes a probe:
     /// a script of other uses of the code that work as they should. What
     /// it prints in the scratch copy as it is, a candidate must leave as
@@ -365,20 +391,24 @@ line. Reply with the script only, in one code block.",
         &mut self,
         check: &mut check::Check,
         traced: &[Target],
+        executed: &[Target],
         candidates: &[Candidate],
         chosen: usize,
         cancel: &CancellationToken,
     ) -> Result<Option<TurnOutcome>, Stop> {
         // Definitions varied at most, and variants tried at most in a turn.
         const MAX_DEFINITIONS: usize = 12;
+        const MAX_EXECUTED: usize = 6;
         const MAX_TRIES: usize = 600;
         let mut varied: Vec<Target> = traced.to_vec();
-        let order = std::iter::once(chosen).chain((0..candidates.len()).filter(|i| *i != chosen));
-        for i in order {
-            for target in self.targets(&candidates[i]) {
-                if varied.len() < MAX_DEFINITIONS && !varied.iter().any(|t| t.is(&target)) {
-                    varied.push(target);
-                }
+        // Where the error is raised, what was chosen, what the check's
+        // example runs, then the other candidates.
+        let chosen_first = self.targets(&candidates[chosen]);
+        let ran = executed.iter().take(MAX_EXECUTED).cloned();
+        let others = (0..candidates.len()).filter(|i| *i != chosen).flat_map(|i| self.targets(&candidates[i]));
+        for target in chosen_first.into_iter().chain(ran).chain(others) {
+            if varied.len() < MAX_DEFINITIONS && !varied.iter().any(|t| t.is(&target)) {
+                varied.push(target);
             }
         }
         let mut tries: Vec<(usize, variants::Variant)> = Vec::new();

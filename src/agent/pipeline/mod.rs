@@ -126,6 +126,11 @@ impl Target {
 /// into, at most.
 const MAX_TRACED: usize = 2;
 
+/// Definitions the check ran that are shown with the chosen one, at most.
+const EXECUTED_SHOWN: usize = 2;
+/// Definitions a change is asked of at most: each costs the prompt its length.
+const MAX_SHOWN: usize = 6;
+
 /// Rounds a turn makes at most: the first, and those a blocking Stop hook
 /// sends it back for.
 const MAX_ROUNDS: usize = 3;
@@ -398,32 +403,8 @@ Reply with its name: {}.",
     /// error is raised is where its fix most often goes.
     fn traced(&self, output: &str) -> Vec<Target> {
         let mut traced: Vec<Target> = Vec::new();
-        // Runtimes print the real path, which may not be the one the root was named by.
-        let root = self.workspace.root();
-        let roots: Vec<String> = [Some(root.to_path_buf()), root.canonicalize().ok()]
-            .into_iter()
-            .flatten()
-            .map(|root| format!("{}/", root.display()))
-            .collect();
         for (file, line) in check::frames(output) {
-            // The check runs in the workspace: its frames are the project's
-            // files under the root; others are the runtime's or libraries'.
-            let Some(rel) = roots.iter().find_map(|root| file.strip_prefix(root.as_str())) else { continue };
-            if rel.split('/').any(|part| matches!(part, "node_modules" | "site-packages" | "dist-packages")) {
-                continue;
-            }
-            let found = self.code_map.files().find(|(path, _)| *path == rel);
-            let Some((path, map)) = found.filter(|(path, _)| !crate::codemap::rank::is_aside(path)) else { continue };
-            let innermost = map
-                .definitions
-                .iter()
-                .filter(|d| matches!(d.kind, DefKind::Function | DefKind::Method))
-                .filter(|d| d.lines.0 <= line && line <= d.lines.1)
-                .min_by_key(|d| d.lines.1 - d.lines.0)
-                .map(|d| d.range.clone());
-            let Some(range) = innermost else { continue };
-            let path = path.to_string();
-            if let Some(target) = self.target(&path, |d, _| d.range == range) {
+            if let Some(target) = self.running(&file, line) {
                 if !traced.iter().any(|t| t.is(&target)) {
                     traced.push(target);
                 }
@@ -433,6 +414,60 @@ Reply with its name: {}.",
             }
         }
         traced
+    }
+
+    /// The project's functions the check ran (`output` of its
+    /// [`check::Check::calls_command`]), those the request's words point to
+    /// first, best first: the definitions a report's example really
+    /// reaches, where those its words name may only be the door it came in by.
+    fn executed(&self, output: &str, request: &str) -> Vec<Target> {
+        let mut ran: Vec<Target> = Vec::new();
+        for (file, line) in check::calls(output) {
+            if let Some(target) = self.running(&file, line) {
+                if !ran.iter().any(|t| t.is(&target)) {
+                    ran.push(target);
+                }
+            }
+        }
+        let ranked = crate::codemap::rank::rank(&self.code_map, request, usize::MAX);
+        let place = |t: &Target| {
+            ranked
+                .iter()
+                .position(|r| r.found.path == t.path && r.found.definition.range == t.definition().range)
+                .unwrap_or(usize::MAX)
+        };
+        // A stable sort: what the words do not reach keeps the order it ran in.
+        ran.sort_by_cached_key(place);
+        ran
+    }
+
+    /// The innermost function or method of the project's `file` (as a
+    /// runtime prints it, absolute) that holds `line`; `None` for the
+    /// runtime's files, libraries and tests.
+    fn running(&self, file: &str, line: usize) -> Option<Target> {
+        // Runtimes print the real path, which may not be the one the root was named by.
+        let root = self.workspace.root();
+        let rel = [Some(root.to_path_buf()), root.canonicalize().ok()]
+            .into_iter()
+            .flatten()
+            .find_map(|root| file.strip_prefix(&format!("{}/", root.display())).map(str::to_string))?;
+        // The check runs in the workspace: its frames are the project's
+        // files under the root; others are the runtime's or libraries'.
+        if rel.split('/').any(|part| matches!(part, "node_modules" | "site-packages" | "dist-packages")) {
+            return None;
+        }
+        let (path, map) = self.code_map.files().find(|(path, _)| *path == rel)?;
+        if crate::codemap::rank::is_aside(path) {
+            return None;
+        }
+        let range = map
+            .definitions
+            .iter()
+            .filter(|d| matches!(d.kind, DefKind::Function | DefKind::Method))
+            .filter(|d| d.lines.0 <= line && line <= d.lines.1)
+            .min_by_key(|d| d.lines.1 - d.lines.0)
+            .map(|d| d.range.clone())?;
+        self.target(path, |d, _| d.range == range)
     }
 
     /// What a change to `candidate` may replace: the candidate, then the
@@ -505,6 +540,18 @@ Reply with its name: {}.",
             targets.retain(|t| !traced.iter().any(|first| first.is(t)));
             targets.splice(0..0, traced.iter().cloned());
         }
+        // What the check's example runs that the request's words point to
+        // comes after the chosen definition: the door the report names is
+        // often not where its fault is.
+        let executed = match check.as_ref() {
+            Some(check) => self.follow_calls(check, request, cancel).await?,
+            None => Vec::new(),
+        };
+        let reached: Vec<Target> =
+            executed.iter().filter(|t| !targets.iter().any(|o| o.is(t))).take(EXECUTED_SHOWN).cloned().collect();
+        let after = traced.len() + 1;
+        targets.splice(after.min(targets.len())..after.min(targets.len()), reached);
+        targets.truncate(MAX_SHOWN);
         let names: Vec<String> = targets.iter().map(|t| format!("`{}`", t.qualified())).collect();
         // The definitions before the request, as the whole-file way hands
         // files: read first, then asked about.
@@ -527,7 +574,7 @@ is asked, in one code block.",
             shown = format!("{shown}\n{}\n", request.trim());
         }
         if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
-            if let Some(outcome) = self.try_variants(check, &traced, candidates, chosen, cancel).await? {
+            if let Some(outcome) = self.try_variants(check, &traced, &executed, candidates, chosen, cancel).await? {
                 return Ok(outcome);
             }
         }
