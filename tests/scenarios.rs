@@ -3390,6 +3390,30 @@ def _tax_standard(amount):\n    return amount * 6 // 4\n";
 }
 
 #[tokio::test]
+async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_does_what_is_asked() {
+    let people = long_module("def is_adult(age):\n    return age > 18\n");
+    let check = "```python\nfrom people import is_adult\nprint(is_adult(18))\n```\n";
+    let probe = "```python\nfrom people import is_adult\nprint(is_adult(30))\n```\n";
+    let run = Scenario::new()
+        .file("people.py", &people)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", check, "```\nTrue\n```\n", probe, "return age > 17"],
+            "`is_adult(18)` returns False but should return True. Fix it.",
+        )
+        .await;
+    // `>=` passes first, `18` → `17` too: the model's pick is what is proposed.
+    let asked = run.backend.requests().last().unwrap().clone();
+    assert_eq!(asked.choices, ["return age >= 18", "return age > 17"]);
+    let listed = asked.messages.last().unwrap().text();
+    assert!(listed.contains("`return age > 18`\n  becomes\n  `return age >= 18`"), "{listed}");
+    assert_eq!(run.read("people.py"), people.replace("age > 18", "age > 17"));
+    assert!(run.outcome.text.contains("`18` → `17`"), "{}", run.outcome.text);
+    let said: Vec<String> = run.results().into_iter().map(|(name, _, _)| name).collect();
+    assert_eq!(said.last().map(String::as_str), Some("Edit"));
+}
+
+#[tokio::test]
 async fn a_variant_of_a_function_called_from_another_file_is_proposed_there() {
     // The file the variant changes was never read by a call: the pipeline
     // read it to vary it, and its Edit goes through.

@@ -205,6 +205,10 @@ const TRY_SECONDS: u32 = 20;
 const TESTS_SECONDS: u32 = 300;
 /// Candidates that pass the check that the guard runs for at most.
 const MAX_GUARDED: usize = 25;
+/// Candidates that pass the check that are looked for at most, and
+/// candidates tried at most after the first that passes.
+const MAX_PASSING: usize = 3;
+const TRIED_AFTER_PASSING: usize = 40;
 /// Failures counted for tests whose report cannot be read.
 const UNREAD: usize = 999_999;
 /// Ends the script in the command that writes it.
@@ -461,7 +465,9 @@ impl Check {
     }
 
     /// The command that runs the check against each staged candidate in
-    /// the scratch copy, in order, and stops at the first that passes.
+    /// the scratch copy, in order, and prints each that passes: a few
+    /// more are tried after the first, since a weak check may pass a
+    /// wrong change first.
     pub fn tries_command(&self) -> Option<String> {
         let scratch = self.scratch.as_ref()?.display().to_string();
         let dir = self.dir.path().display();
@@ -513,11 +519,14 @@ if {guard}"
         Some(format!(
             "set -o pipefail; cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
 tlimit=$(command -v timeout >/dev/null && echo 'timeout {TESTS_SECONDS}'); guarded=0\n{score}\
+found=0; left={TRIED_AFTER_PASSING}\n\
 for try in '{dir}'/tries/*/; do\n  \
+if [ $found -gt 0 ]; then left=$((left - 1)); if [ $left -lt 0 ]; then break; fi; fi\n  \
 f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
-if {passes}; then echo \"passes: $(basename \"$try\")\"; exit 0; fi{closing}\n  \
-rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n\
-done\necho 'no candidate passes the check'; exit 1"
+if {passes}; then echo \"passes: $(basename \"$try\")\"; found=$((found + 1)); fi{closing}\n  \
+rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n  \
+if [ $found -ge {MAX_PASSING} ]; then break; fi\n\
+done\nif [ $found -gt 0 ]; then exit 0; fi\necho 'no candidate passes the check'; exit 1"
         ))
     }
 }
@@ -696,7 +705,12 @@ pub fn normalized(output: &str) -> String {
 
 /// The candidate (from 1) a tries command's output says passed.
 pub fn passed(output: &str) -> Option<usize> {
-    output.lines().find_map(|line| line.trim().strip_prefix("passes: ")?.trim().parse().ok())
+    all_passed(output).first().copied()
+}
+
+/// Each candidate the tries command found passing, by its number, in order.
+pub fn all_passed(output: &str) -> Vec<usize> {
+    output.lines().filter_map(|line| line.trim().strip_prefix("passes: ")?.trim().parse().ok()).collect()
 }
 
 /// The script as it runs: a JavaScript check that asserts without

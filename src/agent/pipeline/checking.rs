@@ -308,6 +308,56 @@ that now reads `{line}` read?",
         Ok(Ok(()))
     }
 
+    /// The model's pick among changes that all pass the check, each shown
+    /// as the line it changes, before and after: a weak check passes a
+    /// wrong change as readily as the right one, and which line does
+    /// what the request means is what a model can read.
+    async fn pick_passing<'p>(
+        &mut self,
+        passing: &[&'p (usize, variants::Variant)],
+        varied: &[Target],
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<&'p (usize, variants::Variant), Stop> {
+        let lines: Vec<(String, String)> = passing
+            .iter()
+            .map(|(at, variant)| {
+                let text = &varied[*at].text;
+                let start = text[..variant.at.start].rfind('\n').map_or(0, |i| i + 1);
+                let end = text[variant.at.end..].find('\n').map_or(text.len(), |i| variant.at.end + i);
+                let after = format!("{}{}{}", &text[start..variant.at.start], variant.new, &text[variant.at.end..end]);
+                (text[start..end].trim().to_string(), after.trim().to_string())
+            })
+            .collect();
+        let distinct: std::collections::BTreeSet<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
+        if distinct.len() < lines.len() {
+            return Ok(passing[0]);
+        }
+        let listed: Vec<String> = passing
+            .iter()
+            .zip(&lines)
+            .map(|((at, _), (before, after))| {
+                format!(
+                    "- in `{}` ({}):\n  `{before}`\n  becomes\n  `{after}`",
+                    varied[*at].qualified(),
+                    varied[*at].path
+                )
+            })
+            .collect();
+        let ask = format!(
+            "Each of these changes makes the check of the request pass:\n\n{}\n\nWhich one does what is asked? \
+Reply with its new line only.",
+            listed.join("\n\n")
+        );
+        let choices: Vec<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
+        let system = super::SYSTEM.to_string();
+        let (base, _) = self.prompt_messages(self.backend.count_tokens(&system));
+        self.notify(&format!("[{} small changes pass the check: asking which does what is asked…]", passing.len()));
+        let reply = self.choice_reply(&system, &base, &ask, &choices, usage, cancel).await?;
+        let chosen = choices.iter().position(|c| *c == reply).unwrap_or(0);
+        Ok(passing[chosen])
+    }
+
     /// Runs the check once more, following which of the project's
     /// functions it calls: those the request's words point to, best first
     /// (see `executed`). Empty where calls cannot be followed.
@@ -394,6 +444,7 @@ line. Reply with the script only, in one code block.",
         executed: &[Target],
         candidates: &[Candidate],
         chosen: usize,
+        usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<TurnOutcome>, Stop> {
         // Definitions varied at most, and variants tried at most in a turn.
@@ -450,16 +501,30 @@ line. Reply with the script only, in one code block.",
         let timeout_ms = self.budget.seconds_left().max(10) * 1000;
         let input = json!({ "command": command, "timeout_ms": timeout_ms });
         let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
-        let Some((at, variant)) = check::passed(&output).and_then(|n| tries.get(n.wrapping_sub(1))) else {
+        let passing: Vec<&(usize, variants::Variant)> =
+            check::all_passed(&output).into_iter().filter_map(|n| tries.get(n.wrapping_sub(1))).collect();
+        let Some(mut picked) = passing.first().copied() else {
             self.notify("[no small change passes the check]");
             return Ok(None);
         };
+        if passing.len() > 1 {
+            picked = self.pick_passing(&passing, &varied, usage, cancel).await?;
+        }
+        let (at, variant) = picked;
         let target = &varied[*at];
         let start = target.definition().range.start;
         let local = variants::Variant { at: variant.at.start - start..variant.at.end - start, ..variant.clone() };
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text {
-            text: format!("With {} in `{}`, the check passes.", variant.what, target.qualified()),
+            text: match passing.len() {
+                1 => format!("With {} in `{}`, the check passes.", variant.what, target.qualified()),
+                n => format!(
+                    "With {} in `{}`, the check passes; of the {n} small changes that pass it, this one does what is \
+asked.",
+                    variant.what,
+                    target.qualified()
+                ),
+            },
         });
         self.note_read(target);
         let input =

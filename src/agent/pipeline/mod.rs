@@ -574,7 +574,9 @@ is asked, in one code block.",
             shown = format!("{shown}\n{}\n", request.trim());
         }
         if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
-            if let Some(outcome) = self.try_variants(check, &traced, &executed, candidates, chosen, cancel).await? {
+            if let Some(outcome) =
+                self.try_variants(check, &traced, &executed, candidates, chosen, usage, cancel).await?
+            {
                 return Ok(outcome);
             }
         }
