@@ -3591,7 +3591,7 @@ async fn a_crashing_check_s_traceback_leads_the_change_to_where_the_error_is_rai
     let fmt = "def fmt_total(items):\n    return pad(str(sum(items)), 6)\n\n\ndef pad(text, width):\n    return text.rjust(width, 0)\n";
     let check = "```python\nfrom report import summary\nprint(summary([1, 2]))\n```\n";
     let probe = "```python\nprint('ok')\n```\n";
-    let fixed = "```python\ndef pad(text, width):\n    return text.rjust(width)\n```\n";
+    let fixed = "```python\nreturn text.rjust(width)\n```\n";
     let run = Scenario::new()
         .file("report.py", &report)
         .file("fmt.py", fmt)
@@ -3604,14 +3604,17 @@ async fn a_crashing_check_s_traceback_leads_the_change_to_where_the_error_is_rai
         "{}",
         run.text()
     );
-    // The definition the error is raised in is shown and asked for first.
+    // The definition the error is raised in is shown first, and the line
+    // that raised it asked for first, with the error.
     let asked = run.backend.requests()[4].messages.last().unwrap().text();
     let (pad, summary) = (asked.find("def pad(").unwrap(), asked.find("def summary(").unwrap());
     assert!(pad < summary, "{asked}");
     assert!(
-        asked.contains("Reply with the whole new version of the one definition above (`pad`, `fmt_total`, `summary`"),
+        asked.contains("The check fails with `TypeError: ")
+            && asked.contains("raised on this line of `pad`:\n```\nreturn text.rjust(width, 0)\n```"),
         "{asked}"
     );
+    assert!(run.text().contains("[asking for the line the error is raised on, as it must read…]"));
     assert_eq!(run.read("fmt.py"), fmt.replace("text.rjust(width, 0)", "text.rjust(width)"));
     assert_eq!(run.read("report.py"), report);
 }

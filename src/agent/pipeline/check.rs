@@ -44,6 +44,16 @@ pub fn runner(language: Language) -> Option<Runner> {
 }
 
 impl Runner {
+    /// How a script of the language prints the values an iterator or
+    /// object holds, where it printed the object itself.
+    pub fn values_hint(&self) -> &'static str {
+        match self.language {
+            Language::Python => ": print `list(...)` of an iterator or generator, in a print of its own",
+            Language::JavaScript => ": print `JSON.stringify(...)` of the object",
+            _ => "",
+        }
+    }
+
     /// The language's name as the model is asked to write it.
     pub fn language_name(&self) -> &'static str {
         match self.language {
@@ -671,9 +681,15 @@ fn raised_by_itself(output: &str) -> Option<String> {
         .find(|l| l.trim_start().starts_with("File \""))
         .or_else(|| lines.iter().find(|l| l.trim_start().starts_with("at ")))?;
     let in_check = innermost.contains("<stdin>") || innermost.contains("[stdin]");
-    let error = lines.iter().rev().find(|l| l.contains("Error") || l.contains("Exception"))?.trim();
+    let error = error_line(output)?;
     (in_check && !error.contains("AssertionError") && !error.contains("ERR_ASSERTION"))
         .then(|| format!("it fails in its own code, not the project's (`{error}`)"))
+}
+
+/// The line of a failed run that names its error: the last that says
+/// `Error` or `Exception`, as Python and Node print them.
+pub fn error_line(output: &str) -> Option<&str> {
+    output.lines().rev().find(|l| l.contains("Error") || l.contains("Exception")).map(str::trim)
 }
 
 /// A printed line that shows an object by its address (Python's

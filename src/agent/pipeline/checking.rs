@@ -92,7 +92,9 @@ command-line arguments: write any the example passes into the script itself. {} 
                 }
                 Some(why) if !ran => why,
                 Some(_) => match check::unreadable(&printed) {
-                    Some(line) => format!("it prints an object rather than the values in it (`{line}`)"),
+                    Some(line) => {
+                        format!("it prints an object rather than the values in it (`{line}`){}", runner.values_hint())
+                    }
                     None if check::normalized(&printed).is_empty() => "it prints nothing".to_string(),
                     None => return self.expect_output(system, base, check, &printed, usage, cancel).await,
                 },
@@ -437,6 +439,7 @@ line. Reply with the script only, in one code block.",
     /// other candidates (an operator, a number or a name changed, a pair
     /// swapped), tried against `check` in a scratch copy in one Bash call;
     /// the first that passes is proposed as an Edit.
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn try_variants(
         &mut self,
         check: &mut check::Check,

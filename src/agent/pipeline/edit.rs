@@ -146,6 +146,43 @@ pub fn line_fixed(old: &str, reply: &str) -> Option<String> {
     Some(out.join("\n"))
 }
 
+/// The definition `old` with its line `at` (from 0) as a reply asked for
+/// that one line writes it: the reply's line nearest the old one, or its
+/// only line; `None` where it wrote none, or wrote the line unchanged.
+pub fn line_rewritten(old: &str, at: usize, reply: &str) -> Option<String> {
+    let lines: Vec<&str> = old.lines().collect();
+    let line = *lines.get(at)?;
+    // Code is what a block or backticks hold; a prose line counts only
+    // where it is the old line with a few words changed.
+    let block = code_blocks(reply).into_iter().next();
+    let code: Vec<&str> = match &block {
+        Some(block) => block.lines().collect(),
+        None => reply.split('`').skip(1).step_by(2).collect(),
+    };
+    let code: Vec<&str> = code.into_iter().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let written: Vec<&str> = match code.is_empty() {
+        true => reply.lines().map(str::trim).collect(),
+        false => code.clone(),
+    };
+    let nearest = written
+        .iter()
+        .filter_map(|new| words_apart(line.trim(), new).map(|apart| (apart, *new)))
+        .min_by_key(|(apart, _)| *apart)
+        .map(|(_, new)| new);
+    let new: &str = match (nearest, code.as_slice()) {
+        (Some(new), _) => new,
+        (None, [new]) => new,
+        _ => return None,
+    };
+    if new == line.trim() {
+        return None;
+    }
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    out[at] = format!("{}{new}", &line[..indent_of(line)]);
+    let end = if old.ends_with('\n') { "\n" } else { "" };
+    Some(out.join("\n") + end)
+}
+
 /// How many words `a` and `b` differ by, when they are the same line with a
 /// few words changed (at most a third of the longer, and at least one
 /// word in common); `None` when they are different lines.
@@ -209,6 +246,18 @@ pub fn replaced(text: &str, definition: &Definition, new: &str) -> (String, Stri
 mod tests {
     use super::*;
     use crate::codemap::{Language, parse};
+
+    #[test]
+    fn the_line_an_error_is_raised_on_is_rewritten_as_the_reply_writes_it() {
+        let old = "def unique(id):\n    if m:\n        id = '%s_%d' % (m.group(1), m.group(2)+1)\n    return id\n";
+        let reply = "```python\nid = '%s_%d' % (m.group(1), int(m.group(2))+1)\n```";
+        let fixed = line_rewritten(old, 2, reply).unwrap();
+        assert_eq!(fixed, old.replace("m.group(2)+1", "int(m.group(2))+1"));
+        // The line quoted back as it is, or nothing, changes nothing.
+        assert_eq!(line_rewritten(old, 2, "```\nid = '%s_%d' % (m.group(1), m.group(2)+1)\n```"), None);
+        assert_eq!(line_rewritten(old, 2, "I cannot tell."), None);
+        assert_eq!(line_rewritten(old, 9, reply), None);
+    }
 
     const FILE: &str = "import math\n\n\nclass Circle:\n    def area(self):\n        return math.pi * self.r\n\n    def grow(self, k):\n        self.r *= k\n# end\n";
 

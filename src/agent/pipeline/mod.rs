@@ -534,6 +534,17 @@ Reply with its name: {}.",
         // project's definitions its traceback passes through come first,
         // whichever the request's words pointed to.
         let traced = check.as_ref().and_then(check::Check::failure).map(|f| self.traced(f)).unwrap_or_default();
+        // The project's line the error is raised on, and the error: asked
+        // about first, alone, as a small model fixes one line it is shown
+        // better than one it must find in a definition.
+        let raised = check.as_ref().and_then(check::Check::failure).and_then(|failure| {
+            let error = check::error_line(failure)?.to_string();
+            let (target, line) = check::frames(failure)
+                .into_iter()
+                .find_map(|(file, line)| self.running(&file, line).map(|target| (target, line)))?;
+            let at = line.checked_sub(target.definition().lines.0)?;
+            Some((target, at, error))
+        });
         if !traced.is_empty() {
             let names: Vec<String> = traced.iter().map(|t| format!("`{}` in {}", t.qualified(), t.path)).collect();
             self.notify(&format!("[the check's traceback passes through {}]", names.join(", ")));
@@ -588,29 +599,45 @@ is asked, in one code block.",
         let mut refusals: Vec<String> = Vec::new();
         let mut unchanged_last = false;
         let mut line_asked = false;
+        let mut greedy_asked = false;
         let mut sampled = 0;
         for n in 0..self.settings.pipeline.candidates.max(1) {
             if !self.budget.allows_call() {
                 self.notify("[the turn's budget of model calls or seconds is spent]");
                 break;
             }
-            // A version that changed nothing is followed once by the narrower
-            // ask for the one line to change; other tries are sampled afresh.
-            let ask_line = unchanged_last && !line_asked;
+            // Where the check crashes in the project, the line that raised
+            // is asked about first. A version that changed nothing is
+            // followed once by the narrower ask for the one line to change;
+            // after one version asked greedily, tries are sampled afresh.
+            let ask_raised = n == 0 && raised.is_some();
+            let ask_line = !ask_raised && unchanged_last && !line_asked;
             line_asked |= ask_line;
-            let mut this_ask = if ask_line { line_ask.clone() } else { ask.clone() };
-            if let (Some(last), false) = (refusals.last(), ask_line) {
+            let mut this_ask = match (&raised, ask_raised, ask_line) {
+                (Some((target, at, error)), true, _) => format!(
+                    "The check fails with `{error}`, raised on this line of `{}`:\n```\n{}\n```\nReply with \
+that line as it must read for the check to pass, in one code block.",
+                    target.qualified(),
+                    target.old().lines().nth(*at).unwrap_or_default().trim()
+                ),
+                (_, _, true) => line_ask.clone(),
+                _ => ask.clone(),
+            };
+            if let (Some(last), false) = (refusals.last(), ask_line || ask_raised) {
                 this_ask.push_str(&format!("\nYour last version was refused: {last}."));
             }
             let messages = super::whole_file::with_files(base.to_vec(), &shown, &this_ask);
             self.resample = None;
-            if n > 0 && !ask_line {
+            if greedy_asked && !ask_line {
                 sampled += 1;
                 self.resample = Some(sampled);
                 self.notify(&format!("[trying afresh, sampled (try {})…]", n + 1));
             } else if ask_line {
                 self.notify("[asking for the one line to change…]");
+            } else if ask_raised {
+                self.notify("[asking for the line the error is raised on, as it must read…]");
             }
+            greedy_asked |= !ask_line && !ask_raised;
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
             let generation = self.whole_file_reply(system, messages, cancel).await;
             self.resample = None;
@@ -619,21 +646,26 @@ is asked, in one code block.",
             let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
             // Which definition the reply changes: the one whose line it
             // fixes, or whose head its block holds; the chosen one else.
-            let found = match ask_line {
-                true => targets
-                    .iter()
-                    .find_map(|t| edit::line_fixed(t.old(), &reply).map(|code| (t, code)))
-                    .ok_or_else(|| format!("the reply wrote no line of {} as it must read", names.join(" or "))),
-                false => targets
-                    .iter()
-                    .find(|t| edit::holds_head(&reply, t.old()))
-                    .or(targets.first())
-                    .and_then(|t| edit::definition_code(&reply, t.old()).map(|code| (t, code)))
-                    .ok_or_else(|| "the reply holds no code block".to_string()),
+            let found = match (&raised, ask_raised) {
+                (Some((target, at, _)), true) => edit::line_rewritten(target.old(), *at, &reply)
+                    .map(|code| (target, code))
+                    .ok_or_else(|| "the reply wrote no new version of the line".to_string()),
+                _ => match ask_line {
+                    true => targets
+                        .iter()
+                        .find_map(|t| edit::line_fixed(t.old(), &reply).map(|code| (t, code)))
+                        .ok_or_else(|| format!("the reply wrote no line of {} as it must read", names.join(" or "))),
+                    false => targets
+                        .iter()
+                        .find(|t| edit::holds_head(&reply, t.old()))
+                        .or(targets.first())
+                        .and_then(|t| edit::definition_code(&reply, t.old()).map(|code| (t, code)))
+                        .ok_or_else(|| "the reply holds no code block".to_string()),
+                },
             };
             // A refusal carries whether the reply changed nothing: a version
             // that is the old one, or prose where a version was asked for.
-            let verdict = found.map_err(|why| (why, !ask_line)).and_then(|(target, code)| {
+            let verdict = found.map_err(|why| (why, !ask_line && !ask_raised)).and_then(|(target, code)| {
                 let definition = target.definition();
                 let (after, placed) = edit::replaced(&target.text, definition, &code);
                 verify::check(target.file.language, &target.text, &target.file, definition, &placed, &after)
