@@ -438,7 +438,8 @@ line. Reply with the script only, in one code block.",
     /// passes through (`traced`), the chosen definition, what it calls, and the
     /// other candidates (an operator, a number or a name changed, a pair
     /// swapped), tried against `check` in a scratch copy in one Bash call;
-    /// the first that passes is proposed as an Edit.
+    /// the one that passes (the model's pick where several do) is
+    /// proposed as an Edit.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn try_variants(
         &mut self,
