@@ -3336,12 +3336,12 @@ async fn a_check_the_model_writes_finds_the_small_variant_that_does_what_is_aske
         .file("calc.py", &calc)
         .tool_settings(whole_files())
         .run(
-            &["change", "change", check, "```\nTrue\n```\n", probe],
+            &["change", "change", check, "```\nTrue\n```\n", "```\nTrue\n```\n", probe],
             "`at_least(3, 3)` returns False but should return True. Fix it.",
         )
         .await;
     assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
-    assert_eq!(run.backend.used(), 5);
+    assert_eq!(run.backend.used(), 6);
     assert!(run.outcome.text.contains("`>` → `>=` on line 1202; the check passes with it"), "{}", run.outcome.text);
     // Each run is a Bash call the user sees: the check on the code as it
     // is (it prints False), the probe, the check once more following the
@@ -3375,7 +3375,7 @@ def _tax_standard(amount):\n    return amount * 6 // 4\n";
         .file("shop.py", &shop)
         .tool_settings(whole_files())
         .run(
-            &["change", "change", check, "```\n36\n```\n", probe],
+            &["change", "change", check, "```\n36\n```\n", "```\n36\n```\n", probe],
             "`order_total([10, 20])` returns 45 but should return 36. Fix it.",
         )
         .await;
@@ -3398,7 +3398,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
         .file("people.py", &people)
         .tool_settings(whole_files())
         .run(
-            &["change", "change", check, "```\nTrue\n```\n", probe, "return age > 17"],
+            &["change", "change", check, "```\nTrue\n```\n", "```\nTrue\n```\n", probe, "return age > 17"],
             "`is_adult(18)` returns False but should return True. Fix it.",
         )
         .await;
@@ -3428,7 +3428,7 @@ async fn a_variant_of_a_function_called_from_another_file_is_proposed_there() {
         .file("helpers.py", helpers)
         .tool_settings(whole_files())
         .run(
-            &["change", "change", check, "True", probe],
+            &["change", "change", check, "True", "True", probe],
             "`at_least(3, 3)` returns False but should return True. Fix it.",
         )
         .await;
@@ -3449,10 +3449,33 @@ async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_p
         .file("calc.py", &calc)
         .tool_settings(whole_files())
         .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
-        .run(&["change", "change", check, "True", "```\nTrue\n```\n", fixed], prompt)
+        .run(&["change", "change", check, "True", "True", "```\nTrue\n```\n", fixed], prompt)
         .await;
     assert!(run.text().contains("[the line `True` must read `True`]"), "{}", run.text());
     assert!(run.text().contains("[no check: the expected output is what it prints now]"), "{}", run.text());
+    assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
+
+    // A model whose pick follows the order the values are offered in says
+    // nothing of what the line must print: no check either.
+    let failing = "```python\nfrom calc import at_least\nprint(at_least(3, 3))\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", &calc)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
+        .run(&["change", "change", failing, "False", "True", fixed], prompt)
+        .await;
+    let asked: Vec<String> = run.backend.requests()[3..5].iter().map(|r| r.messages.last().unwrap().text()).collect();
+    assert!(
+        asked[0].ends_with("Reply with one of: `False`, `True`.")
+            && asked[1].ends_with("Reply with one of: `True`, `False`."),
+        "{asked:?}"
+    );
+    assert!(
+        run.text().contains("[the line `False`: the pick follows the order it is offered in — left free]"),
+        "{}",
+        run.text()
+    );
+    assert!(run.text().contains("[no check: which value each line must print, the model picks by the order offered]"));
     assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
 
     // A check that fails on its own mistake is asked again, sampled, told why;

@@ -124,6 +124,10 @@ command-line arguments: write any the example passes into the script itself. {} 
         }
         let shown: String = printed.chars().take(SHOWN_CHARS).collect();
         if let Some(expected) = self.expect_by_line(system, base, &check, &shown, usage, cancel).await? {
+            if expected.is_empty() {
+                self.notify("[no check: which value each line must print, the model picks by the order offered]");
+                return Ok(None);
+            }
             return Ok(self.expecting(check, &expected));
         }
         if !self.budget.allows_call() {
@@ -159,9 +163,10 @@ request is done? Reply with that output only, in one code block.",
 
     /// What the check must print, asked line by line of what it prints
     /// now (see [`expect`]): each line the request speaks of, held to the
-    /// request's values of its shape. The lines that must read otherwise
-    /// (the others are left free); `None` when none must, or the request
-    /// speaks of no line.
+    /// request's values of its shape, in both orders. The lines that must
+    /// read otherwise (the others are left free); `None` when none must, or
+    /// the request speaks of no line; empty when every pick followed the
+    /// order offered.
     #[allow(clippy::too_many_arguments)]
     async fn expect_by_line(
         &mut self,
@@ -184,10 +189,12 @@ request is done? Reply with that output only, in one code block.",
             .take(MAX_ASKED)
             .collect();
         let mut expected = Vec::new();
+        let mut asked = 0;
         for (i, line, options) in lines {
             if !self.budget.allows_call() {
                 break;
             }
+            asked += 1;
             let listed: Vec<String> = options.iter().map(|o| format!("`{o}`")).collect();
             // Where each line's statement is known, the model is asked about
             // that statement: told only the output, it matched lines to the
@@ -203,15 +210,34 @@ that now reads `{line}` read?",
                     shown.trim_end()
                 ),
             };
-            let ask = format!(
-                "This script:\n```\n{}\n```\n{what} Reply with one of: {}.",
-                check.script.trim_end(),
-                listed.join(", ")
-            );
+            let ask = |listed: &[String]| {
+                format!(
+                    "This script:\n```\n{}\n```\n{what} Reply with one of: {}.",
+                    check.script.trim_end(),
+                    listed.join(", ")
+                )
+            };
             let choices: Vec<&str> = options.iter().map(String::as_str).collect();
-            let reply = self.choice_reply(system, base, &ask, &choices, usage, cancel).await?;
+            let reply = self.choice_reply(system, base, &ask(&listed), &choices, usage, cancel).await?;
+            // Asked again with the values the other way round: a small model
+            // that picks by position picks the other, and then says nothing
+            // of what the line must read.
+            if choices.len() > 1 && self.budget.allows_call() {
+                let backward: Vec<String> = listed.iter().rev().cloned().collect();
+                let choices: Vec<&str> = choices.iter().rev().copied().collect();
+                let again = self.choice_reply(system, base, &ask(&backward), &choices, usage, cancel).await?;
+                if again != reply {
+                    self.notify(&format!(
+                        "[the line `{line}`: the pick follows the order it is offered in — left free]"
+                    ));
+                    continue;
+                }
+            }
             self.notify(&format!("[the line `{line}` must read `{reply}`]"));
             expected.push((line, reply));
+        }
+        if asked > 0 && expected.is_empty() {
+            return Ok(Some(String::new()));
         }
         if expected.iter().all(|(line, reply)| line == reply) {
             return Ok(None);
