@@ -3398,19 +3398,52 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
         .file("people.py", &people)
         .tool_settings(whole_files())
         .run(
-            &["change", "change", check, "```\nTrue\n```\n", "```\nTrue\n```\n", probe, "return age > 17"],
+            &[
+                "change",
+                "change",
+                check,
+                "```\nTrue\n```\n",
+                "```\nTrue\n```\n",
+                probe,
+                "return age > 17",
+                "return age > 17",
+            ],
             "`is_adult(18)` returns False but should return True. Fix it.",
         )
         .await;
-    // `>=` passes first, `18` → `17` too: the model's pick is what is proposed.
-    let asked = run.backend.requests().last().unwrap().clone();
-    assert_eq!(asked.choices, ["return age >= 18", "return age > 17"]);
-    let listed = asked.messages.last().unwrap().text();
+    // `>=` passes first, `18` → `17` too: the model's pick, the same both
+    // ways round, is what is proposed.
+    let requests = run.backend.requests();
+    let (forward, backward) = (&requests[requests.len() - 2], &requests[requests.len() - 1]);
+    assert_eq!(forward.choices, ["return age >= 18", "return age > 17"]);
+    assert_eq!(backward.choices, ["return age > 17", "return age >= 18"]);
+    let listed = forward.messages.last().unwrap().text();
     assert!(listed.contains("`return age > 18`\n  becomes\n  `return age >= 18`"), "{listed}");
     assert_eq!(run.read("people.py"), people.replace("age > 18", "age > 17"));
     assert!(run.outcome.text.contains("`18` → `17`"), "{}", run.outcome.text);
     let said: Vec<String> = run.results().into_iter().map(|(name, _, _)| name).collect();
     assert_eq!(said.last().map(String::as_str), Some("Edit"));
+
+    // A pick that follows the order tells nothing: the first found stands.
+    let run = Scenario::new()
+        .file("people.py", &people)
+        .tool_settings(whole_files())
+        .run(
+            &[
+                "change",
+                "change",
+                check,
+                "```\nTrue\n```\n",
+                "```\nTrue\n```\n",
+                probe,
+                "return age >= 18",
+                "return age > 17",
+            ],
+            "`is_adult(18)` returns False but should return True. Fix it.",
+        )
+        .await;
+    assert!(run.text().contains("[the pick follows the order the changes are offered in: the first found stands]"));
+    assert_eq!(run.read("people.py"), people.replace("age > 18", "age >= 18"));
 }
 
 #[tokio::test]

@@ -361,7 +361,7 @@ that now reads `{line}` read?",
         if distinct.len() < lines.len() {
             return Ok(passing[0]);
         }
-        let listed: Vec<String> = passing
+        let mut listed: Vec<String> = passing
             .iter()
             .zip(&lines)
             .map(|((at, _), (before, after))| {
@@ -372,17 +372,28 @@ that now reads `{line}` read?",
                 )
             })
             .collect();
-        let ask = format!(
-            "Each of these changes makes the check of the request pass:\n\n{}\n\nWhich one does what is asked? \
+        let ask = |listed: &[String]| {
+            format!(
+                "Each of these changes makes the check of the request pass:\n\n{}\n\nWhich one does what is asked? \
 Reply with its new line only.",
-            listed.join("\n\n")
-        );
-        let choices: Vec<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
+                listed.join("\n\n")
+            )
+        };
+        let mut choices: Vec<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
         let system = super::SYSTEM.to_string();
         let (base, _) = self.prompt_messages(self.backend.count_tokens(&system));
         self.notify(&format!("[{} small changes pass the check: asking which does what is asked…]", passing.len()));
-        let reply = self.choice_reply(&system, &base, &ask, &choices, usage, cancel).await?;
-        let chosen = choices.iter().position(|c| *c == reply).unwrap_or(0);
+        let reply = self.choice_reply(&system, &base, &ask(&listed), &choices, usage, cancel).await?;
+        // Asked again the other way round: a pick that follows the order
+        // tells nothing, and the first found stands.
+        listed.reverse();
+        choices.reverse();
+        let again = self.choice_reply(&system, &base, &ask(&listed), &choices, usage, cancel).await?;
+        if again != reply {
+            self.notify("[the pick follows the order the changes are offered in: the first found stands]");
+            return Ok(passing[0]);
+        }
+        let chosen = lines.iter().position(|(_, after)| *after == reply).unwrap_or(0);
         Ok(passing[chosen])
     }
 
