@@ -340,8 +340,11 @@ that now reads `{line}` read?",
     /// as the line it changes, before and after: a weak check passes a
     /// wrong change as readily as the right one, and which line does
     /// what the request means is what a model can read.
+    #[allow(clippy::too_many_arguments)]
     async fn pick_passing<'p>(
         &mut self,
+        system: &str,
+        base: &[Message],
         passing: &[&'p (usize, variants::Variant)],
         varied: &[Target],
         usage: &mut Usage,
@@ -380,15 +383,13 @@ Reply with its new line only.",
             )
         };
         let mut choices: Vec<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
-        let system = super::SYSTEM.to_string();
-        let (base, _) = self.prompt_messages(self.backend.count_tokens(&system));
         self.notify(&format!("[{} small changes pass the check: asking which does what is asked…]", passing.len()));
-        let reply = self.choice_reply(&system, &base, &ask(&listed), &choices, usage, cancel).await?;
+        let reply = self.choice_reply(system, base, &ask(&listed), &choices, usage, cancel).await?;
         // Asked again the other way round: a pick that follows the order
         // tells nothing, and the first found stands.
         listed.reverse();
         choices.reverse();
-        let again = self.choice_reply(&system, &base, &ask(&listed), &choices, usage, cancel).await?;
+        let again = self.choice_reply(system, base, &ask(&listed), &choices, usage, cancel).await?;
         if again != reply {
             self.notify("[the pick follows the order the changes are offered in: the first found stands]");
             return Ok(passing[0]);
@@ -480,6 +481,8 @@ line. Reply with the script only, in one code block.",
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn try_variants(
         &mut self,
+        system: &str,
+        base: &[Message],
         check: &mut check::Check,
         traced: &[Target],
         executed: &[Target],
@@ -549,7 +552,7 @@ line. Reply with the script only, in one code block.",
             return Ok(None);
         };
         if passing.len() > 1 {
-            picked = self.pick_passing(&passing, &varied, usage, cancel).await?;
+            picked = self.pick_passing(system, base, &passing, &varied, usage, cancel).await?;
         }
         let (at, variant) = picked;
         let target = &varied[*at];

@@ -442,15 +442,18 @@ Reply with its name: {}.",
     }
 
     /// The innermost function or method of the project's `file` (as a
-    /// runtime prints it, absolute) that holds `line`; `None` for the
-    /// runtime's files, libraries and tests.
+    /// runtime prints it, absolute, or relative to the root) that holds
+    /// `line`; `None` for the runtime's files, libraries and tests.
     fn running(&self, file: &str, line: usize) -> Option<Target> {
         // Runtimes print the real path, which may not be the one the root was named by.
         let root = self.workspace.root();
-        let rel = [Some(root.to_path_buf()), root.canonicalize().ok()]
-            .into_iter()
-            .flatten()
-            .find_map(|root| file.strip_prefix(&format!("{}/", root.display())).map(str::to_string))?;
+        let rel = match file.starts_with('/') {
+            true => [Some(root.to_path_buf()), root.canonicalize().ok()]
+                .into_iter()
+                .flatten()
+                .find_map(|root| file.strip_prefix(&format!("{}/", root.display())).map(str::to_string))?,
+            false => file.to_string(),
+        };
         // The check runs in the workspace: its frames are the project's
         // files under the root; others are the runtime's or libraries'.
         if rel.split('/').any(|part| matches!(part, "node_modules" | "site-packages" | "dist-packages")) {
@@ -586,7 +589,7 @@ is asked, in one code block.",
         }
         if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
             if let Some(outcome) =
-                self.try_variants(check, &traced, &executed, candidates, chosen, usage, cancel).await?
+                self.try_variants(system, base, check, &traced, &executed, candidates, chosen, usage, cancel).await?
             {
                 return Ok(outcome);
             }
