@@ -381,7 +381,7 @@ impl Default for PipelineSettings {
         PipelineSettings {
             candidates: 3,
             choices: 6,
-            max_model_calls: 12,
+            max_model_calls: 16,
             max_seconds: 300,
             check: true,
             variants: true,

@@ -2082,7 +2082,14 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
     // A line that is not a small change of one of the file's changes nothing
     // (in any of the fresh tries either).
     let (test_copy, greet_copy) = (format!("```\n{TEST}```\n"), format!("```\n{GREET}```\n"));
-    let run = fix_greeting(&[test_copy.as_str(), &greet_copy, "import os\n"].repeat(4)).await;
+    let script = [test_copy.as_str(), &greet_copy, "import os\n"].repeat(4);
+    let run = Scenario::new()
+        .file("greet.py", GREET)
+        .file("test_greet.py", TEST)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { max_model_calls: 12, ..Default::default() })
+        .run(&[&CHANGE[..], &script].concat(), "The greeting test fails. Fix it.")
+        .await;
     assert_eq!(run.read("greet.py"), GREET);
     // Past the turn's budget of model calls, the turn ends, saying so.
     assert_eq!((run.backend.used(), run.outcome.stop_reason), (12, StopReason::MaxIterations));

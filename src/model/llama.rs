@@ -238,7 +238,6 @@ impl LlamaBackend {
     /// async runtime (`spawn_blocking`).
     pub fn load(settings: LlamaSettings) -> Result<LlamaBackend, LlamaError> {
         let path_text = settings.path.display().to_string();
-        check_gguf(&settings.path)?;
         let runtime = runtime()?;
         let mut params = LlamaModelParams::default().with_n_gpu_layers(settings.gpu_layers);
         if let Some(LoadProgress(report)) = settings.progress.clone() {
@@ -247,9 +246,7 @@ impl LlamaBackend {
                 true
             });
         }
-        let model = LlamaModel::load_from_file(runtime, &settings.path, &params)
-            .map_err(|_| LlamaError::LoadFailed(path_text.clone()))?;
-        let model = Arc::new(model);
+        let model = Arc::new(load_gguf(runtime, &settings.path, &params)?);
         let draft = match &settings.draft_model {
             Some(path) => Some(Arc::new(load_draft(runtime, &model, &settings.path, path, &settings)?)),
             None => None,
@@ -523,11 +520,8 @@ pub struct LlamaTokenizer {
 
 impl LlamaTokenizer {
     pub fn load(path: &Path) -> Result<LlamaTokenizer, LlamaError> {
-        check_gguf(path)?;
         let params = LlamaModelParams::default().with_vocab_only(true);
-        let model = LlamaModel::load_from_file(runtime()?, path, &params)
-            .map_err(|_| LlamaError::LoadFailed(path.display().to_string()))?;
-        Ok(LlamaTokenizer { model })
+        Ok(LlamaTokenizer { model: load_gguf(runtime()?, path, &params)? })
     }
 
     pub fn count_tokens(&self, text: &str) -> usize {
@@ -538,6 +532,13 @@ impl LlamaTokenizer {
 /// One thread per core llama.cpp can use, as llama-bench defaults to.
 fn default_threads() -> u32 {
     std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(4).clamp(1, 16)
+}
+
+/// The GGUF at `path`, loaded with `params`: a missing file or one that
+/// is not GGUF is told as such before llama.cpp reads it.
+fn load_gguf(runtime: &Runtime, path: &Path, params: &LlamaModelParams) -> Result<LlamaModel, LlamaError> {
+    check_gguf(path)?;
+    LlamaModel::load_from_file(runtime, path, params).map_err(|_| LlamaError::LoadFailed(path.display().to_string()))
 }
 
 fn check_gguf(path: &Path) -> Result<(), LlamaError> {
@@ -1211,10 +1212,8 @@ fn load_draft(
     path: &Path,
     settings: &LlamaSettings,
 ) -> Result<LlamaModel, LlamaError> {
-    check_gguf(path)?;
     let params = LlamaModelParams::default().with_n_gpu_layers(settings.gpu_layers);
-    let draft = LlamaModel::load_from_file(runtime, path, &params)
-        .map_err(|_| LlamaError::LoadFailed(path.display().to_string()))?;
+    let draft = load_gguf(runtime, path, &params)?;
     let refused = |detail: String| LlamaError::DraftVocabulary {
         draft: path.display().to_string(),
         model: model_path.display().to_string(),
