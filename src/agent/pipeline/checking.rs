@@ -195,7 +195,6 @@ request is done? Reply with that output only, in one code block.",
                 break;
             }
             asked += 1;
-            let listed: Vec<String> = options.iter().map(|o| format!("`{o}`")).collect();
             // Where each line's statement is known, the model is asked about
             // that statement: told only the output, it matched lines to the
             // request's examples by their order.
@@ -210,7 +209,8 @@ that now reads `{line}` read?",
                     shown.trim_end()
                 ),
             };
-            let ask = |listed: &[String]| {
+            let ask = |choices: &[&str]| {
+                let listed: Vec<String> = choices.iter().map(|o| format!("`{o}`")).collect();
                 format!(
                     "This script:\n```\n{}\n```\n{what} Reply with one of: {}.",
                     check.script.trim_end(),
@@ -218,21 +218,12 @@ that now reads `{line}` read?",
                 )
             };
             let choices: Vec<&str> = options.iter().map(String::as_str).collect();
-            let reply = self.choice_reply(system, base, &ask(&listed), &choices, usage, cancel).await?;
-            // Asked again with the values the other way round: a small model
-            // that picks by position picks the other, and then says nothing
-            // of what the line must read.
-            if choices.len() > 1 && self.budget.allows_call() {
-                let backward: Vec<String> = listed.iter().rev().cloned().collect();
-                let choices: Vec<&str> = choices.iter().rev().copied().collect();
-                let again = self.choice_reply(system, base, &ask(&backward), &choices, usage, cancel).await?;
-                if again != reply {
-                    self.notify(&format!(
-                        "[the line `{line}`: the pick follows the order it is offered in — left free]"
-                    ));
-                    continue;
-                }
-            }
+            // A small model that picks by position says nothing of what the
+            // line must read.
+            let Some(reply) = self.choice_both_ways(system, base, ask, &choices, usage, cancel).await? else {
+                self.notify(&format!("[the line `{line}`: the pick follows the order it is offered in — left free]"));
+                continue;
+            };
             self.notify(&format!("[the line `{line}` must read `{reply}`]"));
             expected.push((line, reply));
         }
@@ -364,36 +355,26 @@ that now reads `{line}` read?",
         if distinct.len() < lines.len() {
             return Ok(passing[0]);
         }
-        let mut listed: Vec<String> = passing
-            .iter()
-            .zip(&lines)
-            .map(|((at, _), (before, after))| {
-                format!(
-                    "- in `{}` ({}):\n  `{before}`\n  becomes\n  `{after}`",
-                    varied[*at].qualified(),
-                    varied[*at].path
-                )
-            })
-            .collect();
-        let ask = |listed: &[String]| {
+        let listed = |after: &str| -> String {
+            let at = lines.iter().position(|(_, a)| a == after).unwrap_or(0);
+            let (target, before) = (&varied[passing[at].0], &lines[at].0);
+            format!("- in `{}` ({}):\n  `{before}`\n  becomes\n  `{after}`", target.qualified(), target.path)
+        };
+        let ask = |choices: &[&str]| {
+            let listed: Vec<String> = choices.iter().map(|after| listed(after)).collect();
             format!(
                 "Each of these changes makes the check of the request pass:\n\n{}\n\nWhich one does what is asked? \
 Reply with its new line only.",
                 listed.join("\n\n")
             )
         };
-        let mut choices: Vec<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
+        let choices: Vec<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
         self.notify(&format!("[{} small changes pass the check: asking which does what is asked…]", passing.len()));
-        let reply = self.choice_reply(system, base, &ask(&listed), &choices, usage, cancel).await?;
-        // Asked again the other way round: a pick that follows the order
-        // tells nothing, and the first found stands.
-        listed.reverse();
-        choices.reverse();
-        let again = self.choice_reply(system, base, &ask(&listed), &choices, usage, cancel).await?;
-        if again != reply {
+        // A pick that follows the order tells nothing: the first found stands.
+        let Some(reply) = self.choice_both_ways(system, base, ask, &choices, usage, cancel).await? else {
             self.notify("[the pick follows the order the changes are offered in: the first found stands]");
             return Ok(passing[0]);
-        }
+        };
         let chosen = lines.iter().position(|(_, after)| *after == reply).unwrap_or(0);
         Ok(passing[chosen])
     }

@@ -211,12 +211,34 @@ impl Conversation {
 Reply with one word: change or answer.";
         let backward = "Does this request ask to answer a question about the code, or to change the code? \
 Reply with one word: answer or change.";
-        let first = self.choice_reply(system, base, forward, &["change", "answer"], usage, cancel).await?;
-        let second = self.choice_reply(system, base, backward, &["answer", "change"], usage, cancel).await?;
-        if first == second {
-            return Ok(first == "change");
+        let ask = |choices: &[&str]| if choices[0] == "change" { forward } else { backward }.to_string();
+        match self.choice_both_ways(system, base, ask, &["change", "answer"], usage, cancel).await? {
+            Some(picked) => Ok(picked == "change"),
+            None => Ok(!asks_question(&prompt_of(base))),
         }
-        Ok(!asks_question(&prompt_of(base)))
+    }
+
+    /// The model's pick among `choices`, asked as `ask` words it for them
+    /// in the order given and again the other way round; `None` where the
+    /// picks differ, as a small model's that picks by position do. With
+    /// one choice, or no call left for the second ask, the first pick stands.
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::agent) async fn choice_both_ways(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        ask: impl Fn(&[&str]) -> String,
+        choices: &[&str],
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<String>, TurnOutcome> {
+        let first = self.choice_reply(system, base, &ask(choices), choices, usage, cancel).await?;
+        if choices.len() < 2 || !self.budget.allows_call() {
+            return Ok(Some(first));
+        }
+        let backward: Vec<&str> = choices.iter().rev().copied().collect();
+        let second = self.choice_reply(system, base, &ask(&backward), &backward, usage, cancel).await?;
+        Ok((first == second).then_some(first))
     }
 
     /// The model's pick among `choices`, its reply held to them where the
