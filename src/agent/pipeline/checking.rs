@@ -330,7 +330,8 @@ that now reads `{line}` read?",
     /// The model's pick among changes that all pass the check, each shown
     /// as the line it changes, before and after: a weak check passes a
     /// wrong change as readily as the right one, and which line does
-    /// what the request means is what a model can read.
+    /// what the request means is what a model can read. With it, whether
+    /// the model told them apart: else the first found stands.
     #[allow(clippy::too_many_arguments)]
     async fn pick_passing<'p>(
         &mut self,
@@ -340,7 +341,7 @@ that now reads `{line}` read?",
         varied: &[Target],
         usage: &mut Usage,
         cancel: &CancellationToken,
-    ) -> Result<&'p (usize, variants::Variant), Stop> {
+    ) -> Result<(&'p (usize, variants::Variant), bool), Stop> {
         let lines: Vec<(String, String)> = passing
             .iter()
             .map(|(at, variant)| {
@@ -353,7 +354,7 @@ that now reads `{line}` read?",
             .collect();
         let distinct: std::collections::BTreeSet<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
         if distinct.len() < lines.len() {
-            return Ok(passing[0]);
+            return Ok((passing[0], false));
         }
         let listed = |after: &str| -> String {
             let at = lines.iter().position(|(_, a)| a == after).unwrap_or(0);
@@ -373,10 +374,10 @@ Reply with its new line only.",
         // A pick that follows the order tells nothing: the first found stands.
         let Some(reply) = self.choice_both_ways(system, base, ask, &choices, usage, cancel).await? else {
             self.notify("[the pick follows the order the changes are offered in: the first found stands]");
-            return Ok(passing[0]);
+            return Ok((passing[0], false));
         };
         let chosen = lines.iter().position(|(_, after)| *after == reply).unwrap_or(0);
-        Ok(passing[chosen])
+        Ok((passing[chosen], true))
     }
 
     /// Runs the check once more, following which of the project's
@@ -528,22 +529,28 @@ line. Reply with the script only, in one code block.",
         let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
         let passing: Vec<&(usize, variants::Variant)> =
             check::all_passed(&output).into_iter().filter_map(|n| tries.get(n.wrapping_sub(1))).collect();
-        let Some(mut picked) = passing.first().copied() else {
+        let Some(mut picked) = passing.first().copied().map(|first| (first, false)) else {
             self.notify("[no small change passes the check]");
             return Ok(None);
         };
         if passing.len() > 1 {
             picked = self.pick_passing(system, base, &passing, &varied, usage, cancel).await?;
         }
-        let (at, variant) = picked;
+        let ((at, variant), model_picked) = picked;
         let target = &varied[*at];
         let start = target.definition().range.start;
         let local = variants::Variant { at: variant.at.start - start..variant.at.end - start, ..variant.clone() };
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text {
-            text: match passing.len() {
-                1 => format!("With {} in `{}`, the check passes.", variant.what, target.qualified()),
-                n => format!(
+            text: match (passing.len(), model_picked) {
+                (1, _) => format!("With {} in `{}`, the check passes.", variant.what, target.qualified()),
+                (n, false) => format!(
+                    "With {} in `{}`, the check passes; of the {n} small changes that pass it, this one was found \
+first, and which does what is asked was not told.",
+                    variant.what,
+                    target.qualified()
+                ),
+                (n, true) => format!(
                     "With {} in `{}`, the check passes; of the {n} small changes that pass it, this one does what is \
 asked.",
                     variant.what,
