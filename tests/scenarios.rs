@@ -3451,12 +3451,6 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
         .await;
     assert!(run.text().contains("[the pick follows the order the changes are offered in: the first found stands]"));
     assert_eq!(run.read("people.py"), people.replace("age > 18", "age >= 18"));
-    // The transcript says so, and does not claim the model picked it.
-    assert!(
-        run.text().contains("this one was found first, and which does what is asked was not told"),
-        "{}",
-        run.text()
-    );
 }
 
 #[tokio::test]
