@@ -133,6 +133,14 @@ pub struct FileMap {
     pub definitions: Vec<Definition>,
     /// The byte ranges of its import statements (whole lines).
     pub imports: Vec<Range<usize>>,
+    /// The words its import statements hold (the names and module paths
+    /// they bring in), sorted: which other files' definitions it can reach.
+    pub imported: Vec<String>,
+    /// The modules its imports name, as written, where the language names
+    /// them by path: `./comparator` and `../internal/re` in JavaScript;
+    /// `.prices`, `shop.prices` and, for `from shop import prices`, both
+    /// `shop` and `shop.prices` in Python.
+    pub modules: Vec<String>,
     /// Where the parse failed (ERROR or MISSING nodes): their lines, from 1.
     pub error_lines: Vec<usize>,
 }
@@ -148,7 +156,14 @@ pub fn tree(language: Language, text: &str) -> Option<tree_sitter::Tree> {
 /// Reads `text` as `language`. tree-sitter recovers from errors, so a
 /// broken file still yields the definitions it can read.
 pub fn parse(language: Language, text: &str) -> FileMap {
-    let empty = FileMap { language, definitions: Vec::new(), imports: Vec::new(), error_lines: Vec::new() };
+    let empty = FileMap {
+        language,
+        definitions: Vec::new(),
+        imports: Vec::new(),
+        imported: Vec::new(),
+        modules: Vec::new(),
+        error_lines: Vec::new(),
+    };
     let Some(tree) = tree(language, text) else { return empty };
     let mut reader = Reader { language, text, definitions: Vec::new(), imports: Vec::new(), error_lines: Vec::new() };
     reader.visit(tree.root_node(), &Scope::default());
@@ -157,7 +172,52 @@ pub fn parse(language: Language, text: &str) -> FileMap {
     definitions.sort_by_key(|d| d.range.start);
     error_lines.sort();
     error_lines.dedup();
-    FileMap { language, definitions, imports, error_lines }
+    let mut imported: Vec<String> = imports
+        .iter()
+        .flat_map(|range| text[range.clone()].split(|c: char| !(c.is_alphanumeric() || c == '_')))
+        .filter(|word| !word.is_empty())
+        .map(str::to_string)
+        .collect();
+    imported.sort();
+    imported.dedup();
+    let modules = imports.iter().flat_map(|range| modules_named(language, &text[range.clone()])).collect();
+    FileMap { language, definitions, imports, imported, modules, error_lines }
+}
+
+/// The modules one import statement names (see [`FileMap::modules`]).
+fn modules_named(language: Language, statement: &str) -> Vec<String> {
+    match language {
+        Language::JavaScript | Language::TypeScript | Language::Tsx => statement
+            .split(['\'', '"', '`'])
+            .skip(1)
+            .step_by(2)
+            .filter(|specifier| !specifier.is_empty())
+            .map(str::to_string)
+            .collect(),
+        Language::Python => {
+            let statement: String = statement.replace(['(', ')', '\\'], " ");
+            let words: Vec<&str> = statement.split_whitespace().collect();
+            let names = |list: &[&str]| -> Vec<String> {
+                list.join(" ")
+                    .split(',')
+                    .filter_map(|item| item.split_whitespace().next())
+                    .filter(|name| *name != "*")
+                    .map(str::to_string)
+                    .collect()
+            };
+            match words.as_slice() {
+                ["from", module, "import", rest @ ..] => {
+                    let joined = if module.ends_with('.') { module.to_string() } else { format!("{module}.") };
+                    std::iter::once(module.to_string())
+                        .chain(names(rest).iter().map(|n| format!("{joined}{n}")))
+                        .collect()
+                }
+                ["import", rest @ ..] => names(rest),
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Where a node sits: in which container, and whether inside a function

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::{CodeMap, DefKind, Found};
+use super::{CodeMap, DefKind, Found, Language};
 use crate::text::is_identifier;
 
 /// Definitions longer than this are no candidates for a change: a small
@@ -33,6 +33,8 @@ const SPREAD: f32 = 0.5;
 const SPREADERS: usize = 10;
 /// How much a word of a definition's path weighs against a word of its body.
 const PATH_WEIGHT: usize = 2;
+/// How much sharper than BM25's the weight of a rare word is.
+const IDF_POWER: f32 = 1.5;
 
 /// Whether `path` holds tests (`tests/`, `test_x.py`, `x_test.go`,
 /// `x.test.js`, `x.spec.ts`) or only declares types (`x.d.ts`, `x.pyi`), by the
@@ -113,7 +115,7 @@ pub fn rank<'m>(map: &'m CodeMap, prompt: &str, limit: usize) -> Vec<Ranked<'m>>
     for r in ranked.iter_mut().filter(|r| r.named) {
         r.score += best_lexical / defined[r.found.definition.name.as_str()] as f32;
     }
-    spread_along_uses(&mut ranked, &defined);
+    spread_along_uses(map, &mut ranked, &defined);
     ranked.retain(|r| r.score > 0.0);
     ranked.sort_by(|a, b| {
         (b.named, b.score).partial_cmp(&(a.named, a.score)).unwrap_or(std::cmp::Ordering::Equal).then_with(|| {
@@ -125,27 +127,149 @@ pub fn rank<'m>(map: &'m CodeMap, prompt: &str, limit: usize) -> Vec<Ranked<'m>>
 }
 
 /// One step of the reference graph: each of the best-ranked definitions
-/// passes a share of its score to the definitions named as the names it uses.
-fn spread_along_uses(ranked: &mut [Ranked<'_>], defined: &HashMap<&str, usize>) {
+/// passes a share of its score to the definitions it can reach that are
+/// named as the names it uses.
+fn spread_along_uses(map: &CodeMap, ranked: &mut [Ranked<'_>], defined: &HashMap<&str, usize>) {
     let mut order: Vec<usize> = (0..ranked.len()).collect();
     order.sort_by(|a, b| ranked[*b].score.total_cmp(&ranked[*a].score));
-    let mut gains: HashMap<&str, f32> = HashMap::new();
-    for &i in order.iter().take(SPREADERS) {
-        let spreader = &ranked[i];
-        if spreader.score <= 0.0 {
-            break;
+    let spreaders: Vec<(Found<'_>, f32, Vec<String>)> = order
+        .iter()
+        .take(SPREADERS)
+        .map(|&i| ranked[i])
+        .filter(|r| r.score > 0.0)
+        .map(|r| (r.found, r.score, resolved_imports(map, r.found.path, r.found.file)))
+        .collect();
+    // A name most definitions use (a logger, the parser's `md`) is the
+    // project's plumbing, not what a request is about: what it gains
+    // shrinks with the share of all definitions that use it.
+    let mut users: HashMap<&str, usize> = HashMap::new();
+    for definition in ranked.iter().map(|r| r.found.definition) {
+        for used in &definition.uses {
+            *users.entry(used.as_str()).or_default() += 1;
         }
-        for used in &spreader.found.definition.uses {
-            if let Some(count) = defined.get(used.as_str()) {
-                *gains.entry(used.as_str()).or_default() += spreader.score * SPREAD / *count as f32;
+    }
+    let definitions = ranked.len() as f32 + 1.0;
+    for r in ranked.iter_mut() {
+        let name = r.found.definition.name.as_str();
+        let Some(count) = defined.get(name) else { continue };
+        let used_by = users.get(name).copied().unwrap_or(0) as f32;
+        let rarity = (definitions / (used_by + 1.0)).ln() / definitions.ln();
+        let gain: f32 = rarity
+            * spreaders
+                .iter()
+                .filter(|(spreader, _, _)| spreader.definition.uses.iter().any(|used| used == name))
+                .filter(|(spreader, _, resolved)| reaches(spreader, resolved, &r.found))
+                .map(|(_, score, _)| score * SPREAD / *count as f32)
+                .sum::<f32>();
+        r.score += gain;
+    }
+}
+
+/// Whether a name `from` uses can be `to`: a definition of its own file;
+/// a method (called on a value whose type the map does not know); in the
+/// languages that import by path, one of a file its imports resolve to (a
+/// package's `__init__.py` or `index.js` standing for its whole directory);
+/// in the languages whose files share one namespace (a Go package, sourced
+/// shell scripts), one of its directory; elsewhere, one its imports or
+/// qualified names mention. A parameter that happens to share its name
+/// with another file's constant (`options`) reaches nothing.
+fn reaches(from: &Found<'_>, resolved: &[String], to: &Found<'_>) -> bool {
+    if from.path == to.path || to.definition.kind == DefKind::Method {
+        return true;
+    }
+    match from.file.language {
+        Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            resolved.iter().any(|file| file == to.path || is_index(file) && to.path.starts_with(directory(file)))
+        }
+        Language::Go | Language::Bash if directory(from.path) == directory(to.path) => true,
+        _ => {
+            let mentioned = |word: &str| {
+                from.file.imported.iter().chain(&from.definition.uses).any(|w| w.eq_ignore_ascii_case(word))
+            };
+            let module = match from.file.language {
+                Language::Go => directory(to.path).trim_end_matches('/').rsplit('/').next().unwrap_or_default(),
+                _ => to.path.rsplit('/').next().and_then(|name| name.split('.').next()).unwrap_or_default(),
+            };
+            mentioned(&to.definition.name) || !module.is_empty() && mentioned(module)
+        }
+    }
+}
+
+/// The directory of a path, with its trailing slash (`""` at the root).
+fn directory(path: &str) -> &str {
+    path.rfind('/').map_or("", |slash| &path[..=slash])
+}
+
+/// A package's index file, which stands for its directory.
+fn is_index(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(name.split('.').next(), Some("__init__" | "index"))
+}
+
+/// The files of the map that `file`'s imports name (see
+/// [`super::FileMap::modules`]): JavaScript's relative paths, with or
+/// without their extension or as a directory's index; Python's modules,
+/// relative by their leading dots, else from the root or a source folder
+/// (`src/pkg/mod.py` for `pkg.mod`).
+fn resolved_imports(map: &CodeMap, path: &str, file: &super::FileMap) -> Vec<String> {
+    let exists = |candidate: &str| map.file(candidate).is_some();
+    let mut resolved = Vec::new();
+    for module in &file.modules {
+        let base = match file.language {
+            Language::JavaScript | Language::TypeScript | Language::Tsx if module.starts_with('.') => {
+                Some(normalized(&format!("{}{module}", directory(path))))
+            }
+            Language::Python => {
+                let dots = module.chars().take_while(|c| *c == '.').count();
+                let rest = module[dots..].replace('.', "/");
+                if dots == 0 {
+                    let suffix = format!("{rest}.py");
+                    let package = format!("{rest}/__init__.py");
+                    // An absolute module is found from the root or any source folder.
+                    let found = map.files().map(|(p, _)| p).find(|p| {
+                        [&suffix, &package].iter().any(|s| *p == s.as_str() || p.ends_with(&format!("/{s}")))
+                    });
+                    found.map(|p| p.trim_end_matches(".py").trim_end_matches("/__init__").to_string())
+                } else {
+                    let mut dir = directory(path).to_string();
+                    for _ in 1..dots {
+                        dir = directory(dir.trim_end_matches('/')).to_string();
+                    }
+                    Some(normalized(&format!("{dir}{rest}")))
+                }
+            }
+            _ => None,
+        };
+        let Some(base) = base else { continue };
+        let candidates: &[&str] = match file.language {
+            Language::Python => &[".py", "/__init__.py"],
+            _ => &["", ".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", "/index.js", "/index.ts"],
+        };
+        let base = base.trim_end_matches('/');
+        if let Some(found) = candidates.iter().map(|ending| format!("{base}{ending}")).find(|c| exists(c)) {
+            resolved.push(found);
+        } else if base.is_empty() {
+            if let Some(index) = ["index.js", "index.ts"].into_iter().find(|c| exists(c)) {
+                resolved.push(index.to_string());
             }
         }
     }
-    for r in ranked.iter_mut() {
-        if let Some(gain) = gains.get(r.found.definition.name.as_str()) {
-            r.score += gain;
+    resolved
+}
+
+/// `a/b/../c/./d` as `a/c/d`; a path that climbs above the root stays empty.
+fn normalized(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
         }
     }
+    parts.join("/")
 }
 
 /// What the prompt says, as terms to search.
@@ -382,7 +506,11 @@ fn bm25(documents: &[Counts], b: f32) -> Vec<f32> {
                 .filter(|t| frequency[*t] > 0)
                 .map(|t| {
                     let (df, tf) = (frequency[t] as f32, document.terms[t] as f32);
-                    let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+                    // Raised above BM25's own: in one project, the words
+                    // that run through all of it (`version` in a semver
+                    // library) say what the project is, not where in it a
+                    // request points; its rare words (`caret`) do.
+                    let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln().powf(IDF_POWER);
                     idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - b + b * length / average.max(1.0)))
                 })
                 .sum()
@@ -487,6 +615,51 @@ mod tests {
             top(&map, "Product page URLs keep the capital letters of product titles. Fix it.")[0],
             "shop/text.py:slugify"
         );
+    }
+
+    #[test]
+    fn a_parameter_lifts_no_other_file_s_definition_that_shares_its_name() {
+        // `discount` is a parameter of `Cart.total`, and the name of a
+        // settings constant that nothing imports.
+        let (_dir, map) = map_of(&[
+            (
+                "shop/cart.py",
+                "from shop.prices import price_of\n\nclass Cart:\n    def total(self, discount):\n        return sum(price_of(i) for i in self.items) - discount\n",
+            ),
+            ("shop/prices.py", "def price_of(item):\n    return item.price\n"),
+            ("admin/settings.py", "discount = 0.2\n"),
+        ]);
+        let ranked = top(&map, "Cart.total is too high");
+        assert!(ranked.contains(&"shop/prices.py:price_of".to_string()), "{ranked:?}");
+        assert!(!ranked.contains(&"admin/settings.py:discount".to_string()), "{ranked:?}");
+        // In JavaScript, two files of one stem: what `./semver` resolves
+        // to is reached, the command-line script of the same name is not.
+        let (_dir, map) = map_of(&[
+            (
+                "classes/range.js",
+                "const SemVer = require('./semver')\nclass Range {\n  test (version, options) {\n    return new SemVer(version, options).ok\n  }\n}\n",
+            ),
+            ("classes/semver.js", "class SemVer {\n  constructor (version, options) { this.ok = true }\n}\n"),
+            ("bin/semver.js", "let options = {}\nconst main = () => options\n"),
+        ]);
+        let ranked = top(&map, "`Range.test` refuses a version it should accept");
+        assert!(ranked.contains(&"classes/semver.js:SemVer".to_string()), "{ranked:?}");
+        assert!(!ranked.contains(&"bin/semver.js:options".to_string()), "{ranked:?}");
+    }
+
+    #[test]
+    fn a_name_most_definitions_use_is_plumbing_and_gains_little() {
+        let mut billing = String::from("from util import log, round_cents\n\n");
+        billing.push_str("def invoice_total(lines):\n    log('total')\n    return round_cents(sum(lines))\n\n");
+        for name in ["refund", "credit_note", "reminder", "statement", "receipt", "dunning"] {
+            billing.push_str(&format!("def {name}(x):\n    log('{name}')\n    return x\n\n"));
+        }
+        let (_dir, map) = map_of(&[
+            ("util.py", "def log(message):\n    print(message)\n\ndef round_cents(x):\n    return round(x, 2)\n"),
+            ("billing.py", &billing),
+        ]);
+        let ranked = top(&map, "`invoice_total` is off by a cent");
+        assert_eq!(ranked[1], "util.py:round_cents", "{ranked:?}");
     }
 
     #[test]
