@@ -374,6 +374,10 @@ pub struct PipelineSettings {
     /// With a check, small variants of the definitions found (an operator,
     /// a number or a name changed) are tried before the model's versions.
     pub variants: bool,
+    /// Before the definitions are ranked, the model guesses the names the
+    /// code uses for what the request speaks of, and the ranking searches
+    /// them with the request's words.
+    pub guess_names: bool,
 }
 
 impl Default for PipelineSettings {
@@ -385,6 +389,7 @@ impl Default for PipelineSettings {
             max_seconds: 300,
             check: true,
             variants: true,
+            guess_names: true,
         }
     }
 }

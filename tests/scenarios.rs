@@ -3316,6 +3316,35 @@ async fn a_question_about_a_large_project_is_answered_from_the_definition_chosen
 }
 
 #[tokio::test]
+async fn the_model_s_guess_at_the_code_s_names_ranks_what_the_request_s_words_miss() {
+    // "How long" and "refused" are no words of the code: its name for the
+    // bound is `MAX_LENGTH`.
+    let limits = "MAX_LENGTH = 256\n\n\ndef check_name(name):\n    if len(name) > MAX_LENGTH:\n        raise ValueError(name)\n    return name\n";
+    let utils = long_module(limits);
+    let prompt = "How long may a user name be before it is refused?";
+    let first_offered = |run: &Run, choice: usize| run.backend.requests()[choice].choices.first().cloned();
+    let guessed = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .guessing_names()
+        .run(&["MAX_LENGTH, NAME_LIMIT", "answer", "answer", "MAX_LENGTH", "Up to 256 characters."], prompt)
+        .await;
+    let requests = guessed.backend.requests();
+    let ask = requests[0].messages.last().unwrap().text();
+    assert!(ask.contains("what would the project's code for what the request speaks of be named?"), "{ask}");
+    assert!(guessed.text().contains("[names the code may use, as the model guesses them: MAX_LENGTH, NAME_LIMIT]"));
+    assert_eq!(first_offered(&guessed, 3).as_deref(), Some("MAX_LENGTH"));
+    assert_eq!(guessed.outcome.text, "Up to 256 characters.");
+    // Without the guess, the request's words rank the function first.
+    let unguessed = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .run(&["answer", "answer", "check_name", "Up to 256 characters."], prompt)
+        .await;
+    assert_eq!(first_offered(&unguessed, 2).as_deref(), Some("check_name"));
+}
+
+#[tokio::test]
 async fn the_short_functions_a_chosen_definition_calls_are_shown_and_may_be_the_one_changed() {
     let amount = "def line_amount(price, quantity):\n    return price\n";
     let total = "def invoice_total(lines):\n    return sum(line_amount(p, q) for p, q in lines)\n";

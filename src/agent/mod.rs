@@ -270,6 +270,10 @@ pub struct Conversation {
     pipeline_turn: bool,
     /// The workspace's definitions, kept current across turns.
     code_map: crate::codemap::CodeMap,
+    /// The model's guess at the code's own names for what this turn's
+    /// request speaks of, which the pipeline ranks by with the request's
+    /// words (see `codemap::rank::rank_hinted`); empty until it guessed.
+    code_names: String,
     /// Set while a step asks the model to choose: the reply is one of these.
     reply_choices: Vec<String>,
     /// The next replies' bound in tokens, where the pipeline asks for
@@ -325,6 +329,7 @@ impl Conversation {
             code_map: Default::default(),
             reply_choices: Vec::new(),
             reply_max_tokens: None,
+            code_names: String::new(),
             resample: None,
             untested_change: false,
             test_runs_left: tests_run::MAX_CONFIGURED_TEST_RUNS,

@@ -67,7 +67,17 @@ pub struct Ranked<'m> {
 
 /// The definitions most relevant to `prompt`, best first, at most `limit`.
 pub fn rank<'m>(map: &'m CodeMap, prompt: &str, limit: usize) -> Vec<Ranked<'m>> {
-    let query = Query::of(prompt);
+    rank_hinted(map, prompt, "", limit)
+}
+
+/// As [`rank`], with `hints`: words that may be the code's own for what
+/// the request speaks of (a model's guess: `MAX_LENGTH` for "how long"),
+/// searched as the prompt's words are, never taken as names it gives.
+pub fn rank_hinted<'m>(map: &'m CodeMap, prompt: &str, hints: &str, limit: usize) -> Vec<Ranked<'m>> {
+    let mut query = Query::of(prompt);
+    query.terms.extend(terms_of(hints));
+    query.terms.sort();
+    query.terms.dedup();
     let all: Vec<Found<'m>> = map
         .definitions()
         .filter(|f| f.definition.lines.1 + 1 - f.definition.lines.0 <= MAX_CANDIDATE_LINES)
@@ -327,12 +337,7 @@ impl Query {
                 }
             }
         }
-        let mut terms: Vec<String> = prompt
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|w| is_identifier(w))
-            .flat_map(subwords)
-            .map(|word| stem(&word))
-            .collect();
+        let mut terms = terms_of(prompt);
         terms.sort();
         terms.dedup();
         Query { terms, identifiers, dotted, text: prompt.to_string() }
@@ -355,6 +360,16 @@ impl Query {
         }
         self.identifiers.contains(&definition.name)
     }
+}
+
+/// The words of `text` as the ranking searches them: the subwords of each
+/// word, plurals dropped.
+fn terms_of(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| is_identifier(w))
+        .flat_map(subwords)
+        .map(|word| stem(&word))
+        .collect()
 }
 
 /// A word written as code in prose: `parse_port`, `parseDate`, `MAX_SIZE`.

@@ -95,6 +95,7 @@ pub struct Scenario {
     sized_for_model: bool,
     tool_settings: tack::config::ToolSettings,
     pipeline: tack::config::PipelineSettings,
+    guess_names: bool,
     checks: tack::config::CheckSettings,
 }
 
@@ -126,6 +127,7 @@ impl Scenario {
             sized_for_model: false,
             tool_settings: Default::default(),
             pipeline: Default::default(),
+            guess_names: false,
             checks: Default::default(),
         }
     }
@@ -138,6 +140,13 @@ impl Scenario {
 
     pub fn pipeline(mut self, settings: tack::config::PipelineSettings) -> Scenario {
         self.pipeline = settings;
+        self
+    }
+
+    /// The pipeline's first model call is its guess at the code's names
+    /// (left out of other scenarios' scripts).
+    pub fn guessing_names(mut self) -> Scenario {
+        self.guess_names = true;
         self
     }
 
@@ -300,7 +309,9 @@ impl Scenario {
                 context_window: self.context_window,
                 max_agent_depth: self.max_agent_depth,
                 hooks: self.command_hooks.clone(),
-                pipeline: self.pipeline.clone(),
+                // A scenario's script holds the model's guess at the
+                // code's names only where it asks for that step.
+                pipeline: tack::config::PipelineSettings { guess_names: self.guess_names, ..self.pipeline.clone() },
                 checks: self.checks.clone(),
                 ..LoopSettings::default()
             },

@@ -54,6 +54,22 @@ impl Runner {
         }
     }
 
+    /// How a script of the language passes an example's command-line
+    /// arguments itself, where it read an empty command line.
+    pub fn arguments_hint(&self) -> &'static str {
+        match self.language {
+            Language::Python => {
+                "write the example's arguments into the script as a list, passed where they are parsed \
+(`parse_args([...])`, `main([...])`), instead of reading `sys.argv`"
+            }
+            Language::JavaScript => {
+                "write the example's arguments into the script as an array, passed where they are parsed, \
+instead of reading `process.argv` (an array as `process.argv` holds them: `['node', 'script', ...the arguments]`)"
+            }
+            _ => "write the example's arguments into the script itself",
+        }
+    }
+
     /// The language's name as the model is asked to write it.
     pub fn language_name(&self) -> &'static str {
         match self.language {
@@ -254,6 +270,11 @@ impl Check {
 
     /// How one run reads the check, with the project at `root` (a shell word).
     fn run_line(&self, modules: &str, root: &str, file: &Path) -> String {
+        self.run_line_as(self.runner.program, modules, root, file)
+    }
+
+    /// [`Check::run_line`] with the interpreter's command line `program`.
+    fn run_line_as(&self, program: &str, modules: &str, root: &str, file: &Path) -> String {
         let mut line = String::new();
         if let Some(package) = &self.loading.package {
             let link = format!("{modules}/{package}");
@@ -264,7 +285,7 @@ impl Check {
         if let Some(path) = &self.loading.python_path {
             line.push_str(&format!("PYTHONPATH={path} "));
         }
-        line.push_str(&format!("{} < '{}'", self.runner.program, file.display()));
+        line.push_str(&format!("{program} < '{}'", file.display()));
         line
     }
 
@@ -283,9 +304,49 @@ impl Check {
 
     /// The command that writes the check and runs it on the workspace as
     /// it is; what it prints is kept for [`Check::now_output`].
+    /// It also notes whether the check reads its command line (see
+    /// [`Check::read_arguments`]).
     pub fn now_command(&self) -> String {
-        let modules = self.dir.path().join("modules").display().to_string();
-        self.written_and_run(&self.file(), &self.script, &modules, "\"$PWD\"", &self.dir.path().join("now.out"))
+        let dir = self.dir.path();
+        let modules = dir.join("modules").display().to_string();
+        let out = dir.join("now.out");
+        let mark = self.arguments_mark().display().to_string();
+        let watcher = match self.runner.language {
+            Language::Python => dir.join("argv.py"),
+            _ => dir.join("argv.js"),
+        };
+        let (watcher_script, run) = match self.runner.language {
+            Language::Python => (
+                PYTHON_ARGV.replace("CHECK", &self.file().display().to_string()).replace("MARK", &mark),
+                self.run_line(&modules, "\"$PWD\"", &watcher),
+            ),
+            Language::JavaScript => (
+                NODE_ARGV.replace("MARK", &mark),
+                self.run_line_as(&format!("node -r '{}' -", watcher.display()), &modules, "\"$PWD\"", &self.file()),
+            ),
+            _ => return self.written_and_run(&self.file(), &self.script, &modules, "\"$PWD\"", &out),
+        };
+        format!(
+            "cat > '{}' <<'{END}'\n{}\n{END}\ncat > '{}' <<'{END}'\n{}\n{END}\n{run} > '{}'; status=$?; cat '{}'; exit $status",
+            self.file().display(),
+            self.script.trim_end(),
+            watcher.display(),
+            watcher_script.trim_end(),
+            out.display(),
+            out.display(),
+        )
+    }
+
+    fn arguments_mark(&self) -> PathBuf {
+        self.dir.path().join("argv.read")
+    }
+
+    /// Whether the check's run on the code as it is ([`Check::now_command`])
+    /// read its command-line arguments, itself or through the project (a
+    /// command-line parser that reads them when given none). It runs with
+    /// none, so it cannot run an example that passes some.
+    pub fn read_arguments(&self) -> bool {
+        self.arguments_mark().exists()
     }
 
     /// The command that runs the check once more on the workspace as it
@@ -563,6 +624,38 @@ finally:
             _file = _os.path.realpath(_file)
             if _file.startswith(_root):
                 _out.write(f"{_file[len(_root):]}:{_line}\n")"#;
+
+/// Runs the check (read from CHECK as from stdin) with a `sys.argv` that
+/// leaves the file MARK where anything reads past the program's name.
+const PYTHON_ARGV: &str = r#"import sys as _sys
+class _Arguments(list):
+    def _read(self):
+        open("MARK", "w").close()
+    def __getitem__(self, index):
+        if index != 0:
+            self._read()
+        return list.__getitem__(self, index)
+    def __iter__(self):
+        self._read()
+        return list.__iter__(self)
+    def __len__(self):
+        self._read()
+        return list.__len__(self)
+_sys.argv = _Arguments(["-"])
+exec(compile(open("CHECK").read(), "<stdin>", "exec"), {"__name__": "__main__"})"#;
+
+/// Loaded before the check: a `process.argv` that leaves the file MARK
+/// where anything reads past the interpreter's and the script's paths.
+const NODE_ARGV: &str = r#"const marked = { done: false };
+process.argv = new Proxy(process.argv, {
+  get(target, key, receiver) {
+    if (!marked.done && key !== "0" && key !== "1") {
+      marked.done = true;
+      try { require("fs").writeFileSync("MARK", ""); } catch {}
+    }
+    return Reflect.get(target, key, receiver);
+  },
+});"#;
 
 /// Reads the V8 coverage Node wrote to the folder it is given and prints
 /// each function that ran, of a file under the working folder (its path
@@ -916,6 +1009,37 @@ function unused() {}\n\nmodule.exports = { outer, unused }\n";
         .unwrap();
         let called = calls(&bash(root, &check.calls_command().unwrap()));
         assert_eq!(called, vec![("index.js".to_string(), 1), ("index.js".to_string(), 5)]);
+    }
+
+    #[test]
+    fn a_check_that_reads_its_empty_command_line_is_told_from_one_that_passes_its_arguments() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        std::fs::create_dir_all(root.join("cli")).unwrap();
+        std::fs::write(root.join("cli/__init__.py"), "").unwrap();
+        // The project's parser reads the command line when given no list.
+        let code = "import argparse\n\n\ndef main(argv=None):\n    parser = argparse.ArgumentParser()\n    \
+parser.add_argument('--loud', action='store_true')\n    return parser.parse_args(argv).loud\n";
+        std::fs::write(root.join("cli/app.py"), code).unwrap();
+        let ran = |language: Language, path: &str, script: &str| {
+            let check = Check::new(runner(language).unwrap(), loading(root, language, path), script).unwrap();
+            let out = std::process::Command::new("bash").arg("-c").arg(check.now_command()).current_dir(root).output();
+            let printed = String::from_utf8_lossy(&out.unwrap().stdout).trim().to_string();
+            (printed, check.read_arguments())
+        };
+        let reads = "from cli.app import main\nprint(main())\n";
+        assert_eq!(ran(Language::Python, "cli/app.py", reads), ("False".to_string(), true));
+        // argparse reads the program's name for its own: that is no argument.
+        let passes = "from cli.app import main\nprint(main(['--loud']))\n";
+        assert_eq!(ran(Language::Python, "cli/app.py", passes), ("True".to_string(), false));
+
+        std::fs::write(root.join("package.json"), r#"{ "name": "cli", "main": "index.js" }"#).unwrap();
+        let code = "exports.parse = (argv = process.argv) => argv.slice(2).includes('--loud')\n";
+        std::fs::write(root.join("index.js"), code).unwrap();
+        let reads = "console.log(require('cli').parse())\n";
+        assert_eq!(ran(Language::JavaScript, "index.js", reads), ("false".to_string(), true));
+        let passes = "console.log(require('cli').parse(['node', 'script', '--loud']))\n";
+        assert_eq!(ran(Language::JavaScript, "index.js", passes), ("true".to_string(), false));
     }
 
     #[test]

@@ -85,6 +85,11 @@ command-line arguments: write any the example passes into the script itself. {} 
             }
             let printed = check.now_output();
             let why = match check::shows_nothing(&output, !ran) {
+                // An example that passes arguments cannot run on an empty
+                // command line, whatever the run shows.
+                _ if check.read_arguments() => {
+                    format!("it reads its command-line arguments, and it runs with none: {}", runner.arguments_hint())
+                }
                 None => {
                     self.notify("[the check fails on the code as it is: it passes once it runs without that error]");
                     check.fails_with(&output);

@@ -156,10 +156,11 @@ impl Conversation {
         let mut wants_change: Option<bool> = None;
         let mut stop_hook_active = false;
         let mut rounds = 0;
+        self.code_names.clear();
         loop {
             rounds += 1;
             let refreshed = self.code_map.refresh(&self.workspace);
-            let candidates = self.candidates(&request, settings.choices.max(1));
+            let mut candidates = self.candidates(&request, settings.choices.max(1));
             tracing::info!(
                 files = refreshed.files,
                 parsed = refreshed.parsed,
@@ -177,14 +178,24 @@ impl Conversation {
                 let text = "The code map finds nothing the check's report names: nothing more was changed.".to_string();
                 return TurnOutcome { stop_reason: StopReason::EndTurn, text, usage };
             }
+            let system = SYSTEM.to_string();
+            let (base, _) = self.prompt_messages(self.backend.count_tokens(&system));
+            if rounds == 1 && settings.guess_names && self.budget.allows_call() {
+                match self.guess_code_names(&system, &base, &mut usage, cancel).await {
+                    Ok(names) => self.code_names = names,
+                    Err(mut stop) => {
+                        stop.usage += usage;
+                        return stop;
+                    }
+                }
+                candidates = self.candidates(&request, settings.choices.max(1));
+            }
             self.notify(&format!(
                 "[code map: {} files, {} parsed now; the definitions that match the request best: {}]",
                 refreshed.files,
                 refreshed.parsed,
                 candidates.iter().map(|c| format!("{} in {}", c.qualified, c.path)).collect::<Vec<_>>().join(", ")
             ));
-            let system = SYSTEM.to_string();
-            let (base, _) = self.prompt_messages(self.backend.count_tokens(&system));
             let outcome = async {
                 let change = match wants_change {
                     Some(change) => change,
@@ -227,6 +238,48 @@ impl Conversation {
         }
     }
 
+    /// The model's guess, before it sees any code, at the names the code
+    /// uses for what the request speaks of: a report in the user's words
+    /// ("how long", "required") lacks the code's (`MAX_LENGTH`,
+    /// `mandatory`), which a model that has read much code often knows.
+    /// The ranking searches them as words; one that names nothing in the
+    /// project counts for nothing.
+    async fn guess_code_names(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<String, Stop> {
+        /// Enough for a line of names; a reply that rambles is cut there.
+        const NAMES_TOKENS: u32 = 60;
+        let mut messages = base.to_vec();
+        super::whole_file::after_prompt(
+            &mut messages,
+            "Before any code is shown: what would the project's code for what the request speaks of be named? \
+Reply with up to 8 likely names of its functions, methods, classes, constants or variables, comma-separated, \
+nothing else.",
+        );
+        self.events.emit(Event::Status { status: AgentStatus::Thinking });
+        self.reply_max_tokens = Some(NAMES_TOKENS);
+        let generation = self.whole_file_reply(system, messages, cancel).await;
+        self.reply_max_tokens = None;
+        let generation = generation?;
+        *usage += generation.usage;
+        let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
+        let names: Vec<&str> = reply
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+            .map(|word| word.trim_matches('.'))
+            .filter(|word| crate::text::is_identifier(word.split('.').next_back().unwrap_or_default()))
+            .take(8)
+            .collect();
+        if !names.is_empty() {
+            self.notify(&format!("[names the code may use, as the model guesses them: {}]", names.join(", ")));
+        }
+        Ok(names.join(" "))
+    }
+
     /// Makes `name` a call of the reply in `generation`, records both, and
     /// runs the call (approved as any): whether it succeeded, and its
     /// output. `Err` when the turn was cancelled meanwhile.
@@ -263,7 +316,7 @@ impl Conversation {
 
     /// The definitions the model may choose among for `request`, best first.
     fn candidates(&self, request: &str, limit: usize) -> Vec<Candidate> {
-        crate::codemap::rank::rank(&self.code_map, request, limit)
+        crate::codemap::rank::rank_hinted(&self.code_map, request, &self.code_names, limit)
             .into_iter()
             .filter(|r| self.workspace.resolve(r.found.path).is_ok_and(|path| self.may_show(&path)))
             .map(|r| Candidate {
@@ -429,7 +482,7 @@ Reply with its name: {}.",
                 }
             }
         }
-        let ranked = crate::codemap::rank::rank(&self.code_map, request, usize::MAX);
+        let ranked = crate::codemap::rank::rank_hinted(&self.code_map, request, &self.code_names, usize::MAX);
         let place = |t: &Target| {
             ranked
                 .iter()
