@@ -3287,7 +3287,7 @@ async fn a_model_that_picks_by_the_order_of_the_words_leaves_the_intent_to_the_q
     let run = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
-        .run(&["change", "answer", "1", "It is 8080."], "What is the default port?")
+        .run(&["change", "answer", "1", "none", "It is 8080."], "What is the default port?")
         .await;
     assert_eq!(run.outcome.text, "It is 8080.");
     assert_eq!(run.read("utils.py"), utils);
@@ -3299,7 +3299,7 @@ async fn a_question_about_a_large_project_is_answered_from_the_definition_chosen
     let run = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
-        .run(&["answer", "answer", "DEFAULT_PORT", "The default port is 8080."], "What is the default port?")
+        .run(&["answer", "answer", "DEFAULT_PORT", "none", "The default port is 8080."], "What is the default port?")
         .await;
     assert_eq!(run.read("utils.py"), utils);
     assert_eq!(run.outcome.text, "The default port is 8080.");
@@ -3311,8 +3311,33 @@ async fn a_question_about_a_large_project_is_answered_from_the_definition_chosen
     assert!(names.len() >= 2 && names[0] == "DEFAULT_PORT", "{names:?}");
     assert!(names.iter().all(|n| listed.contains(&format!("`{n}` in utils.py"))), "{listed}");
     assert!(listed.contains("- constant `DEFAULT_PORT` in utils.py\n```\nDEFAULT_PORT = 8080\n```"), "{listed}");
-    let sent = requests[2].messages.last().unwrap().text();
-    assert!(sent.contains("DEFAULT_PORT = 8080") && sent.contains("Answer the request from the code shown"), "{sent}");
+    // Where the model sees no script that shows it, the answer rests on the code.
+    let sent = requests[3].messages.last().unwrap().text();
+    assert!(sent.contains("DEFAULT_PORT = 8080") && sent.contains("Answer the request from the code shown,"), "{sent}");
+}
+
+#[tokio::test]
+async fn a_question_is_answered_from_what_a_script_of_its_example_prints_on_the_project() {
+    let delays = "def retry_delays(n):\n    return [2 ** i for i in range(n)]\n";
+    let utils = long_module(delays);
+    let script = "```python\nfrom utils import retry_delays\nprint(retry_delays(4))\n```\n";
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .run(&["answer", "answer", script, "1, 2, 4 and 8 seconds."], "What delays does `retry_delays(4)` give?")
+        .await;
+    assert_eq!(run.outcome.text, "1, 2, 4 and 8 seconds.");
+    assert_eq!(run.read("utils.py"), utils);
+    // The script ran as a Bash call the user sees, on the project as it is.
+    let calls: Vec<String> =
+        run.results().into_iter().map(|(name, is_error, _)| format!("{name} {is_error}")).collect();
+    assert_eq!(calls, ["Read false", "Bash false"]);
+    let requests = run.backend.requests();
+    let asked = requests[2].messages.last().unwrap().text();
+    assert!(asked.contains("prints the value it asks for"), "{asked}");
+    let sent = requests[3].messages.last().unwrap().text();
+    assert!(sent.contains("prints, run on the project as it is:\n```\n[1, 2, 4, 8]\n```"), "{sent}");
+    assert!(sent.contains("Answer the request from the code shown and what the script printed"), "{sent}");
 }
 
 #[tokio::test]
@@ -3327,7 +3352,7 @@ async fn the_model_s_guess_at_the_code_s_names_ranks_what_the_request_s_words_mi
         .file("utils.py", &utils)
         .tool_settings(whole_files())
         .guessing_names()
-        .run(&["MAX_LENGTH, NAME_LIMIT", "answer", "answer", "MAX_LENGTH", "Up to 256 characters."], prompt)
+        .run(&["MAX_LENGTH, NAME_LIMIT", "answer", "answer", "MAX_LENGTH", "none", "Up to 256 characters."], prompt)
         .await;
     let requests = guessed.backend.requests();
     let ask = requests[0].messages.last().unwrap().text();
@@ -3339,7 +3364,7 @@ async fn the_model_s_guess_at_the_code_s_names_ranks_what_the_request_s_words_mi
     let unguessed = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
-        .run(&["answer", "answer", "check_name", "Up to 256 characters."], prompt)
+        .run(&["answer", "answer", "check_name", "none", "Up to 256 characters."], prompt)
         .await;
     assert_eq!(first_offered(&unguessed, 2).as_deref(), Some("check_name"));
 }

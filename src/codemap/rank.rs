@@ -373,7 +373,7 @@ fn terms_of(text: &str) -> Vec<String> {
 }
 
 /// A word written as code in prose: `parse_port`, `parseDate`, `MAX_SIZE`.
-fn looks_like_code(word: &str) -> bool {
+pub fn looks_like_code(word: &str) -> bool {
     let chars: Vec<char> = word.chars().collect();
     word.contains('_') || chars.windows(2).any(|w| w[0].is_lowercase() && w[1].is_uppercase())
 }

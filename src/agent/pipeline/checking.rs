@@ -111,6 +111,67 @@ command-line arguments: write any the example passes into the script itself. {} 
         Ok(None)
     }
 
+    /// For a question, the model's script that runs on the project what
+    /// the request asks about and prints the value asked for, run on the
+    /// code as it is (a Bash call): the script and what it printed, for
+    /// the answer to rest on what the code does rather than on what a small
+    /// model reads into it. `None` where the check is switched off or has
+    /// no runner, the model sees no script that shows it, or the script
+    /// fails on its own mistake, reads its empty command line or prints
+    /// nothing.
+    pub(super) async fn experiment(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        target: &Target,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<(String, String)>, Stop> {
+        /// What the answer is shown of the run at most.
+        const SHOWN_CHARS: usize = 1_500;
+        let language = target.file.language;
+        let runner = match check::runner(language) {
+            Some(runner) if self.settings.pipeline.check && self.tools.harness_can_call("Bash") => runner,
+            _ => return Ok(None),
+        };
+        if !self.budget.allows_call() {
+            return Ok(None);
+        }
+        let loading = check::loading(self.workspace.root(), language, &target.path);
+        let ask = format!(
+            "Write a short {} script that runs on the project what the request asks about and prints the value it \
+asks for. {} It runs with no command-line arguments: write any it passes into the script itself. Reply with the \
+script only, in one code block; if no script can show it, reply `none`.",
+            runner.language_name(),
+            loading.hint,
+        );
+        self.notify("[writing a script that shows what the request asks about…]");
+        let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
+        let made =
+            edit::code_blocks(&reply).into_iter().next().map(|script| check::Check::new(runner, loading, &script));
+        let Some(Ok(check)) = made else {
+            self.record_with_usage(
+                Message { role: Role::Assistant, blocks: generation.blocks },
+                Some(generation.usage),
+            );
+            return Ok(None);
+        };
+        let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
+        let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        let shown = match (ran, check.read_arguments()) {
+            (_, true) => None,
+            (true, false) => Some(check::normalized(&check.now_output())),
+            // The project's own error may be the answer (the error a call raises).
+            (false, false) => check::shows_nothing(&output, true).is_none().then(|| check::normalized(&output)),
+        };
+        let Some(shown) = shown.filter(|s| !s.trim().is_empty() && !output.starts_with("permission denied")) else {
+            self.notify("[the script shows nothing to answer from]");
+            return Ok(None);
+        };
+        let cut = shown.chars().count().saturating_sub(SHOWN_CHARS);
+        Ok(Some((check.script.trim_end().to_string(), shown.chars().skip(cut).collect())))
+    }
+
     /// What a printing check must print once the request is done, in the
     /// model's words; `None` when it says what the check prints now.
     #[allow(clippy::too_many_arguments)]
@@ -147,8 +208,8 @@ request is done? Reply with that output only, in one code block.",
         let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
         self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
         let expected = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().to_string());
-        let expected = check::normalized(&expected);
-        if expected.is_empty() || check::prints(printed, &expected) {
+        let expected = check::changed_lines(printed, &check::normalized(&expected));
+        if expected.trim().is_empty() {
             self.notify("[no check: the expected output is what it prints now]");
             return Ok(None);
         }

@@ -242,10 +242,57 @@ pub fn replaced(text: &str, definition: &Definition, new: &str) -> (String, Stri
     (format!("{}{new}{}", &text[..definition.range.start], &text[definition.range.end..]), new)
 }
 
+/// The names a reply lists, at most `max`: its items (split at commas,
+/// semicolons and lines) that are one name each (`MAX_LENGTH`,
+/// `Range.test`, `parse()`), bullets, numbers and quotes aside; of an item
+/// in prose, the words it writes as code (between backticks, or shaped as
+/// code: `CommanderError`), not its English.
+pub fn listed_names(reply: &str, max: usize) -> Vec<String> {
+    let is_name = |word: &str| word.split('.').all(crate::text::is_identifier);
+    let mut names: Vec<String> = Vec::new();
+    for item in reply.split([',', ';', '\n']) {
+        let item = item
+            .trim()
+            .trim_start_matches(|c: char| c == '-' || c == '*' || c.is_ascii_digit() || c == '.' || c == ')');
+        let bare = item.trim().trim_matches(|c: char| matches!(c, '`' | '\'' | '"')).trim_end_matches("()");
+        if is_name(bare) {
+            names.push(bare.to_string());
+            continue;
+        }
+        for (i, span) in item.split('`').enumerate() {
+            for word in span.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')) {
+                let word = word.trim_matches('.');
+                let as_code = i % 2 == 1 || crate::codemap::rank::looks_like_code(word);
+                if !word.is_empty() && as_code && is_name(word) {
+                    names.push(word.to_string());
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|name| seen.insert(name.clone()));
+    names.truncate(max);
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::codemap::{Language, parse};
+
+    #[test]
+    fn a_list_of_names_is_read_and_the_english_around_them_is_not() {
+        assert_eq!(
+            listed_names("MAX_LENGTH, maxLength, `Range.test`, parse()", 8),
+            ["MAX_LENGTH", "maxLength", "Range.test", "parse"]
+        );
+        assert_eq!(
+            listed_names("1. replaceCaret\n2. replace_carets\n- tilde", 8),
+            ["replaceCaret", "replace_carets", "tilde"]
+        );
+        assert_eq!(listed_names("The error's code would be CommanderError or `code`.", 8), ["CommanderError", "code"]);
+        assert_eq!(listed_names("a, b, c", 2), ["a", "b"]);
+    }
 
     #[test]
     fn the_line_an_error_is_raised_on_is_rewritten_as_the_reply_writes_it() {

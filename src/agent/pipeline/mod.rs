@@ -253,12 +253,15 @@ impl Conversation {
     ) -> Result<String, Stop> {
         /// Enough for a line of names; a reply that rambles is cut there.
         const NAMES_TOKENS: u32 = 60;
+        const NAMES: usize = 8;
         let mut messages = base.to_vec();
         super::whole_file::after_prompt(
             &mut messages,
-            "Before any code is shown: what would the project's code for what the request speaks of be named? \
-Reply with up to 8 likely names of its functions, methods, classes, constants or variables, comma-separated, \
-nothing else.",
+            &format!(
+                "Before any code is shown: what would the project's code for what the request speaks of be named? \
+Reply with up to {NAMES} likely names of its functions, methods, classes, constants or variables, comma-separated, \
+nothing else."
+            ),
         );
         self.events.emit(Event::Status { status: AgentStatus::Thinking });
         self.reply_max_tokens = Some(NAMES_TOKENS);
@@ -268,12 +271,7 @@ nothing else.",
         *usage += generation.usage;
         let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
         self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
-        let names: Vec<&str> = reply
-            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
-            .map(|word| word.trim_matches('.'))
-            .filter(|word| crate::text::is_identifier(word.split('.').next_back().unwrap_or_default()))
-            .take(8)
-            .collect();
+        let names = edit::listed_names(&reply, NAMES);
         if !names.is_empty() {
             self.notify(&format!("[names the code may use, as the model guesses them: {}]", names.join(", ")));
         }
@@ -413,10 +411,23 @@ Reply with its name: {}.",
             shown.push_str(&definition);
             shown.push('\n');
         }
+        let ran = match self.candidate_target(&candidates[chosen]) {
+            Some(target) => self.experiment(system, base, &target, usage, cancel).await?,
+            None => None,
+        };
+        let (ran, from) = match ran {
+            Some((script, printed)) => (
+                format!(
+                    "This script:\n```\n{script}\n```\nprints, run on the project as it is:\n```\n{printed}\n```\n"
+                ),
+                "the code shown and what the script printed",
+            ),
+            None => (String::new(), "the code shown"),
+        };
         let mut messages = base.to_vec();
         super::whole_file::after_prompt(
             &mut messages,
-            &format!("{shown}\nAnswer the request from the code shown, in one or two sentences."),
+            &format!("{shown}\n{ran}Answer the request from {from}, in one or two sentences."),
         );
         self.events.emit(Event::Status { status: AgentStatus::Thinking });
         let generation = self.whole_file_reply(system, messages, cancel).await?;
