@@ -253,15 +253,28 @@ pub fn without_trailing_comment(language: Language, line: &str) -> &str {
     line
 }
 
-/// The probe's script without the print statements the check also has
-/// (comments and a closing `;` aside): the probe guards the code's other
-/// uses, and a small model copies the request's own example into it, which
-/// the fix must change.
+/// The probe's script without the print statements and the top-level
+/// calls the check also has (comments and a closing `;` aside): the probe
+/// guards the code's other uses, and a small model copies the request's
+/// own example into it (`console.log(f(x))`, or `runExample(['-abc'])` of
+/// a helper that prints), which the fix must change.
 pub fn without_shared_prints(language: Language, probe: &str, check: &str) -> String {
     let key = |line: &str| without_trailing_comment(language, line).trim().trim_end_matches(';').to_string();
-    let printing = |line: &&str| prints_a_line(language, line);
-    let shared: Vec<String> = check.lines().filter(printing).map(key).collect();
-    probe.lines().filter(|line| !(printing(line) && shared.contains(&key(line)))).collect::<Vec<_>>().join("\n")
+    let runs_an_example =
+        |line: &&str| prints_a_line(language, line) || is_bare_call(&key(line)) && !line.starts_with([' ', '\t']);
+    let shared: Vec<String> = check.lines().filter(runs_an_example).map(key).collect();
+    probe.lines().filter(|line| !(runs_an_example(line) && shared.contains(&key(line)))).collect::<Vec<_>>().join("\n")
+}
+
+/// A statement that only calls (`run(['-ab'])`, `check.run()`): no
+/// assignment, declaration or import, which a script's later lines need.
+fn is_bare_call(statement: &str) -> bool {
+    let Some(open) = statement.find('(') else { return false };
+    let head = &statement[..open];
+    statement.ends_with(')')
+        && !head.is_empty()
+        && head.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$')
+        && !matches!(head, "if" | "for" | "while" | "switch" | "return" | "print" | "assert")
 }
 
 /// `script` with the trailing comments of its print statements dropped.
@@ -289,6 +302,16 @@ console.log(semver.diff('1.2.3', '1.2.4')) // 'patch'";
         assert_eq!(
             without_shared_prints(Language::JavaScript, probe, check),
             "const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '1.2.4')) // 'patch'"
+        );
+        // A helper that prints, called with the check's example, is left
+        // out too; its definition and the other calls stay.
+        let helper = "const { Command } = require('commander');\nfunction run(args) {\n  const p = new Command();\n  \
+p.parse(args);\n  console.log(p.opts());\n}\n";
+        let check = format!("{helper}run(['node', 's', '-abc']);\n");
+        let probe = format!("{helper}run(['node', 's', '-abc']);\nrun(['node', 's', '-a', '-c']);\n");
+        assert_eq!(
+            without_shared_prints(Language::JavaScript, &probe, &check),
+            format!("{helper}run(['node', 's', '-a', '-c']);")
         );
     }
 
