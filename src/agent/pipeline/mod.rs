@@ -7,9 +7,11 @@
 //!    in both orders; a model that picks by the order is undecided, and a
 //!    question mark in the request's prose decides.
 //! 3. **Localize** ([`crate::codemap::rank`]): definitions ranked by the
-//!    names, words and references of the request; the model chooses among
-//!    the best few, its reply held by a grammar to their names, and the
-//!    choice is read as a Read call.
+//!    names, words and references of the request, and by the names the
+//!    model guesses the code uses for it; the model chooses among the best
+//!    few, its reply held by a grammar to their names, and the choice is
+//!    read as a Read call. A question is answered from the chosen code and
+//!    what a script of its example prints on the project.
 //! 4. **Edit** ([`edit`]): the chosen definition is shown with the imports
 //!    it uses; the reply's block that holds it replaces its byte range.
 //!    Where the check (see below) crashes, the project's functions its
