@@ -271,8 +271,10 @@ nothing else."
         self.reply_max_tokens = None;
         let generation = generation?;
         *usage += generation.usage;
-        let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
-        self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
+        // Shown as a notice and counted in the turn's usage, as the intent
+        // is; not a message of the conversation, which it would leave with
+        // two model replies in a row.
+        let reply = Message { role: Role::Assistant, blocks: generation.blocks }.text();
         let names = edit::listed_names(&reply, NAMES);
         if !names.is_empty() {
             self.notify(&format!("[names the code may use, as the model guesses them: {}]", names.join(", ")));
