@@ -33,10 +33,7 @@ impl Conversation {
     ) -> Result<Option<check::Check>, Stop> {
         const ASKS: usize = 2;
         let language = target.file.language;
-        let runner = match check::runner(language) {
-            Some(runner) if self.settings.pipeline.check && self.tools.harness_can_call("Bash") => runner,
-            _ => return Ok(None),
-        };
+        let Some(runner) = self.check_runner(language) else { return Ok(None) };
         let loading = check::loading(self.workspace.root(), language, &target.path);
         let definition = target.definition();
         let doc = definition.doc.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
@@ -111,6 +108,12 @@ command-line arguments: write any the example passes into the script itself. {} 
         Ok(None)
     }
 
+    /// The runner for a check or script of `language`, where they may run:
+    /// checks switched on and Bash open to the harness.
+    fn check_runner(&self, language: crate::codemap::Language) -> Option<check::Runner> {
+        check::runner(language).filter(|_| self.settings.pipeline.check && self.tools.harness_can_call("Bash"))
+    }
+
     /// For a question, the model's script that runs on the project what
     /// the request asks about and prints the value asked for, run on the
     /// code as it is (a Bash call): the script and what it printed, for
@@ -130,10 +133,7 @@ command-line arguments: write any the example passes into the script itself. {} 
         /// What the answer is shown of the run at most.
         const SHOWN_CHARS: usize = 1_500;
         let language = target.file.language;
-        let runner = match check::runner(language) {
-            Some(runner) if self.settings.pipeline.check && self.tools.harness_can_call("Bash") => runner,
-            _ => return Ok(None),
-        };
+        let Some(runner) = self.check_runner(language) else { return Ok(None) };
         if !self.budget.allows_call() {
             return Ok(None);
         }
