@@ -239,14 +239,14 @@ fn resolved_imports(map: &CodeMap, path: &str, file: &super::FileMap) -> Vec<Str
                     let found = map.files().map(|(p, _)| p).find(|p| {
                         [&suffix, &package].iter().any(|s| *p == s.as_str() || p.ends_with(&format!("/{s}")))
                     });
-                    found.map(|p| p.trim_end_matches(".py").trim_end_matches("/__init__").to_string())
-                } else {
-                    let mut dir = directory(path).to_string();
-                    for _ in 1..dots {
-                        dir = directory(dir.trim_end_matches('/')).to_string();
-                    }
-                    Some(normalized(&format!("{dir}{rest}")))
+                    resolved.extend(found.map(str::to_string));
+                    continue;
                 }
+                let mut dir = directory(path).to_string();
+                for _ in 1..dots {
+                    dir = directory(dir.trim_end_matches('/')).to_string();
+                }
+                Some(normalized(&format!("{dir}{rest}")))
             }
             _ => None,
         };

@@ -292,14 +292,7 @@ impl Check {
     /// The command that writes `script` to `file` and runs it with the
     /// project at `root` (a shell word), its output kept in `out` too.
     fn written_and_run(&self, file: &Path, script: &str, modules: &str, root: &str, out: &Path) -> String {
-        format!(
-            "cat > '{}' <<'{END}'\n{}\n{END}\n{} > '{}'; status=$?; cat '{}'; exit $status",
-            file.display(),
-            script.trim_end(),
-            self.run_line(modules, root, file),
-            out.display(),
-            out.display(),
-        )
+        format!("{}{}", written(file, script), kept_in(&self.run_line(modules, root, file), out))
     }
 
     /// The command that writes the check and runs it on the workspace as
@@ -311,30 +304,22 @@ impl Check {
         let modules = dir.join("modules").display().to_string();
         let out = dir.join("now.out");
         let mark = self.arguments_mark().display().to_string();
-        let watcher = match self.runner.language {
-            Language::Python => dir.join("argv.py"),
-            _ => dir.join("argv.js"),
-        };
-        let (watcher_script, run) = match self.runner.language {
-            Language::Python => (
-                PYTHON_ARGV.replace("CHECK", &self.file().display().to_string()).replace("MARK", &mark),
-                self.run_line(&modules, "\"$PWD\"", &watcher),
-            ),
-            Language::JavaScript => (
-                NODE_ARGV.replace("MARK", &mark),
-                self.run_line_as(&format!("node -r '{}' -", watcher.display()), &modules, "\"$PWD\"", &self.file()),
-            ),
+        let (watcher, watcher_script, run) = match self.runner.language {
+            Language::Python => {
+                let watcher = dir.join("argv.py");
+                let script = PYTHON_ARGV.replace("CHECK", &self.file().display().to_string()).replace("MARK", &mark);
+                let run = self.run_line(&modules, "\"$PWD\"", &watcher);
+                (watcher, script, run)
+            }
+            Language::JavaScript => {
+                let watcher = dir.join("argv.js");
+                let program = format!("node -r '{}' -", watcher.display());
+                let run = self.run_line_as(&program, &modules, "\"$PWD\"", &self.file());
+                (watcher, NODE_ARGV.replace("MARK", &mark), run)
+            }
             _ => return self.written_and_run(&self.file(), &self.script, &modules, "\"$PWD\"", &out),
         };
-        format!(
-            "cat > '{}' <<'{END}'\n{}\n{END}\ncat > '{}' <<'{END}'\n{}\n{END}\n{run} > '{}'; status=$?; cat '{}'; exit $status",
-            self.file().display(),
-            self.script.trim_end(),
-            watcher.display(),
-            watcher_script.trim_end(),
-            out.display(),
-            out.display(),
-        )
+        format!("{}{}{}", written(&self.file(), &self.script), written(&watcher, &watcher_script), kept_in(&run, &out))
     }
 
     fn arguments_mark(&self) -> PathBuf {
@@ -386,7 +371,7 @@ impl Check {
         let written: String = [(self.file(), self.script.clone())]
             .into_iter()
             .chain(wrapper)
-            .map(|(file, script)| format!("cat > '{}' <<'{END}'\n{}\n{END}\n", file.display(), script.trim_end()))
+            .map(|(file, script)| written(&file, &script))
             .collect();
         Some(format!("{written}{run} >/dev/null 2>&1; {read}"))
     }
@@ -624,6 +609,16 @@ finally:
             _file = _os.path.realpath(_file)
             if _file.startswith(_root):
                 _out.write(f"{_file[len(_root):]}:{_line}\n")"#;
+
+/// The shell lines that write `script` to `file`.
+fn written(file: &Path, script: &str) -> String {
+    format!("cat > '{}' <<'{END}'\n{}\n{END}\n", file.display(), script.trim_end())
+}
+
+/// `run`, its output kept in `out` and printed, its exit status kept.
+fn kept_in(run: &str, out: &Path) -> String {
+    format!("{run} > '{}'; status=$?; cat '{}'; exit $status", out.display(), out.display())
+}
 
 /// Runs the check (read from CHECK as from stdin) with a `sys.argv` that
 /// leaves the file MARK where anything reads past the program's name.

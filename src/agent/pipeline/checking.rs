@@ -339,10 +339,23 @@ that now reads `{line}` read?",
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<(Generation, String), Stop> {
+        self.ask_bounded(system, base, ask, SCRIPT_TOKENS, usage, cancel).await
+    }
+
+    /// [`Conversation::ask_short`] for a reply of at most `max_tokens`.
+    pub(super) async fn ask_bounded(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        ask: &str,
+        max_tokens: u32,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<(Generation, String), Stop> {
         let mut messages = base.to_vec();
         whole_file::after_prompt(&mut messages, ask);
         self.events.emit(Event::Status { status: AgentStatus::Thinking });
-        self.reply_max_tokens = Some(SCRIPT_TOKENS);
+        self.reply_max_tokens = Some(max_tokens);
         let generation = self.whole_file_reply(system, messages, cancel).await;
         self.reply_max_tokens = None;
         let generation = generation?;

@@ -256,25 +256,15 @@ impl Conversation {
         /// Enough for a line of names; a reply that rambles is cut there.
         const NAMES_TOKENS: u32 = 60;
         const NAMES: usize = 8;
-        let mut messages = base.to_vec();
-        super::whole_file::after_prompt(
-            &mut messages,
-            &format!(
-                "Before any code is shown: what would the project's code for what the request speaks of be named? \
+        let ask = format!(
+            "Before any code is shown: what would the project's code for what the request speaks of be named? \
 Reply with up to {NAMES} likely names of its functions, methods, classes, constants or variables, comma-separated, \
 nothing else."
-            ),
         );
-        self.events.emit(Event::Status { status: AgentStatus::Thinking });
-        self.reply_max_tokens = Some(NAMES_TOKENS);
-        let generation = self.whole_file_reply(system, messages, cancel).await;
-        self.reply_max_tokens = None;
-        let generation = generation?;
-        *usage += generation.usage;
         // Shown as a notice and counted in the turn's usage, as the intent
         // is; not a message of the conversation, which it would leave with
         // two model replies in a row.
-        let reply = Message { role: Role::Assistant, blocks: generation.blocks }.text();
+        let (_, reply) = self.ask_bounded(system, base, &ask, NAMES_TOKENS, usage, cancel).await?;
         let names = edit::listed_names(&reply, NAMES);
         if !names.is_empty() {
             self.notify(&format!("[names the code may use, as the model guesses them: {}]", names.join(", ")));
