@@ -3572,23 +3572,28 @@ async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_p
     assert!(run.text().contains("[no check: which value each line must print, the model picks by the order offered]"));
     assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
 
-    // A check that fails on its own mistake is asked again, sampled, told why;
-    // then a version that leaves the check failing is refused.
-    let mistaken = "```python\nprint(at_least(3, 3))\n```\n";
+    // A check that never loads the project (its own copy of the code) or
+    // fails on its own mistake is asked again, sampled, told why; then a
+    // version that leaves the check failing is refused.
+    let copied = "```python\ndef at_least(x, n):\n    return x >= n\nprint(at_least(3, 3))\n```\n";
+    let mistaken = "```python\nimport calc\nprint(at_least(3, 3))\n```\n";
     let asserting = "```python\nfrom calc import at_least\nassert at_least(3, 3)\n```\n";
     let wrong = "```python\ndef at_least(x, n):\n    return x < n\n```\n";
     let run = Scenario::new()
         .file("calc.py", &calc)
         .tool_settings(whole_files())
         .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
-        .run(&["change", "change", mistaken, asserting, "```python\nprint(1)\n```\n", wrong, fixed], prompt)
+        .run(&["change", "change", copied, mistaken, asserting, "```python\nprint(1)\n```\n", wrong, fixed], prompt)
         .await;
     let requests = run.backend.requests();
     let again = requests[3].messages.last().unwrap().text();
-    assert!(again.contains("Your last script was set aside: it uses a name it does not define"), "{again}");
+    assert!(again.contains("Your last script was set aside: it never loads the project"), "{again}");
     assert_eq!(requests[3].resample, Some(1));
+    let again = requests[4].messages.last().unwrap().text();
+    assert!(again.contains("Your last script was set aside: it uses a name it does not define"), "{again}");
+    assert_eq!(requests[4].resample, Some(2));
     // The model's versions are asked with the check and how it fails now.
-    let asked = requests[5].messages.last().unwrap().text();
+    let asked = requests[6].messages.last().unwrap().text();
     assert!(
         asked.contains("This check of the request:\n```\nfrom calc import at_least\nassert at_least(3, 3)\n```\nfails on the code as it is:"),
         "{asked}"

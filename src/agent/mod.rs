@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use crate::model::ModelBackend;
 use crate::permissions::Policy;
-use crate::protocol::{ApprovalDecision, Event, Message, SequencedEvent, StopReason, Usage};
+use crate::protocol::{ApprovalDecision, Event, Message, Role, SequencedEvent, StopReason, Usage};
 use crate::tools::task::Task;
 use crate::tools::{ConversationState, ToolRegistry};
 use crate::workspace::Workspace;
@@ -360,6 +360,11 @@ impl Conversation {
     /// Appends a message to the history and the session file.
     fn record(&mut self, message: Message) {
         self.record_with_usage(message, None);
+    }
+
+    /// Appends the model's reply as its generation wrote it, with its usage.
+    fn record_reply(&mut self, generation: turn::Generation) {
+        self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
     }
 
     /// Appends an assistant message with the usage of the generation that wrote it.

@@ -11,6 +11,7 @@
 //! script, the scratch copy and the candidates are files of a temporary
 //! folder the commands name.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -44,9 +45,16 @@ pub fn runner(language: Language) -> Option<Runner> {
 }
 
 impl Runner {
+    /// Why a script that printed `printed` shows no values, where it
+    /// printed an object itself (`<generator object … at 0x…>`).
+    pub fn prints_objects(&self, printed: &str) -> Option<String> {
+        let line = unreadable(printed)?;
+        Some(format!("it prints an object rather than the values in it (`{line}`){}", self.values_hint()))
+    }
+
     /// How a script of the language prints the values an iterator or
     /// object holds, where it printed the object itself.
-    pub fn values_hint(&self) -> &'static str {
+    fn values_hint(&self) -> &'static str {
         match self.language {
             Language::Python => ": print `list(...)` of an iterator or generator, in a print of its own",
             Language::JavaScript => ": print `JSON.stringify(...)` of the object",
@@ -89,6 +97,34 @@ pub struct Loading {
     python_path: Option<String>,
     /// The JavaScript package's name, which `require` finds through a link.
     package: Option<String>,
+    /// What a script imports or requires to load the project: the Python
+    /// package or module, the JavaScript package.
+    top: Option<String>,
+}
+
+impl Loading {
+    /// Whether `script` loads the project at all: a small model's check
+    /// often defines its own copy of the function the request is about,
+    /// which shows nothing of the project's.
+    pub fn loaded_by(&self, script: &str) -> bool {
+        let Some(top) = &self.top else { return true };
+        let quoted = |line: &str| {
+            ['\'', '"', '`'].iter().any(|q| {
+                line.contains(&format!("{q}{top}{q}"))
+                    || line.contains(&format!("{q}{top}/"))
+                    || line.contains(&format!("{q}./"))
+                    || line.contains(&format!("{q}../"))
+            })
+        };
+        script.lines().any(|line| {
+            let words: Vec<&str> =
+                line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+            match self.package.is_some() {
+                true => (line.contains("require(") || words.contains(&"import")) && quoted(line),
+                false => matches!(words.first(), Some(&"import" | &"from")) && words.contains(&top.as_str()),
+            }
+        })
+    }
 }
 
 /// How a check loads the project whose file `path` (relative) holds the
@@ -122,7 +158,8 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
                     format!("`import {package}` loads the project; the code is in the module `{}`.", module.join("."))
                 }
             };
-            Loading { hint, python_path, package: None }
+            let top = module.first().map(|m| m.to_string());
+            Loading { hint, python_path, package: None, top }
         }
         Language::JavaScript => {
             let package = std::fs::read_to_string(root.join("package.json"))
@@ -164,12 +201,13 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
                 }
                 (None, _) => format!("`require('./{path}')` loads the code."),
             };
-            Loading { hint, python_path: None, package: name }
+            Loading { hint, python_path: None, top: name.clone(), package: name }
         }
         _ => Loading {
             hint: "The check runs in the project's root folder.".to_string(),
             python_path: None,
             package: None,
+            top: None,
         },
     }
 }
@@ -348,6 +386,7 @@ impl Check {
                 let wrapper = dir.join("calls.py");
                 let script = PYTHON_CALLS
                     .replace("CHECK", &self.file().display().to_string())
+                    .replace("UNRUN", &self.unrun_file().display().to_string())
                     .replace("OUT", &out.display().to_string());
                 (
                     Some((wrapper.clone(), script)),
@@ -363,7 +402,12 @@ impl Check {
                     coverage.display(),
                     self.run_line(&modules, "\"$PWD\"", &self.file())
                 );
-                let read = format!("unset NODE_V8_COVERAGE; node '{}' '{}'", reader.display(), coverage.display());
+                let read = format!(
+                    "unset NODE_V8_COVERAGE; node '{}' '{}' '{}'",
+                    reader.display(),
+                    coverage.display(),
+                    self.unrun_file().display()
+                );
                 (Some((reader, NODE_CALLS.to_string())), run, read)
             }
             _ => return None,
@@ -414,6 +458,25 @@ impl Check {
     /// What the check printed on the code as it is.
     pub fn now_output(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("now.out")).unwrap_or_default()
+    }
+
+    fn unrun_file(&self) -> PathBuf {
+        self.dir.path().join("unrun.out")
+    }
+
+    /// The lines of the project's files (relative paths) that hold code
+    /// the check's run, in its [`Check::calls_command`], never reached:
+    /// no change there can change what the check shows. Lines it cannot
+    /// tell of (a file not loaded, a function never called in Python) are
+    /// not among them.
+    pub fn unrun(&self) -> BTreeMap<String, BTreeSet<usize>> {
+        let text = std::fs::read_to_string(self.unrun_file()).unwrap_or_default();
+        text.lines()
+            .filter_map(|line| {
+                let (file, lines) = line.rsplit_once(':')?;
+                Some((file.to_string(), lines.split(',').filter_map(|n| n.parse().ok()).collect()))
+            })
+            .collect()
     }
 
     /// From now on the check passes only when it prints each line of `output`.
@@ -593,22 +656,43 @@ done\nif [ $found -gt 0 ]; then exit 0; fi\necho 'no candidate passes the check'
 /// `OUT` however the check ends.
 const PYTHON_CALLS: &str = r#"import os as _os, sys as _sys
 _root = _os.path.realpath(_os.getcwd()) + _os.sep
+_ours = {}
 _called = {}
+_ran = {}
+def _relative(file):
+    if file not in _ours:
+        real = _os.path.realpath(file)
+        _ours[file] = real[len(_root):] if not file.startswith("<") and real.startswith(_root) else None
+    return _ours[file]
+def _line(frame, event, arg):
+    if event == "line":
+        _ran[frame.f_code].add(frame.f_lineno)
+    return _line
 def _note(frame, event, arg):
-    if event == "call" and frame.f_code.co_name != "<module>":
-        _called.setdefault((frame.f_code.co_filename, frame.f_code.co_firstlineno))
-_sys.setprofile(_note)
+    code = frame.f_code
+    if event != "call" or _relative(code.co_filename) is None:
+        return None
+    if code.co_name != "<module>":
+        _called.setdefault((code.co_filename, code.co_firstlineno))
+    _ran.setdefault(code, set())
+    return _line
+_sys.settrace(_note)
 try:
     exec(compile(open("CHECK").read(), "<stdin>", "exec"), {"__name__": "__main__"})
 finally:
-    _sys.setprofile(None)
+    _sys.settrace(None)
     with open("OUT", "w") as _out:
         for _file, _line in _called:
-            if _file.startswith("<"):
-                continue
-            _file = _os.path.realpath(_file)
-            if _file.startswith(_root):
-                _out.write(f"{_file[len(_root):]}:{_line}\n")"#;
+            _out.write(f"{_relative(_file)}:{_line}\n")
+    _unrun = {}
+    for _code, _lines in _ran.items():
+        if hasattr(_code, "co_lines"):
+            _have = {_l for _, _, _l in _code.co_lines() if _l is not None and _l > _code.co_firstlineno}
+            _unrun.setdefault(_relative(_code.co_filename), set()).update(_have - _lines)
+    with open("UNRUN", "w") as _out:
+        for _file, _lines in _unrun.items():
+            if _lines:
+                _out.write(f"{_file}:{','.join(map(str, sorted(_lines)))}\n")"#;
 
 /// The shell lines that write `script` to `file`.
 fn written(file: &Path, script: &str) -> String {
@@ -659,6 +743,7 @@ const NODE_CALLS: &str = r#"const fs = require("fs"), path = require("path"), ur
 const root = fs.realpathSync(process.cwd()) + path.sep;
 const dir = process.argv[2];
 const called = new Set();
+const unrun = [];
 for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
   let report;
   try { report = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8")); } catch { continue; }
@@ -674,9 +759,29 @@ for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
       const line = text.slice(0, range.startOffset).split("\n").length;
       called.add(`${file.slice(root.length)}:${line}`);
     }
+    // Each character's count is its innermost range's: blocks nest in
+    // their functions, and inner functions in outer ones.
+    const counts = new Int32Array(text.length).fill(-1);
+    const ranges = script.functions.flatMap((fn) => fn.ranges);
+    ranges.sort((a, b) => (b.endOffset - b.startOffset) - (a.endOffset - a.startOffset));
+    for (const r of ranges) counts.fill(r.count, r.startOffset, Math.min(r.endOffset, text.length));
+    const lines = [];
+    let start = 0;
+    text.split("\n").forEach((line, i) => {
+      let code = false, ran = false;
+      for (let at = start; at < start + line.length; at++) {
+        if (/\s/.test(text[at])) continue;
+        code = true;
+        if (counts[at] !== 0) { ran = true; break; }
+      }
+      if (code && !ran) lines.push(i + 1);
+      start += line.length + 1;
+    });
+    if (lines.length) unrun.push(`${file.slice(root.length)}:${lines.join(",")}`);
   }
 }
-for (const at of [...called].sort()) console.log(at);"#;
+for (const at of [...called].sort()) console.log(at);
+fs.writeFileSync(process.argv[3], unrun.map((line) => line + "\n").join(""));"#;
 
 /// The `file:line` of each function a [`Check::calls_command`] printed.
 pub fn calls(output: &str) -> Vec<(String, usize)> {
@@ -760,6 +865,23 @@ pub fn frames(output: &str) -> Vec<(String, usize)> {
     frames
 }
 
+/// The name a script's error says the project does not offer
+/// (`commander.requiredOption is not a function`, `module 'pkg' has no
+/// attribute 'f'`, `cannot import name 'f'`), as [`shows_nothing`] quotes it.
+pub fn missing_name(error: &str) -> Option<&str> {
+    let name = if let Some(at) = error.find(" is not a function").or_else(|| error.find(" is not a constructor")) {
+        let called = error[..at].rsplit([' ', '`', '(']).next()?;
+        called.rsplit('.').next()?
+    } else {
+        ["has no attribute '", "cannot import name '"].iter().find_map(|lead| {
+            let start = error.find(lead)? + lead.len();
+            error[start..].split('\'').next()
+        })?
+    };
+    let name = name.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'));
+    (!name.is_empty()).then_some(name)
+}
+
 /// An error other than a failed assert raised in the check's own code
 /// (the innermost frame is the script, read from stdin), not the project's.
 fn raised_by_itself(output: &str) -> Option<String> {
@@ -787,6 +909,24 @@ pub fn error_line(output: &str) -> Option<&str> {
 /// the same, so no candidate could match it.
 pub fn unreadable(output: &str) -> Option<&str> {
     output.lines().map(str::trim).find(|line| line.contains(" at 0x"))
+}
+
+/// The empty value every line `printed` ends in (`dryRun: undefined`,
+/// `{}`, `None`), where each does: the example's values never reached the
+/// code, as when a check declares a program's options and parses no
+/// command line. `None` where any line shows more, or nothing is printed.
+pub fn only_empty(printed: &str) -> Option<&'static str> {
+    const EMPTY: &[&str] = &["undefined", "null", "None", "nil", "NaN", "{}", "[]", "()", "''", "\"\"", "set()"];
+    let mut found = None;
+    for line in printed.lines().map(str::trim).filter(|line| !line.is_empty()) {
+        let empty = EMPTY.iter().find(|empty| {
+            line.strip_suffix(**empty).is_some_and(|before| {
+                !empty.starts_with(char::is_alphabetic) || !before.ends_with(|c: char| c.is_alphanumeric() || c == '_')
+            })
+        })?;
+        found.get_or_insert(*empty);
+    }
+    found
 }
 
 /// The lines of `expected` that `printed` does not print, as often as
@@ -870,6 +1010,46 @@ pub fn shows_nothing(output: &str, failed: bool) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_script_that_defines_its_own_copy_of_the_code_does_not_load_the_project() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("markdown/extensions")).unwrap();
+        std::fs::write(root.path().join("markdown/__init__.py"), "").unwrap();
+        std::fs::write(root.path().join("markdown/extensions/__init__.py"), "").unwrap();
+        let python = loading(root.path(), Language::Python, "markdown/extensions/toc.py");
+        assert!(python.loaded_by("import markdown\nprint(markdown.markdown('# a'))\n"));
+        assert!(python.loaded_by("from markdown.extensions.toc import unique\n"));
+        assert!(
+            !python
+                .loaded_by("import re\ndef unique(id, ids):\n    return id  # markdown\nprint(unique('a', set()))\n")
+        );
+        std::fs::write(root.path().join("package.json"), r#"{"name": "semver"}"#).unwrap();
+        let js = loading(root.path(), Language::JavaScript, "functions/diff.js");
+        assert!(js.loaded_by("const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '2.0.0'));\n"));
+        assert!(js.loaded_by("const diff = require('./functions/diff');\n"));
+        assert!(!js.loaded_by("function diff(a, b) { return 'major' }\nconsole.log(diff('semver', 'x'));\n"));
+    }
+
+    #[test]
+    fn the_name_a_script_calls_and_the_project_lacks_is_read_from_its_error() {
+        let why = "it calls what the project does not offer (`TypeError: commander.requiredOption is not a function`)";
+        assert_eq!(missing_name(why), Some("requiredOption"));
+        assert_eq!(missing_name("TypeError: (intermediate value).option is not a function"), Some("option"));
+        assert_eq!(missing_name("TypeError: semver.Ranger is not a constructor"), Some("Ranger"));
+        assert_eq!(missing_name("AttributeError: module 'more_itertools' has no attribute 'chunk'"), Some("chunk"));
+        assert_eq!(missing_name("ImportError: cannot import name 'Markdown2' from 'markdown'"), Some("Markdown2"));
+        assert_eq!(missing_name("it prints nothing"), None);
+    }
+
+    #[test]
+    fn a_run_that_prints_only_empty_values_is_told_from_one_that_shows_a_value() {
+        assert_eq!(only_empty("dryRun: undefined\nmaxOldSpace: undefined\n"), Some("undefined"));
+        assert_eq!(only_empty("{}\n\nresult: None"), Some("{}"));
+        assert_eq!(only_empty("dryRun: undefined\nmaxOldSpace: '1'\n"), None);
+        assert_eq!(only_empty("isNone\n"), None);
+        assert_eq!(only_empty(""), None);
+    }
 
     #[test]
     fn a_python_package_loads_by_its_folders_and_a_js_one_by_its_name() {
@@ -988,19 +1168,21 @@ at Object.<anonymous> ([stdin]:4:9)\n    at node:internal/main/eval_stdin:32:5\n
         let root = root.path();
         std::fs::create_dir_all(root.join("pkg")).unwrap();
         std::fs::write(root.join("pkg/__init__.py"), "").unwrap();
-        let code =
-            "def outer(x):\n    return inner(x) + 1\n\n\ndef inner(x):\n    return x\n\n\ndef unused():\n    pass\n";
+        let code = "def outer(x):\n    if x > 5:\n        return 0\n    return inner(x) + 1\n\n\ndef inner(x):\n    \
+return x\n\n\ndef unused():\n    pass\n";
         std::fs::write(root.join("pkg/core.py"), code).unwrap();
         let loads = loading(root, Language::Python, "pkg/core.py");
         // A check that fails still reports what it ran.
         let script = "import json\nfrom pkg.core import outer\nprint(json.dumps(outer(1)))\nassert outer(1) == 3\n";
         let check = Check::new(runner(Language::Python).unwrap(), loads, script).unwrap();
         let called = calls(&bash(root, &check.calls_command().unwrap()));
-        assert_eq!(called, vec![("pkg/core.py".to_string(), 1), ("pkg/core.py".to_string(), 5)]);
+        assert_eq!(called, vec![("pkg/core.py".to_string(), 1), ("pkg/core.py".to_string(), 7)]);
+        // The branch the run never took; of a function never called, nothing is claimed.
+        assert_eq!(check.unrun().get("pkg/core.py").map(|lines| lines.iter().copied().collect()), Some(vec![3]));
 
         std::fs::write(root.join("package.json"), r#"{ "name": "lib", "main": "index.js" }"#).unwrap();
-        let code = "function outer(x) {\n  return inner(x) + 1\n}\n\nfunction inner(x) {\n  return x\n}\n\n\
-function unused() {}\n\nmodule.exports = { outer, unused }\n";
+        let code = "function outer(x) {\n  if (x > 5) {\n    return 0\n  }\n  return inner(x) + 1\n}\n\n\
+function inner(x) {\n  return x\n}\n\nfunction unused() {}\n\nmodule.exports = { outer, unused }\n";
         std::fs::write(root.join("index.js"), code).unwrap();
         let loads = loading(root, Language::JavaScript, "index.js");
         let check = Check::new(
@@ -1010,7 +1192,10 @@ function unused() {}\n\nmodule.exports = { outer, unused }\n";
         )
         .unwrap();
         let called = calls(&bash(root, &check.calls_command().unwrap()));
-        assert_eq!(called, vec![("index.js".to_string(), 1), ("index.js".to_string(), 5)]);
+        assert_eq!(called, vec![("index.js".to_string(), 1), ("index.js".to_string(), 8)]);
+        let unrun = check.unrun().remove("index.js").unwrap_or_default();
+        assert!(unrun.contains(&3) && unrun.contains(&12), "{unrun:?}");
+        assert!(!unrun.contains(&2) && !unrun.contains(&5) && !unrun.contains(&9), "{unrun:?}");
     }
 
     #[test]

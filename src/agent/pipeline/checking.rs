@@ -31,10 +31,11 @@ impl Conversation {
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<check::Check>, Stop> {
-        const ASKS: usize = 2;
+        const ASKS: usize = 3;
         let language = target.file.language;
         let Some(runner) = self.check_runner(language) else { return Ok(None) };
         let loading = check::loading(self.workspace.root(), language, &target.path);
+        let request = super::prompt_of(base);
         let definition = target.definition();
         let doc = definition.doc.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
         let mut refused = String::new();
@@ -67,14 +68,22 @@ command-line arguments: write any the example passes into the script itself. {} 
                     return Ok(None);
                 }
                 None => {
-                    self.record_with_usage(
-                        Message { role: Role::Assistant, blocks: generation.blocks },
-                        Some(generation.usage),
-                    );
+                    self.record_reply(generation);
                     refused = "\nYour last reply held no script in a code block.".into();
                     continue;
                 }
             };
+            if !loading.loaded_by(&check.script) {
+                self.record_reply(generation);
+                let why = format!(
+                    "it never loads the project, so it shows nothing of the project's code: it must call the \
+project's own `{}`",
+                    definition.name
+                );
+                self.notify(&format!("[the check is set aside: {why}]"));
+                refused = format!("\nYour last script was set aside: {why}.");
+                continue;
+            }
             let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
             let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
             if output.starts_with("permission denied") {
@@ -93,19 +102,50 @@ command-line arguments: write any the example passes into the script itself. {} 
                     return Ok(Some(check));
                 }
                 Some(why) if !ran => why,
-                Some(_) => match check::unreadable(&printed) {
-                    Some(line) => {
-                        format!("it prints an object rather than the values in it (`{line}`){}", runner.values_hint())
-                    }
+                Some(_) => match runner.prints_objects(&printed) {
+                    Some(why) => why,
                     None if check::normalized(&printed).is_empty() => "it prints nothing".to_string(),
-                    None => return self.expect_output(system, base, check, &printed, usage, cancel).await,
+                    // Unless the request speaks of that empty value.
+                    None => match check::only_empty(&printed).filter(|empty| !request.contains(empty)) {
+                        Some(empty) => format!(
+                            "it prints only `{empty}`: the example's values never reach the code the request is about"
+                        ),
+                        None => return self.expect_output(system, base, check, &printed, usage, cancel).await,
+                    },
                 },
             };
             self.notify(&format!("[the check is set aside: {why}]"));
             self.record(Message::user_text(format!("[tack] The check was set aside: {why}.")));
-            refused = format!("\nYour last script was set aside: {why}.");
+            refused = format!("\nYour last script was set aside: {why}.{}", self.offered_where(&why));
         }
         Ok(None)
+    }
+
+    /// Where the project defines the name that `why` (a script set aside)
+    /// says it does not offer, told to the model with the reason: a small
+    /// model calls the API it remembers (`commander.option()` of an old
+    /// release, for the method of `Command` it now is), and where a name
+    /// lives is what it needs to call it. Empty where `why` names none.
+    fn offered_where(&self, why: &str) -> String {
+        /// Definitions of the name told at most.
+        const TOLD: usize = 3;
+        let Some(name) = check::missing_name(why) else { return String::new() };
+        let homes: Vec<String> = self
+            .code_map
+            .files()
+            .filter(|(path, _)| !crate::codemap::rank::is_aside(path))
+            .flat_map(|(path, map)| {
+                map.definitions.iter().filter(|d| d.name == name && !d.local).map(move |d| match &d.container {
+                    Some(container) => format!("a method of `{container}` in {path}"),
+                    None => format!("defined at the top of {path}"),
+                })
+            })
+            .take(TOLD)
+            .collect();
+        match homes.is_empty() {
+            true => format!(" The project defines no `{name}`."),
+            false => format!(" `{name}` is {}.", homes.join("; ")),
+        }
     }
 
     /// The runner for a check or script of `language`, where they may run:
@@ -118,10 +158,12 @@ command-line arguments: write any the example passes into the script itself. {} 
     /// the request asks about and prints the value asked for, run on the
     /// code as it is (a Bash call): the script and what it printed, for
     /// the answer to rest on what the code does rather than on what a small
-    /// model reads into it. `None` where the check is switched off or has
-    /// no runner, the model sees no script that shows it, or the script
-    /// fails on its own mistake, reads its empty command line or prints
-    /// nothing.
+    /// model reads into it. A script that fails on its own mistake, reads
+    /// its empty command line or prints nothing is asked for once more,
+    /// told why (a small model's first script often calls what the project
+    /// does not offer). `None` where the check is switched off or has no
+    /// runner, the model sees no script that shows it, or no script within
+    /// the asks shows anything.
     pub(super) async fn experiment(
         &mut self,
         system: &str,
@@ -132,44 +174,79 @@ command-line arguments: write any the example passes into the script itself. {} 
     ) -> Result<Option<(String, String)>, Stop> {
         /// What the answer is shown of the run at most.
         const SHOWN_CHARS: usize = 1_500;
+        const ASKS: usize = 2;
         let language = target.file.language;
         let Some(runner) = self.check_runner(language) else { return Ok(None) };
-        if !self.budget.allows_call() {
-            return Ok(None);
-        }
         let loading = check::loading(self.workspace.root(), language, &target.path);
-        let ask = format!(
-            "Write a short {} script that runs on the project what the request asks about and prints the value it \
-asks for. {} It runs with no command-line arguments: write any it passes into the script itself. Reply with the \
-script only, in one code block; if no script can show it, reply `none`.",
-            runner.language_name(),
-            loading.hint,
-        );
-        self.notify("[writing a script that shows what the request asks about…]");
-        let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
-        let made =
-            edit::code_blocks(&reply).into_iter().next().map(|script| check::Check::new(runner, loading, &script));
-        let Some(Ok(check)) = made else {
-            self.record_with_usage(
-                Message { role: Role::Assistant, blocks: generation.blocks },
-                Some(generation.usage),
+        let mut refused = String::new();
+        for attempt in 0..ASKS {
+            if !self.budget.allows_call() {
+                break;
+            }
+            let ask = format!(
+                "Write a short {} script that runs on the project what the request asks about and prints the value \
+it asks for. {} It runs with no command-line arguments: write any it passes into the script itself. Reply with the \
+script only, in one code block; if no script can show it, reply `none`.{refused}",
+                runner.language_name(),
+                loading.hint,
             );
-            return Ok(None);
-        };
-        let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
-        let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
-        let shown = match (ran, check.read_arguments()) {
-            (_, true) => None,
-            (true, false) => Some(check::normalized(&check.now_output())),
-            // The project's own error may be the answer (the error a call raises).
-            (false, false) => check::shows_nothing(&output, true).is_none().then(|| check::normalized(&output)),
-        };
-        let Some(shown) = shown.filter(|s| !s.trim().is_empty() && !output.starts_with("permission denied")) else {
-            self.notify("[the script shows nothing to answer from]");
-            return Ok(None);
-        };
-        let cut = shown.chars().count().saturating_sub(SHOWN_CHARS);
-        Ok(Some((check.script.trim_end().to_string(), shown.chars().skip(cut).collect())))
+            self.notify("[writing a script that shows what the request asks about…]");
+            self.resample = (attempt > 0).then_some(attempt as u32);
+            let asked = self.ask_short(system, base, &ask, usage, cancel).await;
+            self.resample = None;
+            let (generation, reply) = asked?;
+            let made = edit::code_blocks(&reply)
+                .into_iter()
+                .next()
+                .map(|script| check::Check::new(runner, loading.clone(), &script));
+            let Some(Ok(check)) = made else {
+                self.record_reply(generation);
+                break;
+            };
+            if !loading.loaded_by(&check.script) {
+                self.record_reply(generation);
+                let why = "it never loads the project, so it shows nothing of the project's code";
+                self.notify(&format!("[the script is set aside: {why}]"));
+                refused = format!("\nYour last script was set aside: {why}.");
+                continue;
+            }
+            let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
+            let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+            if output.starts_with("permission denied") {
+                break;
+            }
+            let shown = match (ran, check.read_arguments()) {
+                (_, true) => Err(format!(
+                    "it reads its command-line arguments, and it runs with none: {}",
+                    runner.arguments_hint()
+                )),
+                (true, false) => {
+                    let printed = check.now_output();
+                    match runner.prints_objects(&printed) {
+                        Some(why) => Err(why),
+                        None => Ok(check::normalized(&printed)),
+                    }
+                }
+                // The project's own error may be the answer (the error a call raises).
+                (false, false) => match check::shows_nothing(&output, true) {
+                    None => Ok(check::normalized(&output)),
+                    Some(why) => Err(why),
+                },
+            };
+            let why = match shown {
+                Ok(shown) if !shown.trim().is_empty() => {
+                    let cut = shown.chars().count().saturating_sub(SHOWN_CHARS);
+                    return Ok(Some((check.script.trim_end().to_string(), shown.chars().skip(cut).collect())));
+                }
+                Ok(_) => "it prints nothing".to_string(),
+                Err(why) => why,
+            };
+            self.notify(&format!("[the script is set aside: {why}]"));
+            self.record(Message::user_text(format!("[tack] The script was set aside: {why}.")));
+            refused = format!("\nYour last script was set aside: {why}.{}", self.offered_where(&why));
+        }
+        self.notify("[no script shows what the request asks about]");
+        Ok(None)
     }
 
     /// What a printing check must print once the request is done, in the
@@ -206,7 +283,7 @@ request is done? Reply with that output only, in one code block.",
             shown.trim_end()
         );
         let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
-        self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
+        self.record_reply(generation);
         let expected = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().to_string());
         let expected = check::changed_lines(printed, &check::normalized(&expected));
         if expected.trim().is_empty() {
@@ -519,10 +596,7 @@ line. Reply with the script only, in one code block.",
             .map(|script| expect::without_shared_prints(language, &script, &check.script))
             .and_then(|script| check.probe_command(&script));
         let Some(command) = command else {
-            self.record_with_usage(
-                Message { role: Role::Assistant, blocks: generation.blocks },
-                Some(generation.usage),
-            );
+            self.record_reply(generation);
             return Ok(());
         };
         let (ran, _) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
@@ -534,11 +608,12 @@ line. Reply with the script only, in one code block.",
     }
 
     /// Small variants of the definitions a crashing check's traceback
-    /// passes through (`traced`), the chosen definition, what it calls, and the
-    /// other candidates (an operator, a number or a name changed, a pair
-    /// swapped), tried against `check` in a scratch copy in one Bash call;
-    /// the one that passes (the model's pick where several do) is
-    /// proposed as an Edit.
+    /// passes through (`traced`), the chosen definition and what it calls,
+    /// then of the functions the check runs (`executed`) and the other
+    /// candidates, kind by kind across them (an operator, a number or a
+    /// name changed, a pair swapped), tried against `check` in a scratch
+    /// copy in one Bash call; the one that passes (the model's pick where
+    /// several do) is proposed as an Edit.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn try_variants(
         &mut self,
@@ -553,25 +628,50 @@ line. Reply with the script only, in one code block.",
         cancel: &CancellationToken,
     ) -> Result<Option<TurnOutcome>, Stop> {
         // Definitions varied at most, and variants tried at most in a turn.
-        const MAX_DEFINITIONS: usize = 12;
-        const MAX_EXECUTED: usize = 6;
+        const MAX_DEFINITIONS: usize = 40;
+        const MAX_EXECUTED: usize = 24;
         const MAX_TRIES: usize = 600;
+        // Where the error is raised and what was chosen lead, each with
+        // every variant it has.
         let mut varied: Vec<Target> = traced.to_vec();
-        // Where the error is raised, what was chosen, what the check's
-        // example runs, then the other candidates.
-        let chosen_first = self.targets(&candidates[chosen]);
-        let ran = executed.iter().take(MAX_EXECUTED).cloned();
-        let others = (0..candidates.len()).filter(|i| *i != chosen).flat_map(|i| self.targets(&candidates[i]));
-        for target in chosen_first.into_iter().chain(ran).chain(others) {
+        let add = |varied: &mut Vec<Target>, target: Target| {
             if varied.len() < MAX_DEFINITIONS && !varied.iter().any(|t| t.is(&target)) {
                 varied.push(target);
             }
+        };
+        for target in self.targets(&candidates[chosen]) {
+            add(&mut varied, target);
+        }
+        let leading = varied.len();
+        // Then what the check's example runs, and the other candidates.
+        let others = (0..candidates.len()).filter(|i| *i != chosen).flat_map(|i| self.targets(&candidates[i]));
+        for target in executed.iter().take(MAX_EXECUTED).cloned().chain(others) {
+            add(&mut varied, target);
         }
         let mut tries: Vec<(usize, variants::Variant)> = Vec::new();
+        let mut following: Vec<(usize, variants::Variant)> = Vec::new();
         for (at, target) in varied.iter().enumerate() {
             let found = variants::variants(target.file.language, &target.text, target.definition().range.clone());
-            tries.extend(found.into_iter().map(|variant| (at, variant)));
+            let into = if at < leading { &mut tries } else { &mut following };
+            into.extend(found.into_iter().map(|variant| (at, variant)));
         }
+        // A check's run passes through tens of short functions, none of
+        // which the request singles out: a likely kind of change in any of
+        // them is tried before an unlikely one in the first (a long
+        // function's name swaps alone would fill the tries).
+        following.sort_by_key(|(at, variant)| (variant.kind, *at));
+        tries.extend(following);
+        // A change where the check's run never goes cannot change what it shows.
+        let unrun = check.unrun();
+        let found = tries.len();
+        tries.retain(|(at, variant)| {
+            let target = &varied[*at];
+            let Some(lines) = unrun.get(&target.path) else { return true };
+            let line_of = |byte: usize| target.text[..byte].matches('\n').count() + 1;
+            let last = variant.at.end.saturating_sub(1).max(variant.at.start);
+            !(line_of(variant.at.start)..=line_of(last)).all(|line| lines.contains(&line))
+        });
+        let unreached = found - tries.len();
         tries.truncate(MAX_TRIES);
         if tries.is_empty() {
             return Ok(None);
@@ -598,9 +698,13 @@ line. Reply with the script only, in one code block.",
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text {
             text: format!(
-                "Trying {} small changes of {} against the check, in a scratch copy of the workspace.",
+                "Trying {} small changes of {} against the check, in a scratch copy of the workspace{}.",
                 tries.len(),
-                names.join(", ")
+                names.join(", "),
+                match unreached {
+                    0 => String::new(),
+                    n => format!(" ({n} more lie on lines the check's run never reaches)"),
+                }
             ),
         });
         let timeout_ms = self.budget.seconds_left().max(10) * 1000;

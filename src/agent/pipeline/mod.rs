@@ -427,7 +427,7 @@ Reply with its name: {}.",
         let generation = self.whole_file_reply(system, messages, cancel).await?;
         *usage += generation.usage;
         let text = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
-        self.record_with_usage(Message { role: Role::Assistant, blocks: generation.blocks }, Some(generation.usage));
+        self.record_reply(generation);
         Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
     }
 
@@ -760,10 +760,7 @@ that line as it must read for the check to pass, in one code block.",
                 }
                 Err((why, _)) => {
                     self.notify(&format!("[candidate {} refused: {why}]", n + 1));
-                    self.record_with_usage(
-                        Message { role: Role::Assistant, blocks: generation.blocks },
-                        Some(generation.usage),
-                    );
+                    self.record_reply(generation);
                     self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
                     refusals.push(why);
                 }

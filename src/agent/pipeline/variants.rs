@@ -1,5 +1,6 @@
 //! Small variants of a definition: one operator, literal or name changed,
-//! a `- 1` or `+ 1` added, a `not` dropped, or two items swapped. Wrong
+//! a `- 1` or `+ 1` added, a `not` dropped, two items swapped, or an
+//! operand converted (`int(…)` where a string met a number). Wrong
 //! comparisons, off-by-ones and swapped pairs are among the commonest
 //! one-line bugs (the operators mutation testing draws on), and a small
 //! model that cannot see which line is wrong can still write the check
@@ -21,6 +22,10 @@ pub struct Variant {
     pub new: String,
     /// What it changes, as the user reads it: "`>=` → `>` on line 12".
     pub what: String,
+    /// Its kind's place in the order of likelihood: 0 for an operator,
+    /// then booleans, dropped negations, numbers, `± 1`, swapped pairs,
+    /// swapped names, and 7 for a converted operand.
+    pub kind: usize,
 }
 
 impl Variant {
@@ -63,17 +68,31 @@ const INTEGERS: &[&str] = &["integer", "number", "integer_literal", "int_literal
 /// Lists of call arguments, tuples and arrays: where two items may be swapped.
 const PAIRS: &[&str] =
     &["argument_list", "arguments", "tuple", "expression_list", "array", "list", "tuple_expression", "pattern_list"];
+/// Operands of arithmetic that may lack a conversion: a call's result, an
+/// item, an attribute or a name.
+const OPERANDS: &[&str] =
+    &["call", "subscript", "attribute", "identifier", "call_expression", "subscript_expression", "member_expression"];
+
+/// The conversions an operand may have been meant to go through.
+fn conversions(language: Language) -> &'static [&'static str] {
+    match language {
+        Language::Python => &["int", "str"],
+        Language::JavaScript | Language::TypeScript | Language::Tsx => &["Number", "String"],
+        _ => &[],
+    }
+}
+
 /// Where a name stands for a count or an index, that may be off by one.
 const COUNTED: &[&str] = &["argument_list", "arguments", "slice"];
 const INDEXED: &[(&str, &str)] = &[("subscript", "subscript"), ("subscript_expression", "index")];
 
 /// The variants of the definition at `range` of `text`, most likely first:
 /// operators, booleans, dropped negations, numbers, `± 1`, swapped pairs,
-/// then swapped names.
+/// swapped names, then converted operands.
 pub fn variants(language: Language, text: &str, range: Range<usize>) -> Vec<Variant> {
     let Some(tree) = tree(language, text) else { return Vec::new() };
     let node = tree.root_node();
-    let mut found = Found { text, kinds: Default::default() };
+    let mut found = Found { text, language, kinds: Default::default() };
     let mut names = BTreeSet::new();
     walk(node, &range, &mut |n| found.visit(n, &mut names));
     walk(node, &range, &mut |n| found.swap_names(n, &names));
@@ -106,16 +125,20 @@ fn walk<'t>(node: Node<'t>, range: &Range<usize>, visit: &mut impl FnMut(Node<'t
 /// The variants found so far, by kind, in the order they are tried.
 struct Found<'t> {
     text: &'t str,
-    kinds: [Vec<Variant>; 7],
+    language: Language,
+    kinds: [Vec<Variant>; 8],
 }
 
 impl Found<'_> {
     fn add(&mut self, kind: usize, node: Node, new: String) {
+        if self.degenerate(node, &new) {
+            return;
+        }
         let old = &self.text[node.byte_range()];
         let line = node.start_position().row + 1;
         let (shown_old, shown_new) = (one_line(old), one_line(&new));
         let what = format!("`{shown_old}` → `{shown_new}` on line {line}");
-        self.kinds[kind].push(Variant { at: node.byte_range(), new, what });
+        self.kinds[kind].push(Variant { at: node.byte_range(), new, what, kind });
     }
 
     fn visit(&mut self, node: Node, names: &mut BTreeSet<String>) {
@@ -163,6 +186,20 @@ impl Found<'_> {
         if let Some(argument) = negated {
             self.add(2, node, self.text[argument.byte_range()].to_string());
         }
+        // `'%s_%d' % (id, m.group(2) + 1)` where the group is a string.
+        if matches!(node.kind(), "binary_operator" | "binary_expression") {
+            let operator = node.child_by_field_name("operator").map(|op| &self.text[op.byte_range()]);
+            if matches!(operator, Some("+" | "-" | "*")) {
+                for operand in ["left", "right"].into_iter().filter_map(|side| node.child_by_field_name(side)) {
+                    if OPERANDS.contains(&operand.kind()) {
+                        let inner = &self.text[operand.byte_range()];
+                        for conversion in conversions(self.language) {
+                            self.add(7, operand, format!("{conversion}({inner})"));
+                        }
+                    }
+                }
+            }
+        }
         if PAIRS.contains(&node.kind()) {
             let mut cursor = node.walk();
             let items: Vec<Node> = node.named_children(&mut cursor).filter(|c| !c.kind().contains("comment")).collect();
@@ -182,7 +219,7 @@ impl Found<'_> {
                     one_line(&t[b.byte_range()]),
                     node.start_position().row + 1
                 );
-                self.kinds[5].push(Variant { at: node.byte_range(), new: swapped, what });
+                self.kinds[5].push(Variant { at: node.byte_range(), new: swapped, what, kind: 5 });
             }
         }
     }
@@ -197,6 +234,46 @@ impl Found<'_> {
         for other in names.iter().filter(|other| alike(name, other)) {
             self.add(6, node, other.clone());
         }
+    }
+}
+
+impl Found<'_> {
+    /// Whether `new` in place of `node` leaves a choice or an operation
+    /// between two equal sides (`v1Higher ? v2 : v2`, `a == a`): code no
+    /// one writes, which a weak check may still pass.
+    fn degenerate(&self, node: Node, new: &str) -> bool {
+        let mut around = node.parent();
+        for _ in 0..3 {
+            let Some(parent) = around else { return false };
+            let sides = match parent.kind() {
+                "ternary_expression" => {
+                    (parent.child_by_field_name("consequence"), parent.child_by_field_name("alternative"))
+                }
+                "conditional_expression" => (parent.named_child(0), parent.named_child(2)),
+                "binary_expression" | "binary_operator" | "boolean_operator" => {
+                    (parent.child_by_field_name("left"), parent.child_by_field_name("right"))
+                }
+                "comparison_operator" => (parent.named_child(0), parent.named_child(1)),
+                _ => (None, None),
+            };
+            if let (Some(a), Some(b)) = sides {
+                let side = |side: Node| -> String {
+                    let range = side.byte_range();
+                    let text = match range.start <= node.start_byte() && node.end_byte() <= range.end {
+                        true => format!(
+                            "{}{new}{}",
+                            &self.text[range.start..node.start_byte()],
+                            &self.text[node.end_byte()..range.end]
+                        ),
+                        false => self.text[range].to_string(),
+                    };
+                    text.split_whitespace().collect()
+                };
+                return side(a) == side(b);
+            }
+            around = parent.parent();
+        }
+        false
     }
 }
 
@@ -270,6 +347,30 @@ const prefix = lowHasPre ? 'pre' : ''\n  return [prefix, 'major < minor']\n}\n";
         }
         let unique: BTreeSet<&String> = found.iter().collect();
         assert_eq!(unique.len(), found.len());
+    }
+
+    #[test]
+    fn no_variant_leaves_a_choice_between_two_equal_sides() {
+        let code = "const diff = (v1, v2, up) => {\n  const low = up ? v2 : v1\n  return low == v1\n}\n";
+        let found = all(Language::JavaScript, code);
+        assert!(!found.iter().any(|v| v.contains("up ? v1 : v1") || v.contains("up ? v2 : v2")), "{found:#?}");
+        assert!(!found.iter().any(|v| v.contains("v1 == v1")), "{found:#?}");
+        assert!(found.iter().any(|v| v.contains("return low == v2")), "a swap with unequal sides is kept");
+        let python = "def pick(a, b, up):\n    return a if up else b\n";
+        let found = all(Language::Python, python);
+        assert!(!found.iter().any(|v| v.contains("a if up else a") || v.contains("b if up else b")), "{found:#?}");
+    }
+
+    #[test]
+    fn an_operand_of_arithmetic_is_converted_last() {
+        let code = "def unique(id):\n    m = MATCH(id)\n    return '%s_%d' % (m.group(1), m.group(2)+1)\n";
+        let ordered = variants(Language::Python, code, 0..code.len());
+        let found: Vec<String> = ordered.iter().map(|v| v.applied(code)).collect();
+        assert!(found.iter().any(|v| v.contains("(m.group(1), int(m.group(2))+1)")), "{found:#?}");
+        assert!(found.iter().any(|v| v.contains("str(m.group(2))+1")));
+        assert!(!found.iter().any(|v| v.contains("int(1)")), "a literal is what it is");
+        assert_eq!(ordered.last().map(|v| v.kind), Some(7));
+        assert!(ordered.windows(2).all(|pair| pair[0].kind <= pair[1].kind), "most likely first");
     }
 
     #[test]
