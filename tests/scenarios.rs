@@ -3451,6 +3451,30 @@ def _tax_standard(amount):\n    return amount * 6 // 4\n";
 }
 
 #[tokio::test]
+async fn no_variant_is_tried_on_a_line_the_check_s_run_never_reaches() {
+    let code = "def shipping(weight):\n    if weight > 100:\n        return weight * 3 - 7 + 2 * 5\n    \
+return weight * 2 + 1\n";
+    let shop = long_module(code);
+    let check = "```python\nfrom shop import shipping\nprint(shipping(10))\n```\n";
+    let probe = "```python\nfrom shop import shipping\nprint(shipping(0) * 0)\n```\n";
+    let run = Scenario::new()
+        .file("shop.py", &shop)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", check, "```\n20\n```\n", "```\n20\n```\n", probe],
+            "`shipping(10)` returns 21 but should return 20. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("shop.py"), shop.replace("weight * 2 + 1", "weight * 2 + 0"), "{:?}", run.results());
+    // The other branch's operators and numbers are not run against the check.
+    assert!(
+        run.text().contains("small changes lie on lines the check's run never reaches: not tried]"),
+        "{}",
+        run.text()
+    );
+}
+
+#[tokio::test]
 async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_does_what_is_asked() {
     let people = long_module("def is_adult(age):\n    return age > 18\n");
     let check = "```python\nfrom people import is_adult\nprint(is_adult(18))\n```\n";

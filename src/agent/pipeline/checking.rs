@@ -671,7 +671,12 @@ line. Reply with the script only, in one code block.",
             let last = variant.at.end.saturating_sub(1).max(variant.at.start);
             !(line_of(variant.at.start)..=line_of(last)).all(|line| lines.contains(&line))
         });
-        let unreached = found - tries.len();
+        if found > tries.len() {
+            self.notify(&format!(
+                "[{} small changes lie on lines the check's run never reaches: not tried]",
+                found - tries.len()
+            ));
+        }
         tries.truncate(MAX_TRIES);
         if tries.is_empty() {
             return Ok(None);
@@ -698,13 +703,9 @@ line. Reply with the script only, in one code block.",
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text {
             text: format!(
-                "Trying {} small changes of {} against the check, in a scratch copy of the workspace{}.",
+                "Trying {} small changes of {} against the check, in a scratch copy of the workspace.",
                 tries.len(),
-                names.join(", "),
-                match unreached {
-                    0 => String::new(),
-                    n => format!(" ({n} more lie on lines the check's run never reaches)"),
-                }
+                names.join(", ")
             ),
         });
         let timeout_ms = self.budget.seconds_left().max(10) * 1000;
