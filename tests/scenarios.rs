@@ -3341,6 +3341,35 @@ async fn a_question_is_answered_from_what_a_script_of_its_example_prints_on_the_
 }
 
 #[tokio::test]
+async fn a_definition_too_long_to_show_beside_the_chosen_one_is_listed_by_its_head() {
+    // The chosen definition alone fills what an answer is shown of code.
+    let long_doc: String = (0..160).map(|i| format!("    Partitions of the items, way {i} of many.\n")).collect();
+    let code = format!(
+        "def partitions(items):\n    \"\"\"Every way to split the items into parts.\n\n{long_doc}    \"\"\"\n    \
+return [items]\n\n\ndef divide(n, items):\n    \"\"\"Divide the items into n parts, keeping their order.\"\"\"\n    \
+return [items[i::n] for i in range(n)]\n"
+    );
+    let parts = long_module(&code);
+    let run = Scenario::new()
+        .file("parts.py", &parts)
+        .tool_settings(whole_files())
+        .run(
+            &["answer", "answer", "partitions", "none", "`divide` does."],
+            "Which function splits the items into n parts, keeping their order?",
+        )
+        .await;
+    let requests = run.backend.requests();
+    let sent = requests.last().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("def partitions(items):"), "{sent}");
+    assert!(
+        sent.contains(
+            "Other definitions of the project:\n- `def divide(n, items)` in parts.py: Divide the items into n parts"
+        ),
+        "{sent}"
+    );
+}
+
+#[tokio::test]
 async fn the_model_s_guess_at_the_code_s_names_ranks_what_the_request_s_words_miss() {
     // "How long" and "refused" are no words of the code: its name for the
     // bound is `MAX_LENGTH`.

@@ -396,14 +396,27 @@ Reply with its name: {}.",
         targets.extend(others.filter_map(|i| self.candidate_target(&candidates[i])));
         let mut shown = String::new();
         let mut seen: Vec<Target> = Vec::new();
+        // Those that do not fit whole are listed by their heads: which
+        // definition does a thing may be the question.
+        let mut listed: Vec<String> = Vec::new();
         for target in targets {
+            if seen.iter().any(|t| t.is(&target)) {
+                continue;
+            }
             let definition = target.shown();
-            if seen.iter().any(|t| t.is(&target)) || !shown.is_empty() && shown.len() + definition.len() > SHOWN_CHARS {
+            if !shown.is_empty() && shown.len() + definition.len() > SHOWN_CHARS {
+                let d = target.definition();
+                let doc = d.doc.as_deref().map(|doc| format!(": {doc}")).unwrap_or_default();
+                listed.push(format!("- `{}` in {}{doc}", d.signature, target.path));
+                seen.push(target);
                 continue;
             }
             seen.push(target);
             shown.push_str(&definition);
             shown.push('\n');
+        }
+        if !listed.is_empty() {
+            shown.push_str(&format!("Other definitions of the project:\n{}\n", listed.join("\n")));
         }
         let ran = match self.candidate_target(&candidates[chosen]) {
             Some(target) => self.experiment(system, base, &target, usage, cancel).await?,
