@@ -3370,6 +3370,27 @@ return [items[i::n] for i in range(n)]\n"
 }
 
 #[tokio::test]
+async fn an_answer_is_shown_the_values_of_the_constants_the_code_it_is_shown_uses() {
+    let names = long_module(
+        "from limits import MAX_LENGTH\n\n\ndef check_name(name):\n    if len(name) > MAX_LENGTH:\n        \
+raise ValueError('name too long')\n    return name\n",
+    );
+    let limits = long_module("MAX_LENGTH = 256\nMIN_LENGTH = 1\n");
+    let run = Scenario::new()
+        .file("names.py", &names)
+        .file("limits.py", &limits)
+        .tool_settings(whole_files())
+        // The constant itself is no candidate: it is not shown whole.
+        .pipeline(tack::config::PipelineSettings { choices: 1, ..Default::default() })
+        .run(&["answer", "answer", "none", "256 characters."], "How long may a name be before check_name refuses it?")
+        .await;
+    let requests = run.backend.requests();
+    let sent = requests.last().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("The constants they use:\n- `MAX_LENGTH = 256` in limits.py\n"), "{sent}");
+    assert!(!sent.contains("MIN_LENGTH"), "only those the code shown uses: {sent}");
+}
+
+#[tokio::test]
 async fn the_model_s_guess_at_the_code_s_names_ranks_what_the_request_s_words_miss() {
     // "How long" and "refused" are no words of the code: its name for the
     // bound is `MAX_LENGTH`.
