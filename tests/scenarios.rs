@@ -3448,7 +3448,7 @@ async fn a_check_the_model_writes_finds_the_small_variant_that_does_what_is_aske
         .tool_settings(whole_files())
         .run(
             &["change", "change", check, "```\nTrue\n```\n", "```\nTrue\n```\n", probe],
-            "`at_least(3, 3)` returns False but should return True. Fix it.",
+            "at_least(3, 3) returns False but should return True. Fix it.",
         )
         .await;
     assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
@@ -3473,6 +3473,29 @@ async fn a_check_the_model_writes_finds_the_small_variant_that_does_what_is_aske
 }
 
 #[tokio::test]
+async fn the_request_s_own_example_is_run_as_written_and_costs_no_model_call() {
+    let calc = long_module("def at_least(x, n):\n    return x > n\n");
+    let probe = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\nprint(at_least(1, 3))\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", &calc)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "```\nTrue\n```\n", "```\nTrue\n```\n", probe],
+            "`at_least(3, 3)` returns False but should return True. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
+    assert_eq!(run.backend.used(), 5, "no model call writes the check");
+    assert!(run.text().contains("[running the request's own examples, as written…]"), "{}", run.text());
+    let commands = bash_commands(&run);
+    assert!(commands[0].contains("from calc import *") && commands[0].contains("print(_value(at_least(3, 3)))"));
+    let outputs: Vec<String> = run.results().into_iter().map(|(_, _, output)| output).collect();
+    assert!(outputs[1].starts_with("False\n"), "{}", outputs[1]);
+    let asked = run.backend.requests()[2].messages.last().unwrap().text();
+    assert!(asked.contains("On the code as it is, `print(_value(at_least(3, 3)))` prints `False`."), "{asked}");
+}
+
+#[tokio::test]
 async fn the_functions_a_check_runs_are_varied_where_the_request_s_words_and_references_do_not_reach() {
     // `_tax_standard` is found by its name at run time: no reference and
     // no word of the request leads to it; following the check's run does.
@@ -3487,7 +3510,7 @@ def _tax_standard(amount):\n    return amount * 6 // 4\n";
         .tool_settings(whole_files())
         .run(
             &["change", "change", check, "```\n36\n```\n", "```\n36\n```\n", probe],
-            "`order_total([10, 20])` returns 45 but should return 36. Fix it.",
+            "order_total([10, 20]) returns 45 but should return 36. Fix it.",
         )
         .await;
     assert_eq!(run.read("shop.py"), shop.replace("6 // 4", "6 // 5"));
@@ -3512,7 +3535,7 @@ return weight * 2 + 1\n";
         .tool_settings(whole_files())
         .run(
             &["change", "change", check, "```\n20\n```\n", "```\n20\n```\n", probe],
-            "`shipping(10)` returns 21 but should return 20. Fix it.",
+            "shipping(10) returns 21 but should return 20. Fix it.",
         )
         .await;
     assert_eq!(run.read("shop.py"), shop.replace("weight * 2 + 1", "weight * 2 + 0"), "{:?}", run.results());
@@ -3543,7 +3566,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "return age > 17",
                 "return age > 17",
             ],
-            "`is_adult(18)` returns False but should return True. Fix it.",
+            "is_adult(18) returns False but should return True. Fix it.",
         )
         .await;
     // `>=` passes first, `18` → `17` too: the model's pick, the same both
@@ -3574,7 +3597,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "return age >= 18",
                 "return age > 17",
             ],
-            "`is_adult(18)` returns False but should return True. Fix it.",
+            "is_adult(18) returns False but should return True. Fix it.",
         )
         .await;
     assert!(run.text().contains("[the pick follows the order the changes are offered in: the first found stands]"));
@@ -3597,7 +3620,7 @@ async fn a_variant_of_a_function_called_from_another_file_is_proposed_there() {
         .tool_settings(whole_files())
         .run(
             &["change", "change", check, "True", "True", probe],
-            "`at_least(3, 3)` returns False but should return True. Fix it.",
+            "at_least(3, 3) returns False but should return True. Fix it.",
         )
         .await;
     assert_eq!(run.read("helpers.py"), "def exceeds(x, n):\n    return x >= n\n", "{}", run.text());
@@ -3608,7 +3631,7 @@ async fn a_variant_of_a_function_called_from_another_file_is_proposed_there() {
 #[tokio::test]
 async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_pass_a_usable_one() {
     let calc = long_module("def at_least(x, n):\n    return x > n\n");
-    let prompt = "`at_least(3, 3)` returns False but should return True. Fix it.";
+    let prompt = "at_least(3, 3) returns False but should return True. Fix it.";
     // The model expects what the check prints now: no check, and its own
     // version is proposed as before.
     let check = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\n```\n";
@@ -3793,7 +3816,7 @@ async fn a_crashing_check_s_traceback_leads_the_change_to_where_the_error_is_rai
         .file("fmt.py", fmt)
         .tool_settings(whole_files())
         .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
-        .run(&["change", "change", check, probe, fixed], "`summary([1, 2])` raises TypeError. Fix it.")
+        .run(&["change", "change", check, probe, fixed], "summary([1, 2]) raises TypeError. Fix it.")
         .await;
     assert!(
         run.text().contains("[the check's traceback passes through `pad` in fmt.py, `fmt_total` in fmt.py]"),

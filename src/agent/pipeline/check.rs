@@ -103,6 +103,35 @@ pub struct Loading {
 }
 
 impl Loading {
+    /// A check that runs the request's own `examples` (see
+    /// [`super::expect::request_examples`]) as written, each printed on a
+    /// line of its own, with the project's names in scope; `None` where
+    /// the project has no name to load it by.
+    pub fn examples_script(&self, language: Language, examples: &[String]) -> Option<String> {
+        let top = self.top.as_deref().filter(|_| !examples.is_empty())?;
+        match language {
+            Language::Python => {
+                let prints: String = examples.iter().map(|e| format!("print(_value({e}))\n")).collect();
+                Some(format!(
+                    "import {top}\nfrom {top} import *\n\n\ndef _value(value):\n    \
+return list(value) if hasattr(value, \"__next__\") else value\n\n\n{prints}"
+                ))
+            }
+            Language::JavaScript => {
+                let name: String =
+                    top.rsplit('/').next()?.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+                let prints: String = examples.iter().map(|e| format!("console.log({e});\n")).collect();
+                Some(format!("const {name} = require('{top}');\nObject.assign(globalThis, {name});\n{prints}"))
+            }
+            _ => None,
+        }
+    }
+
+    /// The package or module a script loads the project by.
+    pub fn top(&self) -> Option<&str> {
+        self.top.as_deref()
+    }
+
     /// Whether `script` loads the project at all: a small model's check
     /// often defines its own copy of the function the request is about,
     /// which shows nothing of the project's.
@@ -1010,6 +1039,30 @@ pub fn shows_nothing(output: &str, failed: bool) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_request_s_examples_run_with_the_project_s_names_in_scope() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        std::fs::create_dir_all(root.join("pkg")).unwrap();
+        std::fs::write(root.join("pkg/__init__.py"), "def pairs(xs):\n    return iter(zip(xs, xs[1:]))\n").unwrap();
+        std::fs::write(root.join("package.json"), r#"{ "name": "@scope/lib", "main": "index.js" }"#).unwrap();
+        std::fs::write(root.join("index.js"), "exports.double = (x) => x * 2;\n").unwrap();
+        let run = |language: Language, path: &str, examples: &[&str]| {
+            let loads = loading(root, language, path);
+            let examples: Vec<String> = examples.iter().map(|e| e.to_string()).collect();
+            let script = loads.examples_script(language, &examples).unwrap();
+            let check = Check::new(runner(language).unwrap(), loads, &script).unwrap();
+            let out = std::process::Command::new("bash").arg("-c").arg(check.now_command()).current_dir(root).output();
+            String::from_utf8_lossy(&out.unwrap().stdout).to_string()
+        };
+        // An iterator's items are printed, as a request shows them.
+        assert_eq!(
+            run(Language::Python, "pkg/__init__.py", &["pairs([1, 2, 3])", "pkg.pairs([])"]),
+            "[(1, 2), (2, 3)]\n[]\n"
+        );
+        assert_eq!(run(Language::JavaScript, "index.js", &["lib.double(2)", "double(3)"]), "4\n6\n");
+    }
 
     #[test]
     fn a_script_that_defines_its_own_copy_of_the_code_does_not_load_the_project() {

@@ -16,13 +16,15 @@ use crate::protocol::{AgentStatus, Block, Event, Message, Role, StopReason, Usag
 const SCRIPT_TOKENS: u32 = 400;
 
 impl Conversation {
-    /// The model's check (see [`check`]): a script that runs the request's
-    /// example, run on the code as it is. Where it fails on the project's
-    /// own error, it must exit normally to pass; where it prints, the model
-    /// says what it must print instead. Asked for once more, told why, when
-    /// it fails on its own mistake or prints nothing. `None` where there is
-    /// no check: switched off, no Bash, a language without a runner, or no
-    /// usable script within the asks.
+    /// The check (see [`check`]): a script that runs the request's
+    /// example, run on the code as it is: the request's own calls as
+    /// written, where it writes some that run, else the model's script.
+    /// Where it fails on the project's own error, it must exit normally to
+    /// pass; where it prints, the model says what it must print instead.
+    /// The model's is asked for again, told why, when it fails on its own
+    /// mistake, never loads the project or prints nothing. `None` where
+    /// there is no check: switched off, no Bash, a language without a
+    /// runner, or no usable script within the asks.
     pub(super) async fn write_check(
         &mut self,
         system: &str,
@@ -37,26 +39,36 @@ impl Conversation {
         let loading = check::loading(self.workspace.root(), language, &target.path);
         let request = super::prompt_of(base);
         let definition = target.definition();
-        let doc = definition.doc.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+        // The request's own examples, run as written, come before any
+        // script the model writes: what the user ran is the surest
+        // reproduction, and it costs no model call.
+        let known = |name: &str| {
+            loading.top() == Some(name)
+                || self.code_map.definitions().any(|f| {
+                    !f.definition.local && f.definition.name == name && !crate::codemap::rank::is_aside(f.path)
+                })
+        };
+        let examples = expect::request_examples(language, &request, known);
+        let mut from_request = loading.examples_script(language, &examples);
+        let mut asked = 0;
         let mut refused = String::new();
-        for attempt in 0..ASKS {
-            if !self.budget.allows_call() {
-                break;
-            }
-            let ask = format!(
-                "Before anything changes, write a short {} script that runs the example the request gives and \
-prints its result, then the result of any example the request says works as it should. It runs with no \
-command-line arguments: write any the example passes into the script itself. {} The request is about `{}` in {}{doc}. Reply with the script only, in one code block.{refused}",
-                runner.language_name(),
-                loading.hint,
-                definition.signature,
-                target.path,
-            );
-            self.notify("[writing a check of what the request expects…]");
-            self.resample = (attempt > 0).then_some(attempt as u32);
-            let asked = self.ask_short(system, base, &ask, usage, cancel).await;
-            self.resample = None;
-            let (generation, reply) = asked?;
+        for _ in 0..ASKS + usize::from(from_request.is_some()) {
+            let by_request = from_request.take();
+            let (generation, reply) = match &by_request {
+                Some(script) => {
+                    self.notify("[running the request's own examples, as written…]");
+                    let mut generation = Generation::default();
+                    generation.blocks.push(Block::Text {
+                        text: "The request's own examples, run as written on the code as it is.".into(),
+                    });
+                    (generation, format!("```\n{script}```"))
+                }
+                None if !self.budget.allows_call() => break,
+                None => {
+                    asked += 1;
+                    self.ask_check(system, base, target, &loading, &refused, asked - 1, usage, cancel).await?
+                }
+            };
             let made = edit::code_blocks(&reply)
                 .into_iter()
                 .next()
@@ -116,9 +128,43 @@ project's own `{}`",
             };
             self.notify(&format!("[the check is set aside: {why}]"));
             self.record(Message::user_text(format!("[tack] The check was set aside: {why}.")));
-            refused = format!("\nYour last script was set aside: {why}.{}", self.offered_where(&why));
+            // The model is told of its own scripts only.
+            if by_request.is_none() {
+                refused = format!("\nYour last script was set aside: {why}.{}", self.offered_where(&why));
+            }
         }
         Ok(None)
+    }
+
+    /// The model's check of the request about `target`, its `asked`-th
+    /// (sampled after the first), told why the last was `refused`.
+    #[allow(clippy::too_many_arguments)]
+    async fn ask_check(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        target: &Target,
+        loading: &check::Loading,
+        refused: &str,
+        asked: usize,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<(Generation, String), Stop> {
+        let definition = target.definition();
+        let doc = definition.doc.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+        let language_name = check::runner(target.file.language).map_or("", |runner| runner.language_name());
+        let ask = format!(
+            "Before anything changes, write a short {language_name} script that runs the example the request gives \
+and prints its result, then the result of any example the request says works as it should. It runs with no \
+command-line arguments: write any the example passes into the script itself. {} The request is about `{}` in \
+{}{doc}. Reply with the script only, in one code block.{refused}",
+            loading.hint, definition.signature, target.path,
+        );
+        self.notify("[writing a check of what the request expects…]");
+        self.resample = (asked > 0).then_some(asked as u32);
+        let reply = self.ask_short(system, base, &ask, usage, cancel).await;
+        self.resample = None;
+        reply
     }
 
     /// Where the project defines the name that `why` (a script set aside)

@@ -289,9 +289,117 @@ pub fn uncommented(language: Language, script: &str) -> String {
         .join("\n")
 }
 
+/// Functions of the runtime a request's example may wrap a project's call
+/// in (`list(windowed(…))`, `JSON.stringify(parse(…))`).
+fn builtin(language: Language, name: &str) -> bool {
+    match language {
+        Language::Python => matches!(
+            name,
+            "list" | "tuple" | "set" | "dict" | "sorted" | "len" | "str" | "repr" | "int" | "range" | "sum" | "next"
+        ),
+        Language::JavaScript => matches!(name, "JSON" | "String" | "Number" | "Array" | "Object" | "Math"),
+        _ => false,
+    }
+}
+
+/// The calls `request` writes as code that a script can run as written
+/// (`semver.inc('1.2.0', 'minor')`, a doctest's `>>> list(windowed(…))`):
+/// each one expression of `language` that calls, assigns nothing, and
+/// starts every chain of calls at a name the project has (`known`: its
+/// package or a definition) or the runtime's own, at least one the
+/// project's. In the order written, without twins. An example that needs
+/// the statements before it (`program.opts()`) names what is not known.
+pub fn request_examples(language: Language, request: &str, known: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut spans: Vec<&str> = request.lines().filter_map(|line| line.trim().strip_prefix(">>> ")).collect();
+    let mut rest = request;
+    while let Some(start) = rest.find('`') {
+        let after = &rest[start + 1..];
+        // A fenced block is the program's output or a file, not an example.
+        if let Some(fenced) = after.strip_prefix("``") {
+            let Some(end) = fenced.find("```") else { break };
+            rest = &fenced[end + 3..];
+            continue;
+        }
+        let Some(end) = after.find('`') else { break };
+        spans.push(&after[..end]);
+        rest = &after[end + 1..];
+    }
+    let mut examples: Vec<String> = Vec::new();
+    for span in spans {
+        let code = span.trim().trim_end_matches(';').trim();
+        if !code.is_empty()
+            && !code.contains('\n')
+            && !examples.iter().any(|e| e == code)
+            && runnable(language, code, &known)
+        {
+            examples.push(code.to_string());
+        }
+    }
+    examples
+}
+
+/// Whether `code` is one call expression whose chains all start at a
+/// name the project or the runtime has (see [`request_examples`]).
+fn runnable(language: Language, code: &str, known: &impl Fn(&str) -> bool) -> bool {
+    let Some(tree) = crate::codemap::tree(language, code) else { return false };
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let statements: Vec<tree_sitter::Node> = root.named_children(&mut cursor).collect();
+    let ([statement], false) = (statements.as_slice(), root.has_error()) else { return false };
+    let expression = match statement.kind() {
+        "expression_statement" => statement.named_child(0),
+        _ => None,
+    };
+    let Some(expression) = expression.filter(|e| !e.kind().contains("assignment")) else { return false };
+    // The name each call or member chain starts at.
+    let mut starts: Vec<String> = Vec::new();
+    let mut calls = false;
+    let mut stack = vec![expression];
+    while let Some(node) = stack.pop() {
+        if matches!(node.kind(), "call" | "call_expression" | "new_expression") {
+            calls = true;
+            let mut callee = node.child_by_field_name("function").or_else(|| node.child_by_field_name("constructor"));
+            while let Some(inner) = callee {
+                match inner.kind() {
+                    "identifier" => {
+                        starts.push(code[inner.byte_range()].to_string());
+                        break;
+                    }
+                    "attribute" | "member_expression" => {
+                        callee = inner.child_by_field_name("object");
+                    }
+                    "call" | "call_expression" => callee = inner.child_by_field_name("function"),
+                    _ => break,
+                }
+            }
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+    }
+    calls && starts.iter().all(|name| known(name) || builtin(language, name)) && starts.iter().any(|name| known(name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_request_s_own_calls_are_read_where_they_run_as_written() {
+        let known = |name: &str| matches!(name, "semver" | "diff" | "windowed" | "collapse");
+        let request = "`semver.diff('1.2.3', '2.0.0-rc.1')` should be 'premajor', but it returns 'major'. Same with \
+`diff('1.2.3', '1.3.0-beta.0')`; `semver.diff('1.2.3', '2.0.0-rc.1')` again. With `program.opts()` and \
+`even, odd = partition(f, x)`, `semver` and `len([1])` nothing runs.";
+        assert_eq!(
+            request_examples(Language::JavaScript, request, known),
+            ["semver.diff('1.2.3', '2.0.0-rc.1')", "diff('1.2.3', '1.3.0-beta.0')"]
+        );
+        let doctest = ">>> from more_itertools import collapse\n>>> list(collapse([[1, [2]], [3]], levels=1))\n\
+[[1, [2]], [3]]\n\n```\n`windowed(x, 2)` in a fence is output\n```\nand `list(windowed([1, 2, 3], 2))`.";
+        assert_eq!(
+            request_examples(Language::Python, doctest, known),
+            ["list(collapse([[1, [2]], [3]], levels=1))", "list(windowed([1, 2, 3], 2))"]
+        );
+    }
 
     #[test]
     fn the_probe_leaves_out_the_examples_of_the_check() {
