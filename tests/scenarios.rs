@@ -3496,6 +3496,20 @@ async fn the_request_s_own_example_is_run_as_written_and_costs_no_model_call() {
 }
 
 #[tokio::test]
+async fn what_the_request_says_its_example_should_give_needs_no_model_call() {
+    let shop = long_module("def shipping(weight):\n    return weight * 2 + 1\n");
+    let probe = "```python\nfrom shop import shipping\nprint(shipping(0) * 0)\n```\n";
+    let run = Scenario::new()
+        .file("shop.py", &shop)
+        .tool_settings(whole_files())
+        .run(&["change", "change", probe], "`shipping(10)` returns 21 but should return 20. Fix it.")
+        .await;
+    assert_eq!(run.read("shop.py"), shop.replace("weight * 2 + 1", "weight * 2 + 0"));
+    assert!(run.text().contains("[the line `21` must read `20`, as the request writes]"), "{}", run.text());
+    assert_eq!(run.backend.used(), 3, "the intent, both ways, and the probe");
+}
+
+#[tokio::test]
 async fn the_functions_a_check_runs_are_varied_where_the_request_s_words_and_references_do_not_reach() {
     // `_tax_standard` is found by its name at run time: no reference and
     // no word of the request leads to it; following the check's run does.

@@ -368,7 +368,8 @@ request is done? Reply with that output only, in one code block.",
     ) -> Result<Option<String>, Stop> {
         /// Lines asked about at most: each is a model call.
         const MAX_ASKED: usize = 3;
-        let values = expect::request_values(&super::prompt_of(base));
+        let request = super::prompt_of(base);
+        let values = expect::request_values(&request);
         let printed = check::normalized(shown);
         let statements = expect::printing_statements(check.language(), &check.script, &printed);
         let lines: Vec<(usize, String, Vec<String>)> = printed
@@ -380,6 +381,13 @@ request is done? Reply with that output only, in one code block.",
         let mut expected = Vec::new();
         let mut asked = 0;
         for (i, line, options) in lines {
+            // What the request itself says the line must read needs no ask.
+            let stated = statements.as_ref().and_then(|s| expect::stated_change(&request, &s[i], &line));
+            if let Some(stated) = stated {
+                self.notify(&format!("[the line `{line}` must read `{stated}`, as the request writes]"));
+                expected.push((line, stated));
+                continue;
+            }
             if !self.budget.allows_call() {
                 break;
             }

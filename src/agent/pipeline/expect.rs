@@ -289,6 +289,72 @@ pub fn uncommented(language: Language, script: &str) -> String {
         .join("\n")
 }
 
+/// The code the request writes, each span with its byte range: between
+/// single backticks, or after a doctest's `>>> `. Fenced blocks are output
+/// or files, not code to run.
+fn code_spans(request: &str) -> Vec<(usize, usize, &str)> {
+    let mut spans = Vec::new();
+    let mut at = 0;
+    for line in request.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if let Some(code) = trimmed.strip_prefix(">>> ") {
+            let start = at + line.len() - trimmed.len() + 4;
+            spans.push((start, start + code.trim_end().len(), code.trim_end()));
+        }
+        at += line.len();
+    }
+    let mut from = 0;
+    while let Some(open) = request[from..].find('`').map(|i| from + i) {
+        if request[open..].starts_with("```") {
+            let Some(close) = request[open + 3..].find("```") else { break };
+            from = open + 3 + close + 3;
+            continue;
+        }
+        let Some(close) = request[open + 1..].find('`').map(|i| open + 1 + i) else { break };
+        spans.push((open + 1, close, &request[open + 1..close]));
+        from = close + 1;
+    }
+    spans.sort_by_key(|span| span.0);
+    spans
+}
+
+/// Whether `code` calls: a name right before an opening parenthesis.
+fn calls(code: &str) -> bool {
+    code.match_indices('(').any(|(at, _)| code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
+/// What the line printed by `statement` must read once the request is
+/// done, where the request says so itself: after the example the
+/// statement runs and before the next, the request writes the line as it
+/// prints now and exactly one other value of its shape, as a report
+/// writes what an example gives and what it should give. `None` where it
+/// does not, and for a boolean, whose result the request may quote as
+/// the right one.
+pub fn stated_change(request: &str, statement: &str, line: &str) -> Option<String> {
+    let line = line.trim();
+    if opposite(line).is_some() || line.chars().count() < 2 {
+        return None;
+    }
+    let squeezed = |code: &str| code.split_whitespace().collect::<String>();
+    let statement = squeezed(statement);
+    let spans: Vec<(usize, usize, &str)> = code_spans(request).into_iter().filter(|(_, _, code)| calls(code)).collect();
+    let at = spans.iter().position(|(_, _, code)| statement.contains(&squeezed(code)))?;
+    let window = &request[spans[at].1..spans.get(at + 1).map_or(request.len(), |next| next.0)];
+    let mut now = false;
+    let mut others: Vec<String> = Vec::new();
+    for value in request_values(window).iter().map(|v| as_printed(v, line)).filter(|v| shape(v) == shape(line)) {
+        match loose(&value) == loose(line) {
+            true => now = true,
+            false if !others.iter().any(|o| loose(o) == loose(&value)) => others.push(value),
+            false => {}
+        }
+    }
+    match (now, others.as_slice()) {
+        (true, [other]) => Some(other.clone()),
+        _ => None,
+    }
+}
+
 /// Functions of the runtime a request's example may wrap a project's call
 /// in (`list(windowed(…))`, `JSON.stringify(parse(…))`).
 fn builtin(language: Language, name: &str) -> bool {
@@ -382,6 +448,23 @@ fn runnable(language: Language, code: &str, known: &impl Fn(&str) -> bool) -> bo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_an_example_gives_and_should_give_is_read_from_the_request() {
+        let request = "`semver.inc('1.2.0', 'minor')` returns '1.2.0' instead of '1.3.0'. \
+`semver.inc('1.2.3', 'minor')` gives '1.3.0' as it should.";
+        let statement = "console.log(semver.inc('1.2.0', 'minor'));";
+        assert_eq!(stated_change(request, statement, "1.2.0").as_deref(), Some("1.3.0"));
+        // The request quotes only what the second example prints: it says nothing of a change.
+        assert_eq!(stated_change(request, "console.log(semver.inc('1.2.3','minor'))", "1.3.0"), None);
+        assert_eq!(stated_change(request, "console.log(other())", "1.2.0"), None);
+        let doctest = ">>> from more_itertools import collapse\n>>> list(collapse([[1, [2]], [3]], levels=1))\n\
+[[1, [2]], [3]]\n\nI expected one level of nesting to be removed: [1, [2], 3].";
+        let statement = "print(_value(list(collapse([[1, [2]], [3]], levels=1))))";
+        assert_eq!(stated_change(doctest, statement, "[[1, [2]], [3]]").as_deref(), Some("[1, [2], 3]"));
+        // A boolean's quoted result may be the right one: left to the model.
+        assert_eq!(stated_change("`ok(1)` is true", "print(ok(1))", "true"), None);
+    }
 
     #[test]
     fn the_request_s_own_calls_are_read_where_they_run_as_written() {
