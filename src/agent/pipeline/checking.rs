@@ -12,6 +12,9 @@ use crate::agent::whole_file;
 use crate::agent::{Conversation, TurnOutcome};
 use crate::protocol::{AgentStatus, Block, Event, Message, Role, StopReason, Usage};
 
+/// Why a script that never loads the project is set aside.
+const NOT_LOADED: &str = "it never loads the project, so it shows nothing of the project's code";
+
 /// Tokens a check, a probe or an expected output may take: a few lines.
 const SCRIPT_TOKENS: u32 = 400;
 
@@ -86,14 +89,8 @@ impl Conversation {
                 }
             };
             if !loading.loaded_by(&check.script) {
-                self.record_reply(generation);
-                let why = format!(
-                    "it never loads the project, so it shows nothing of the project's code: it must call the \
-project's own `{}`",
-                    definition.name
-                );
-                self.notify(&format!("[the check is set aside: {why}]"));
-                refused = format!("\nYour last script was set aside: {why}.");
+                let why = format!("{NOT_LOADED}: it must call the project's own `{}`", definition.name);
+                refused = self.set_aside_unrun(generation, "check", &why);
                 continue;
             }
             let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
@@ -130,7 +127,7 @@ project's own `{}`",
             self.record(Message::user_text(format!("[tack] The check was set aside: {why}.")));
             // The model is told of its own scripts only.
             if by_request.is_none() {
-                refused = format!("\nYour last script was set aside: {why}.{}", self.offered_where(&why));
+                refused = self.told_why(&why);
             }
         }
         Ok(None)
@@ -165,6 +162,21 @@ command-line arguments: write any the example passes into the script itself. {} 
         let reply = self.ask_short(system, base, &ask, usage, cancel).await;
         self.resample = None;
         reply
+    }
+
+    /// Sets aside the model's `what` ("check", "script") without running
+    /// it, for `why`: its reply is recorded and the notice shown. What the
+    /// next ask tells the model.
+    fn set_aside_unrun(&mut self, generation: Generation, what: &str, why: &str) -> String {
+        self.record_reply(generation);
+        self.notify(&format!("[the {what} is set aside: {why}]"));
+        self.told_why(why)
+    }
+
+    /// What the next ask tells the model of the script set aside for
+    /// `why`, with where the project defines a name it lacked.
+    fn told_why(&self, why: &str) -> String {
+        format!("\nYour last script was set aside: {why}.{}", self.offered_where(why))
     }
 
     /// Where the project defines the name that `why` (a script set aside)
@@ -250,10 +262,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                 break;
             };
             if !loading.loaded_by(&check.script) {
-                self.record_reply(generation);
-                let why = "it never loads the project, so it shows nothing of the project's code";
-                self.notify(&format!("[the script is set aside: {why}]"));
-                refused = format!("\nYour last script was set aside: {why}.");
+                refused = self.set_aside_unrun(generation, "script", NOT_LOADED);
                 continue;
             }
             let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
@@ -289,7 +298,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
             };
             self.notify(&format!("[the script is set aside: {why}]"));
             self.record(Message::user_text(format!("[tack] The script was set aside: {why}.")));
-            refused = format!("\nYour last script was set aside: {why}.{}", self.offered_where(&why));
+            refused = self.told_why(&why);
         }
         self.notify("[no script shows what the request asks about]");
         Ok(None)
