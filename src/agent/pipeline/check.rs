@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::expect::loose;
+use super::expect::{Example, loose};
 use crate::codemap::Language;
 
 /// How a check in a language runs: read by its interpreter from stdin, in
@@ -104,14 +104,25 @@ pub struct Loading {
 
 impl Loading {
     /// A check that runs the request's own `examples` (see
-    /// [`super::expect::request_examples`]) as written, each printed on a
-    /// line of its own, with the project's names in scope; `None` where
-    /// the project has no name to load it by.
-    pub fn examples_script(&self, language: Language, examples: &[String]) -> Option<String> {
+    /// [`super::expect::request_examples`]) as written, with the project's
+    /// names in scope, each printed on a line of its own (what one
+    /// assigns, each name with its value); `None` where the project has no
+    /// name to load it by.
+    pub fn examples_script(&self, language: Language, examples: &[Example]) -> Option<String> {
         let top = self.top.as_deref().filter(|_| !examples.is_empty())?;
         match language {
             Language::Python => {
-                let prints: String = examples.iter().map(|e| format!("print(_value({e}))\n")).collect();
+                let prints: String = examples
+                    .iter()
+                    .map(|e| match e.assigns.as_slice() {
+                        [] => format!("print(_value({}))\n", e.code),
+                        names => {
+                            let shown: String =
+                                names.iter().map(|n| format!("print({n:?}, \"=\", _value({n}))\n")).collect();
+                            format!("{}\n{shown}", e.code)
+                        }
+                    })
+                    .collect();
                 Some(format!(
                     "import {top}\nfrom {top} import *\n\n\ndef _value(value):\n    \
 return list(value) if hasattr(value, \"__next__\") else value\n\n\n{prints}"
@@ -120,7 +131,17 @@ return list(value) if hasattr(value, \"__next__\") else value\n\n\n{prints}"
             Language::JavaScript => {
                 let name: String =
                     top.rsplit('/').next()?.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-                let prints: String = examples.iter().map(|e| format!("console.log({e});\n")).collect();
+                let prints: String = examples
+                    .iter()
+                    .map(|e| match e.assigns.as_slice() {
+                        [] => format!("console.log({});\n", e.code),
+                        names => {
+                            let shown: String =
+                                names.iter().map(|n| format!("console.log({n:?}, \"=\", {n});\n")).collect();
+                            format!("{};\n{shown}", e.code)
+                        }
+                    })
+                    .collect();
                 Some(format!("const {name} = require('{top}');\nObject.assign(globalThis, {name});\n{prints}"))
             }
             _ => None,
@@ -1045,23 +1066,28 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let root = root.path();
         std::fs::create_dir_all(root.join("pkg")).unwrap();
-        std::fs::write(root.join("pkg/__init__.py"), "def pairs(xs):\n    return iter(zip(xs, xs[1:]))\n").unwrap();
+        let code =
+            "def pairs(xs):\n    return iter(zip(xs, xs[1:]))\n\n\ndef halves(xs):\n    return iter(xs[:1]), xs[1:]\n";
+        std::fs::write(root.join("pkg/__init__.py"), code).unwrap();
         std::fs::write(root.join("package.json"), r#"{ "name": "@scope/lib", "main": "index.js" }"#).unwrap();
         std::fs::write(root.join("index.js"), "exports.double = (x) => x * 2;\n").unwrap();
         let run = |language: Language, path: &str, examples: &[&str]| {
             let loads = loading(root, language, path);
-            let examples: Vec<String> = examples.iter().map(|e| e.to_string()).collect();
+            let request: Vec<String> = examples.iter().map(|e| format!(">>> {e}")).collect();
+            let examples = super::super::expect::request_examples(language, &request.join("\n"), |_| true);
             let script = loads.examples_script(language, &examples).unwrap();
             let check = Check::new(runner(language).unwrap(), loads, &script).unwrap();
             let out = std::process::Command::new("bash").arg("-c").arg(check.now_command()).current_dir(root).output();
             String::from_utf8_lossy(&out.unwrap().stdout).to_string()
         };
         // An iterator's items are printed, as a request shows them.
+        let python = ["pairs([1, 2, 3])", "pkg.pairs([])", "first, rest = halves([1, 2, 3])"];
         assert_eq!(
-            run(Language::Python, "pkg/__init__.py", &["pairs([1, 2, 3])", "pkg.pairs([])"]),
-            "[(1, 2), (2, 3)]\n[]\n"
+            run(Language::Python, "pkg/__init__.py", &python),
+            "[(1, 2), (2, 3)]\n[]\nfirst = [1]\nrest = [2, 3]\n"
         );
-        assert_eq!(run(Language::JavaScript, "index.js", &["lib.double(2)", "double(3)"]), "4\n6\n");
+        let js = ["lib.double(2)", "double(3)", "const d = double(5)"];
+        assert_eq!(run(Language::JavaScript, "index.js", &js), "4\n6\nd = 10\n");
     }
 
     #[test]

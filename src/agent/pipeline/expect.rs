@@ -369,13 +369,13 @@ fn builtin(language: Language, name: &str) -> bool {
 }
 
 /// The calls `request` writes as code that a script can run as written
-/// (`semver.inc('1.2.0', 'minor')`, a doctest's `>>> list(windowed(…))`):
-/// each one expression of `language` that calls, assigns nothing, and
-/// starts every chain of calls at a name the project has (`known`: its
-/// package or a definition) or the runtime's own, at least one the
-/// project's. In the order written, without twins. An example that needs
+/// (`semver.inc('1.2.0', 'minor')`, a doctest's `>>> list(windowed(…))`,
+/// `even, odd = partition(…)`): each one expression of `language` that
+/// calls, or assigns a call's result to names, and starts every chain of
+/// calls at a name the project has (`known`: its package or a definition)
+/// or the runtime's own, at least one the project's. In the order written, without twins. An example that needs
 /// the statements before it (`program.opts()`) names what is not known.
-pub fn request_examples(language: Language, request: &str, known: impl Fn(&str) -> bool) -> Vec<String> {
+pub fn request_examples(language: Language, request: &str, known: impl Fn(&str) -> bool) -> Vec<Example> {
     let mut spans: Vec<&str> = request.lines().filter_map(|line| line.trim().strip_prefix(">>> ")).collect();
     let mut rest = request;
     while let Some(start) = rest.find('`') {
@@ -390,33 +390,70 @@ pub fn request_examples(language: Language, request: &str, known: impl Fn(&str) 
         spans.push(&after[..end]);
         rest = &after[end + 1..];
     }
-    let mut examples: Vec<String> = Vec::new();
+    let mut examples: Vec<Example> = Vec::new();
     for span in spans {
         let code = span.trim().trim_end_matches(';').trim();
-        if !code.is_empty()
-            && !code.contains('\n')
-            && !examples.iter().any(|e| e == code)
-            && runnable(language, code, &known)
-        {
-            examples.push(code.to_string());
+        if code.is_empty() || code.contains('\n') || examples.iter().any(|e| e.code == code) {
+            continue;
         }
+        examples.extend(runnable(language, code, &known));
     }
     examples
 }
 
-/// Whether `code` is one call expression whose chains all start at a
-/// name the project or the runtime has (see [`request_examples`]).
-fn runnable(language: Language, code: &str, known: &impl Fn(&str) -> bool) -> bool {
-    let Some(tree) = crate::codemap::tree(language, code) else { return false };
+/// A call the request writes that a script can run as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Example {
+    pub code: String,
+    /// The names it assigns, each printed with its name after it runs;
+    /// none where it is an expression, printed itself.
+    pub assigns: Vec<String>,
+}
+
+/// `code` as an example, where it is one call expression, or one that
+/// assigns a call's result to names, whose chains all start at a name
+/// the project or the runtime has (see [`request_examples`]).
+fn runnable(language: Language, code: &str, known: &impl Fn(&str) -> bool) -> Option<Example> {
+    let tree = crate::codemap::tree(language, code)?;
     let root = tree.root_node();
     let mut cursor = root.walk();
     let statements: Vec<tree_sitter::Node> = root.named_children(&mut cursor).collect();
-    let ([statement], false) = (statements.as_slice(), root.has_error()) else { return false };
-    let expression = match statement.kind() {
-        "expression_statement" => statement.named_child(0),
-        _ => None,
+    let ([statement], false) = (statements.as_slice(), root.has_error()) else { return None };
+    // What the statement computes, and what it assigns that to.
+    let (expression, assigned) = match statement.kind() {
+        "expression_statement" => {
+            let expression = statement.named_child(0)?;
+            match expression.kind() {
+                "assignment" | "assignment_expression" => {
+                    (expression.child_by_field_name("right")?, expression.child_by_field_name("left"))
+                }
+                kind if kind.contains("assignment") => return None,
+                _ => (expression, None),
+            }
+        }
+        "lexical_declaration" | "variable_declaration" => {
+            let mut cursor = statement.walk();
+            let declarators: Vec<tree_sitter::Node> = statement.named_children(&mut cursor).collect();
+            let [declarator] = declarators.as_slice() else { return None };
+            (declarator.child_by_field_name("value")?, declarator.child_by_field_name("name"))
+        }
+        _ => return None,
     };
-    let Some(expression) = expression.filter(|e| !e.kind().contains("assignment")) else { return false };
+    let mut assigns = Vec::new();
+    let mut stack: Vec<tree_sitter::Node> = assigned.into_iter().collect();
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => {
+                assigns.insert(0, code[node.byte_range()].to_string())
+            }
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "array_pattern" | "object_pattern" => {
+                let mut cursor = node.walk();
+                stack.extend(node.named_children(&mut cursor));
+            }
+            // An item or an attribute set is no name to print.
+            _ => return None,
+        }
+    }
     // The name each call or member chain starts at.
     let mut starts: Vec<String> = Vec::new();
     let mut calls = false;
@@ -442,7 +479,10 @@ fn runnable(language: Language, code: &str, known: &impl Fn(&str) -> bool) -> bo
         let mut cursor = node.walk();
         stack.extend(node.named_children(&mut cursor));
     }
-    calls && starts.iter().all(|name| known(name) || builtin(language, name)) && starts.iter().any(|name| known(name))
+    let runs = calls
+        && starts.iter().all(|name| known(name) || builtin(language, name))
+        && starts.iter().any(|name| known(name));
+    runs.then(|| Example { code: code.to_string(), assigns })
 }
 
 #[cfg(test)]
@@ -471,16 +511,24 @@ mod tests {
         let known = |name: &str| matches!(name, "semver" | "diff" | "windowed" | "collapse");
         let request = "`semver.diff('1.2.3', '2.0.0-rc.1')` should be 'premajor', but it returns 'major'. Same with \
 `diff('1.2.3', '1.3.0-beta.0')`; `semver.diff('1.2.3', '2.0.0-rc.1')` again. With `program.opts()` and \
-`even, odd = partition(f, x)`, `semver` and `len([1])` nothing runs.";
+`semver` and `len([1])` nothing runs.";
+        let codes = |examples: Vec<Example>| examples.into_iter().map(|e| e.code).collect::<Vec<_>>();
         assert_eq!(
-            request_examples(Language::JavaScript, request, known),
+            codes(request_examples(Language::JavaScript, request, known)),
             ["semver.diff('1.2.3', '2.0.0-rc.1')", "diff('1.2.3', '1.3.0-beta.0')"]
         );
         let doctest = ">>> from more_itertools import collapse\n>>> list(collapse([[1, [2]], [3]], levels=1))\n\
 [[1, [2]], [3]]\n\n```\n`windowed(x, 2)` in a fence is output\n```\nand `list(windowed([1, 2, 3], 2))`.";
         assert_eq!(
-            request_examples(Language::Python, doctest, known),
+            codes(request_examples(Language::Python, doctest, known)),
             ["list(collapse([[1, [2]], [3]], levels=1))", "list(windowed([1, 2, 3], 2))"]
+        );
+        // What an example assigns is printed by name; an item set is not.
+        let assigning = "`even, odd = collapse(f, x)` and `rows[0] = collapse(x)`";
+        let found = request_examples(Language::Python, assigning, known);
+        assert_eq!(
+            found,
+            [Example { code: "even, odd = collapse(f, x)".into(), assigns: vec!["even".into(), "odd".into()] }]
         );
     }
 
