@@ -414,12 +414,20 @@ impl Check {
         self.dir.path().join("argv.read")
     }
 
-    /// Whether the check's run on the code as it is ([`Check::now_command`])
-    /// read its command-line arguments, itself or through the project (a
-    /// command-line parser that reads them when given none). It runs with
-    /// none, so it cannot run an example that passes some.
-    pub fn read_arguments(&self) -> bool {
-        self.arguments_mark().exists()
+    /// Why the check cannot run its example, where its run on the code as
+    /// it is ([`Check::now_command`]) read its command-line arguments,
+    /// itself or through the project (a parser that reads them when given
+    /// none): it runs with none. With the line of the script that read
+    /// them, where the run told it: a small model told only to pass its
+    /// arguments dropped the parse altogether.
+    pub fn arguments_why(&self) -> Option<String> {
+        let mark = std::fs::read_to_string(self.arguments_mark()).ok()?;
+        let line = mark.trim().parse::<usize>().ok().and_then(|n| self.script.lines().nth(n.checked_sub(1)?));
+        let reads = match line.map(str::trim).filter(|line| !line.is_empty()) {
+            Some(line) => format!("its line `{line}` reads the command-line arguments"),
+            None => "it reads its command-line arguments".to_string(),
+        };
+        Some(format!("{reads}, and it runs with none: {}", self.runner.arguments_hint()))
     }
 
     /// The command that runs the check once more on the workspace as it
@@ -759,7 +767,18 @@ fn kept_in(run: &str, out: &Path) -> String {
 const PYTHON_ARGV: &str = r#"import sys as _sys
 class _Arguments(list):
     def _read(self):
-        open("MARK", "w").close()
+        import os
+        if not os.path.exists("MARK"):
+            # The script's line that read them: its innermost frame (this
+            # watcher is read from stdin too, in globals of its own).
+            frame, line = _sys._getframe(), ""
+            while frame is not None:
+                if frame.f_code.co_filename == "<stdin>" and frame.f_globals is not _watcher:
+                    line = str(frame.f_lineno)
+                    break
+                frame = frame.f_back
+            with open("MARK", "w") as mark:
+                mark.write(line)
     def __getitem__(self, index):
         if index != 0:
             self._read()
@@ -770,6 +789,7 @@ class _Arguments(list):
     def __len__(self):
         self._read()
         return list.__len__(self)
+_watcher = globals()
 _sys.argv = _Arguments(["-"])
 exec(compile(open("CHECK").read(), "<stdin>", "exec"), {"__name__": "__main__"})"#;
 
@@ -780,7 +800,12 @@ process.argv = new Proxy(process.argv, {
   get(target, key, receiver) {
     if (!marked.done && key !== "0" && key !== "1") {
       marked.done = true;
-      try { require("fs").writeFileSync("MARK", ""); } catch {}
+      // The script's line that read them: the innermost frame of stdin's.
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 50;
+      const frame = /\[stdin\]:(\d+)/.exec(new Error().stack || "");
+      Error.stackTraceLimit = limit;
+      try { require("fs").writeFileSync("MARK", frame ? frame[1] : ""); } catch {}
     }
     return Reflect.get(target, key, receiver);
   },
@@ -1301,21 +1326,26 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
             let check = Check::new(runner(language).unwrap(), loading(root, language, path), script).unwrap();
             let out = std::process::Command::new("bash").arg("-c").arg(check.now_command()).current_dir(root).output();
             let printed = String::from_utf8_lossy(&out.unwrap().stdout).trim().to_string();
-            (printed, check.read_arguments())
+            let why = check.arguments_why();
+            (printed, why.map(|why| why.split(", and it runs").next().unwrap_or_default().to_string()))
         };
         let reads = "from cli.app import main\nprint(main())\n";
-        assert_eq!(ran(Language::Python, "cli/app.py", reads), ("False".to_string(), true));
+        let read_by = |line: &str| Some(format!("its line `{line}` reads the command-line arguments"));
+        assert_eq!(ran(Language::Python, "cli/app.py", reads), ("False".to_string(), read_by("print(main())")));
         // argparse reads the program's name for its own: that is no argument.
         let passes = "from cli.app import main\nprint(main(['--loud']))\n";
-        assert_eq!(ran(Language::Python, "cli/app.py", passes), ("True".to_string(), false));
+        assert_eq!(ran(Language::Python, "cli/app.py", passes), ("True".to_string(), None));
 
         std::fs::write(root.join("package.json"), r#"{ "name": "cli", "main": "index.js" }"#).unwrap();
         let code = "exports.parse = (argv = process.argv) => argv.slice(2).includes('--loud')\n";
         std::fs::write(root.join("index.js"), code).unwrap();
-        let reads = "console.log(require('cli').parse())\n";
-        assert_eq!(ran(Language::JavaScript, "index.js", reads), ("false".to_string(), true));
+        let reads = "const cli = require('cli')\nconsole.log(cli.parse())\n";
+        assert_eq!(
+            ran(Language::JavaScript, "index.js", reads),
+            ("false".to_string(), read_by("console.log(cli.parse())"))
+        );
         let passes = "console.log(require('cli').parse(['node', 'script', '--loud']))\n";
-        assert_eq!(ran(Language::JavaScript, "index.js", passes), ("true".to_string(), false));
+        assert_eq!(ran(Language::JavaScript, "index.js", passes), ("true".to_string(), None));
     }
 
     #[test]

@@ -102,9 +102,7 @@ impl Conversation {
             let why = match check::shows_nothing(&output, !ran) {
                 // An example that passes arguments cannot run on an empty
                 // command line, whatever the run shows.
-                _ if check.read_arguments() => {
-                    format!("it reads its command-line arguments, and it runs with none: {}", runner.arguments_hint())
-                }
+                _ if let Some(why) = check.arguments_why() => why,
                 None => {
                     self.notify("[the check fails on the code as it is: it passes once it runs without that error]");
                     check.fails_with(&output);
@@ -270,12 +268,9 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
             if output.starts_with("permission denied") {
                 break;
             }
-            let shown = match (ran, check.read_arguments()) {
-                (_, true) => Err(format!(
-                    "it reads its command-line arguments, and it runs with none: {}",
-                    runner.arguments_hint()
-                )),
-                (true, false) => {
+            let shown = match (ran, check.arguments_why()) {
+                (_, Some(why)) => Err(why),
+                (true, None) => {
                     let printed = check.now_output();
                     match runner.prints_objects(&printed) {
                         Some(why) => Err(why),
@@ -283,7 +278,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                     }
                 }
                 // The project's own error may be the answer (the error a call raises).
-                (false, false) => match check::shows_nothing(&output, true) {
+                (false, None) => match check::shows_nothing(&output, true) {
                     None => Ok(check::normalized(&output)),
                     Some(why) => Err(why),
                 },
