@@ -215,7 +215,7 @@ command-line arguments: write any the example passes into the script itself. {} 
     /// code as it is (a Bash call): the script and what it printed, for
     /// the answer to rest on what the code does rather than on what a small
     /// model reads into it. A script that fails on its own mistake, reads
-    /// its empty command line or prints nothing is asked for once more,
+    /// its empty command line or prints nothing is asked for again (twice),
     /// told why (a small model's first script often calls what the project
     /// does not offer). `None` where the check is switched off or has no
     /// runner, the model sees no script that shows it, or no script within
@@ -230,7 +230,7 @@ command-line arguments: write any the example passes into the script itself. {} 
     ) -> Result<Option<(String, String)>, Stop> {
         /// What the answer is shown of the run at most.
         const SHOWN_CHARS: usize = 1_500;
-        const ASKS: usize = 2;
+        const ASKS: usize = 3;
         let language = target.file.language;
         let Some(runner) = self.check_runner(language) else { return Ok(None) };
         let loading = check::loading(self.workspace.root(), language, &target.path);
