@@ -386,7 +386,8 @@ request is done? Reply with that output only, in one code block.",
         let mut asked = 0;
         for (i, line, options) in lines {
             // What the request itself says the line must read needs no ask.
-            let stated = statements.as_ref().and_then(|s| expect::stated_change(&request, &s[i], &line));
+            let sole = printed.lines().count() == 1;
+            let stated = statements.as_ref().and_then(|s| expect::stated_change(&request, &s[i], &line, sole));
             if let Some(stated) = stated {
                 self.notify(&format!("[the line `{line}` must read `{stated}`, as the request writes]"));
                 expected.push((line, stated));

@@ -327,12 +327,14 @@ fn calls(code: &str) -> bool {
 /// done, where the request says so itself: after the example the
 /// statement runs and before the next, the request writes the line as it
 /// prints now and exactly one other value of its shape, as a report
-/// writes what an example gives and what it should give. `None` where it
-/// does not, and for a boolean, whose result the request may quote as
-/// the right one.
-pub fn stated_change(request: &str, statement: &str, line: &str) -> Option<String> {
+/// writes what an example gives and what it should give. A boolean has
+/// one other value, but a request may quote one as the right result
+/// beside a wrong one: only the `sole` line of a check, the one example
+/// of a report, is the symptom by itself. `None` where the request does
+/// not say.
+pub fn stated_change(request: &str, statement: &str, line: &str, sole: bool) -> Option<String> {
     let line = line.trim();
-    if opposite(line).is_some() || line.chars().count() < 2 {
+    if line.chars().count() < 2 || opposite(line).is_some() && !sole {
         return None;
     }
     let squeezed = |code: &str| code.split_whitespace().collect::<String>();
@@ -340,6 +342,10 @@ pub fn stated_change(request: &str, statement: &str, line: &str) -> Option<Strin
     let spans: Vec<(usize, usize, &str)> = code_spans(request).into_iter().filter(|(_, _, code)| calls(code)).collect();
     let at = spans.iter().position(|(_, _, code)| statement.contains(&squeezed(code)))?;
     let window = &request[spans[at].1..spans.get(at + 1).map_or(request.len(), |next| next.0)];
+    if let Some(other) = opposite(line) {
+        let quoted = window.split(|c: char| !c.is_alphanumeric()).any(|word| word.eq_ignore_ascii_case(line));
+        return quoted.then(|| other.to_string());
+    }
     let mut now = false;
     let mut others: Vec<String> = Vec::new();
     for value in request_values(window).iter().map(|v| as_printed(v, line)).filter(|v| shape(v) == shape(line)) {
@@ -494,16 +500,23 @@ mod tests {
         let request = "`semver.inc('1.2.0', 'minor')` returns '1.2.0' instead of '1.3.0'. \
 `semver.inc('1.2.3', 'minor')` gives '1.3.0' as it should.";
         let statement = "console.log(semver.inc('1.2.0', 'minor'));";
-        assert_eq!(stated_change(request, statement, "1.2.0").as_deref(), Some("1.3.0"));
+        assert_eq!(stated_change(request, statement, "1.2.0", false).as_deref(), Some("1.3.0"));
         // The request quotes only what the second example prints: it says nothing of a change.
-        assert_eq!(stated_change(request, "console.log(semver.inc('1.2.3','minor'))", "1.3.0"), None);
-        assert_eq!(stated_change(request, "console.log(other())", "1.2.0"), None);
+        assert_eq!(stated_change(request, "console.log(semver.inc('1.2.3','minor'))", "1.3.0", false), None);
+        assert_eq!(stated_change(request, "console.log(other())", "1.2.0", false), None);
         let doctest = ">>> from more_itertools import collapse\n>>> list(collapse([[1, [2]], [3]], levels=1))\n\
 [[1, [2]], [3]]\n\nI expected one level of nesting to be removed: [1, [2], 3].";
         let statement = "print(_value(list(collapse([[1, [2]], [3]], levels=1))))";
-        assert_eq!(stated_change(doctest, statement, "[[1, [2]], [3]]").as_deref(), Some("[1, [2], 3]"));
-        // A boolean's quoted result may be the right one: left to the model.
-        assert_eq!(stated_change("`ok(1)` is true", "print(ok(1))", "true"), None);
+        assert_eq!(stated_change(doctest, statement, "[[1, [2]], [3]]", false).as_deref(), Some("[1, [2], 3]"));
+        // A boolean's quoted result may be the right one beside a wrong one;
+        // a report's one example is the wrong one.
+        let request = "`satisfies('0.3.0', '^0.2.3')` is true, so my range lets in 0.3.0.";
+        assert_eq!(stated_change(request, "print(satisfies('0.3.0', '^0.2.3'))", "true", false), None);
+        assert_eq!(
+            stated_change(request, "print(satisfies('0.3.0', '^0.2.3'))", "true", true).as_deref(),
+            Some("false")
+        );
+        assert_eq!(stated_change("`ok(1)` fails", "print(ok(1))", "true", true), None, "the request quotes no result");
     }
 
     #[test]
