@@ -6,7 +6,7 @@
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{Candidate, Stop, Target, check, edit, expect, variants};
+use super::{Candidate, Stop, Target, check, edit, expect, loading, reading, variants};
 use crate::agent::turn::Generation;
 use crate::agent::whole_file;
 use crate::agent::{Conversation, TurnOutcome};
@@ -39,7 +39,7 @@ impl Conversation {
         const ASKS: usize = 3;
         let language = target.file.language;
         let Some(runner) = self.check_runner(language) else { return Ok(None) };
-        let loading = check::loading(self.workspace.root(), language, &target.path);
+        let loading = loading::loading(self.workspace.root(), language, &target.path);
         let request = super::prompt_of(base);
         let definition = target.definition();
         // The request's own examples, run as written, come before any
@@ -99,7 +99,7 @@ impl Conversation {
                 return Ok(None);
             }
             let printed = check.now_output();
-            let why = match check::shows_nothing(&output, !ran) {
+            let why = match reading::shows_nothing(&output, !ran) {
                 // An example that passes arguments cannot run on an empty
                 // command line, whatever the run shows.
                 _ if let Some(why) = check.arguments_why() => why,
@@ -111,9 +111,9 @@ impl Conversation {
                 Some(why) if !ran => why,
                 Some(_) => match runner.prints_objects(&printed) {
                     Some(why) => why,
-                    None if check::normalized(&printed).is_empty() => "it prints nothing".to_string(),
+                    None if reading::normalized(&printed).is_empty() => "it prints nothing".to_string(),
                     // Unless the request speaks of that empty value.
-                    None => match check::only_empty(&printed).filter(|empty| !request.contains(empty)) {
+                    None => match reading::only_empty(&printed).filter(|empty| !request.contains(empty)) {
                         Some(empty) => format!(
                             "it prints only `{empty}`: the example's values never reach the code the request is about"
                         ),
@@ -139,7 +139,7 @@ impl Conversation {
         system: &str,
         base: &[Message],
         target: &Target,
-        loading: &check::Loading,
+        loading: &loading::Loading,
         refused: &str,
         asked: usize,
         usage: &mut Usage,
@@ -147,7 +147,7 @@ impl Conversation {
     ) -> Result<(Generation, String), Stop> {
         let definition = target.definition();
         let doc = definition.doc.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
-        let language_name = check::runner(target.file.language).map_or("", |runner| runner.language_name());
+        let language_name = loading::runner(target.file.language).map_or("", |runner| runner.language_name());
         let ask = format!(
             "Before anything changes, write a short {language_name} script that runs the example the request gives \
 and prints its result, then the result of any example the request says works as it should. It runs with no \
@@ -185,7 +185,7 @@ command-line arguments: write any the example passes into the script itself. {} 
     fn offered_where(&self, why: &str) -> String {
         /// Definitions of the name told at most.
         const TOLD: usize = 3;
-        let Some(name) = check::missing_name(why) else { return String::new() };
+        let Some(name) = reading::missing_name(why) else { return String::new() };
         let homes: Vec<String> = self
             .code_map
             .files()
@@ -206,8 +206,8 @@ command-line arguments: write any the example passes into the script itself. {} 
 
     /// The runner for a check or script of `language`, where they may run:
     /// checks switched on and Bash open to the harness.
-    fn check_runner(&self, language: crate::codemap::Language) -> Option<check::Runner> {
-        check::runner(language).filter(|_| self.settings.pipeline.check && self.tools.harness_can_call("Bash"))
+    fn check_runner(&self, language: crate::codemap::Language) -> Option<loading::Runner> {
+        loading::runner(language).filter(|_| self.settings.pipeline.check && self.tools.harness_can_call("Bash"))
     }
 
     /// For a question, the model's script that runs on the project what
@@ -233,7 +233,7 @@ command-line arguments: write any the example passes into the script itself. {} 
         const ASKS: usize = 3;
         let language = target.file.language;
         let Some(runner) = self.check_runner(language) else { return Ok(None) };
-        let loading = check::loading(self.workspace.root(), language, &target.path);
+        let loading = loading::loading(self.workspace.root(), language, &target.path);
         let mut refused = String::new();
         for attempt in 0..ASKS {
             if !self.budget.allows_call() {
@@ -274,12 +274,12 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                     let printed = check.now_output();
                     match runner.prints_objects(&printed) {
                         Some(why) => Err(why),
-                        None => Ok(check::normalized(&printed)),
+                        None => Ok(reading::normalized(&printed)),
                     }
                 }
                 // The project's own error may be the answer (the error a call raises).
-                (false, None) => match check::shows_nothing(&output, true) {
-                    None => Ok(check::normalized(&output)),
+                (false, None) => match reading::shows_nothing(&output, true) {
+                    None => Ok(reading::normalized(&output)),
                     Some(why) => Err(why),
                 },
             };
@@ -335,7 +335,7 @@ request is done? Reply with that output only, in one code block.",
         let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
         self.record_reply(generation);
         let expected = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().to_string());
-        let expected = check::changed_lines(printed, &check::normalized(&expected));
+        let expected = reading::changed_lines(printed, &reading::normalized(&expected));
         if expected.trim().is_empty() {
             self.notify("[no check: the expected output is what it prints now]");
             return Ok(None);
@@ -374,7 +374,7 @@ request is done? Reply with that output only, in one code block.",
         const MAX_ASKED: usize = 3;
         let request = super::prompt_of(base);
         let values = expect::request_values(&request);
-        let printed = check::normalized(shown);
+        let printed = reading::normalized(shown);
         let statements = expect::printing_statements(check.language(), &check.script, &printed);
         let lines: Vec<(usize, String, Vec<String>)> = printed
             .lines()
@@ -457,7 +457,7 @@ that now reads `{line}` read?",
             (_, None) => return Ok(Err("the check could not run".into())),
         };
         let (_, output) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
-        Ok(match check::passed(&output) {
+        Ok(match reading::passed(&output) {
             Some(_) => Ok(()),
             None => Err("with it the check still fails".into()),
         })
@@ -529,7 +529,7 @@ that now reads `{line}` read?",
                 .into(),
         });
         let (ok, output) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
-        match check::failures(&output, ok) {
+        match reading::failures(&output, ok) {
             Some(before) => {
                 self.notify(&format!("[the project's tests: {before} failing before any change]"));
                 check.guard_with(&tests, before);
@@ -771,7 +771,7 @@ line. Reply with the script only, in one code block.",
         let input = json!({ "command": command, "timeout_ms": timeout_ms });
         let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
         let passing: Vec<&(usize, variants::Variant)> =
-            check::all_passed(&output).into_iter().filter_map(|n| tries.get(n.wrapping_sub(1))).collect();
+            reading::all_passed(&output).into_iter().filter_map(|n| tries.get(n.wrapping_sub(1))).collect();
         let Some(mut picked) = passing.first().copied().map(|first| (first, false)) else {
             self.notify("[no small change passes the check]");
             return Ok(None);

@@ -32,6 +32,8 @@ mod check;
 mod checking;
 mod edit;
 mod expect;
+mod loading;
+mod reading;
 mod variants;
 mod verify;
 
@@ -514,7 +516,7 @@ Reply with its name: {}.",
     /// error is raised is where its fix most often goes.
     fn traced(&self, output: &str) -> Vec<Target> {
         let mut traced: Vec<Target> = Vec::new();
-        for (file, line) in check::frames(output) {
+        for (file, line) in reading::frames(output) {
             if let Some(target) = self.running(&file, line) {
                 if !traced.iter().any(|t| t.is(&target)) {
                     traced.push(target);
@@ -533,7 +535,7 @@ Reply with its name: {}.",
     /// reaches, where those its words name may only be the door it came in by.
     fn executed(&self, output: &str, request: &str) -> Vec<Target> {
         let mut ran: Vec<Target> = Vec::new();
-        for (file, line) in check::calls(output) {
+        for (file, line) in reading::calls(output) {
             if let Some(target) = self.running(&file, line) {
                 if !ran.iter().any(|t| t.is(&target)) {
                     ran.push(target);
@@ -652,8 +654,8 @@ Reply with its name: {}.",
         // about first, alone, as a small model fixes one line it is shown
         // better than one it must find in a definition.
         let raised = check.as_ref().and_then(check::Check::failure).and_then(|failure| {
-            let error = check::error_line(failure)?.to_string();
-            let (target, line) = check::frames(failure)
+            let error = reading::error_line(failure)?.to_string();
+            let (target, line) = reading::frames(failure)
                 .into_iter()
                 .find_map(|(file, line)| self.running(&file, line).map(|target| (target, line)))?;
             let at = line.checked_sub(target.definition().lines.0)?;

@@ -1,0 +1,327 @@
+//! How a check runs and loads the project: the interpreter that reads it,
+//! the line that loads the project (told to the model), and the check the
+//! request's own examples make.
+
+use std::path::Path;
+
+use super::expect::Example;
+use super::reading::unreadable;
+use crate::codemap::Language;
+
+/// How a check in a language runs: read by its interpreter from stdin, in
+/// the workspace's root, so that the project loads as its users load it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Runner {
+    pub language: Language,
+    pub(super) program: &'static str,
+    pub(super) extension: &'static str,
+}
+
+/// The runner for checks of a project in `language`; `None` where a check
+/// needs a build (Rust, Go, TypeScript).
+pub fn runner(language: Language) -> Option<Runner> {
+    let (program, extension) = match language {
+        // No bytecode written: a variant of the same size in the same second
+        // would otherwise run the stale bytecode of the one before.
+        Language::Python => ("python3 -B -", "py"),
+        Language::JavaScript => ("node -", "js"),
+        Language::Bash => ("bash -s", "sh"),
+        Language::TypeScript | Language::Tsx | Language::Rust | Language::Go => return None,
+    };
+    Some(Runner { language, program, extension })
+}
+
+impl Runner {
+    /// Why a script that printed `printed` shows no values, where it
+    /// printed an object itself (`<generator object … at 0x…>`).
+    pub fn prints_objects(&self, printed: &str) -> Option<String> {
+        let line = unreadable(printed)?;
+        Some(format!("it prints an object rather than the values in it (`{line}`){}", self.values_hint()))
+    }
+
+    /// How a script of the language prints the values an iterator or
+    /// object holds, where it printed the object itself.
+    fn values_hint(&self) -> &'static str {
+        match self.language {
+            Language::Python => ": print `list(...)` of an iterator or generator, in a print of its own",
+            Language::JavaScript => ": print `JSON.stringify(...)` of the object",
+            _ => "",
+        }
+    }
+
+    /// How a script of the language passes an example's command-line
+    /// arguments itself, where it read an empty command line.
+    pub fn arguments_hint(&self) -> &'static str {
+        match self.language {
+            Language::Python => {
+                "write the example's arguments into the script as a list, passed where they are parsed \
+(`parse_args([...])`, `main([...])`), instead of reading `sys.argv`"
+            }
+            Language::JavaScript => {
+                "write the example's arguments into the script as an array, passed where they are parsed, \
+instead of reading `process.argv` (an array as `process.argv` holds them: `['node', 'script', ...the arguments]`)"
+            }
+            _ => "write the example's arguments into the script itself",
+        }
+    }
+
+    /// The language's name as the model is asked to write it.
+    pub fn language_name(&self) -> &'static str {
+        match self.language {
+            Language::Python => "Python",
+            Language::JavaScript => "JavaScript (Node.js, CommonJS)",
+            _ => "Bash",
+        }
+    }
+}
+
+/// How the check loads the project: told to the model, set up by the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loading {
+    /// One sentence for the model: "`import more_itertools` loads the project."
+    pub hint: String,
+    /// Python's path entry for a `src/` layout.
+    pub(super) python_path: Option<String>,
+    /// The JavaScript package's name, which `require` finds through a link.
+    pub(super) package: Option<String>,
+    /// What a script imports or requires to load the project: the Python
+    /// package or module, the JavaScript package.
+    top: Option<String>,
+}
+
+impl Loading {
+    /// A check that runs the request's own `examples` (see
+    /// [`super::expect::request_examples`]) as written, with the project's
+    /// names in scope, each printed on a line of its own (what one
+    /// assigns, each name with its value); `None` where the project has no
+    /// name to load it by.
+    pub fn examples_script(&self, language: Language, examples: &[Example]) -> Option<String> {
+        let top = self.top.as_deref().filter(|_| !examples.is_empty())?;
+        match language {
+            Language::Python => {
+                let prints: String = examples
+                    .iter()
+                    .map(|e| match e.assigns.as_slice() {
+                        [] => format!("print(_value({}))\n", e.code),
+                        names => {
+                            let shown: String =
+                                names.iter().map(|n| format!("print({n:?}, \"=\", _value({n}))\n")).collect();
+                            format!("{}\n{shown}", e.code)
+                        }
+                    })
+                    .collect();
+                Some(format!(
+                    "import {top}\nfrom {top} import *\n\n\ndef _value(value):\n    \
+return list(value) if hasattr(value, \"__next__\") else value\n\n\n{prints}"
+                ))
+            }
+            Language::JavaScript => {
+                let name: String =
+                    top.rsplit('/').next()?.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+                let prints: String = examples
+                    .iter()
+                    .map(|e| match e.assigns.as_slice() {
+                        [] => format!("console.log({});\n", e.code),
+                        names => {
+                            let shown: String =
+                                names.iter().map(|n| format!("console.log({n:?}, \"=\", {n});\n")).collect();
+                            format!("{};\n{shown}", e.code)
+                        }
+                    })
+                    .collect();
+                Some(format!("const {name} = require('{top}');\nObject.assign(globalThis, {name});\n{prints}"))
+            }
+            _ => None,
+        }
+    }
+
+    /// The package or module a script loads the project by.
+    pub fn top(&self) -> Option<&str> {
+        self.top.as_deref()
+    }
+
+    /// Whether `script` loads the project at all: a small model's check
+    /// often defines its own copy of the function the request is about,
+    /// which shows nothing of the project's.
+    pub fn loaded_by(&self, script: &str) -> bool {
+        let Some(top) = &self.top else { return true };
+        let quoted = |line: &str| {
+            ['\'', '"', '`'].iter().any(|q| {
+                line.contains(&format!("{q}{top}{q}"))
+                    || line.contains(&format!("{q}{top}/"))
+                    || line.contains(&format!("{q}./"))
+                    || line.contains(&format!("{q}../"))
+            })
+        };
+        script.lines().any(|line| {
+            let words: Vec<&str> =
+                line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+            match self.package.is_some() {
+                true => (line.contains("require(") || words.contains(&"import")) && quoted(line),
+                false => matches!(words.first(), Some(&"import" | &"from")) && words.contains(&top.as_str()),
+            }
+        })
+    }
+}
+
+/// How a check loads the project whose file `path` (relative) holds the
+/// code to change.
+pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
+    let parts: Vec<&str> = path.split('/').collect();
+    match language {
+        Language::Python => {
+            // The outermost folder with an `__init__.py` is the package;
+            // `src/` layouts put it one level down.
+            let (python_path, start) = match parts.first() {
+                Some(&"src") if root.join("src").join(parts.get(1).unwrap_or(&"")).join("__init__.py").exists() => {
+                    (Some("src".to_string()), 1)
+                }
+                _ => (None, 0),
+            };
+            let module: Vec<&str> = parts[start..]
+                .iter()
+                .enumerate()
+                .take_while(|(i, _)| {
+                    *i + 1 == parts.len() - start
+                        || root.join(parts[..=start + i].join("/")).join("__init__.py").exists()
+                })
+                .map(|(_, part)| part.trim_end_matches(".py"))
+                .filter(|part| *part != "__init__")
+                .collect();
+            let hint = match module.as_slice() {
+                [] => "The check runs in the project's root folder.".to_string(),
+                [one] => format!("`import {one}` loads the code."),
+                [package, ..] => {
+                    format!("`import {package}` loads the project; the code is in the module `{}`.", module.join("."))
+                }
+            };
+            let top = module.first().map(|m| m.to_string());
+            Loading { hint, python_path, package: None, top }
+        }
+        Language::JavaScript => {
+            let package = std::fs::read_to_string(root.join("package.json"))
+                .ok()
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
+            let name = package
+                .as_ref()
+                .and_then(|json| json.get("name")?.as_str().map(str::to_string))
+                .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c)));
+            let main = package.as_ref().and_then(|json| json.get("main")?.as_str().map(str::to_string));
+            let main = main.unwrap_or_else(|| "index.js".into());
+            // What the package exports: a small model guesses an old API otherwise.
+            let exported = std::fs::read_to_string(root.join(main.trim_start_matches("./")))
+                .map(|text| exports(&text))
+                .unwrap_or_default();
+            // The line that loads it, written out to be copied: told the
+            // names alone, the 1.5B still wrote `const program = require(...)`.
+            // Past a few names, the package is loaded whole and named.
+            const NAMED: usize = 10;
+            const LISTED: usize = 12;
+            let hint = match (&name, exported.as_slice()) {
+                (Some(name), []) => format!("`require('{name}')` loads the project."),
+                (Some(name), names) if names.len() <= NAMED => {
+                    format!("`const {{ {} }} = require('{name}');` loads the project.", names.join(", "))
+                }
+                (Some(name), names) => {
+                    let whole: String = name
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or(name)
+                        .chars()
+                        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                        .collect();
+                    let listed = names.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", ");
+                    format!(
+                        "`const {whole} = require('{name}');` loads the project. It exports {listed} and {} more.",
+                        names.len().saturating_sub(LISTED)
+                    )
+                }
+                (None, _) => format!("`require('./{path}')` loads the code."),
+            };
+            Loading { hint, python_path: None, top: name.clone(), package: name }
+        }
+        _ => Loading {
+            hint: "The check runs in the project's root folder.".to_string(),
+            python_path: None,
+            package: None,
+            top: None,
+        },
+    }
+}
+
+/// The names a CommonJS module exports (`exports.name =`,
+/// `module.exports = { a, b }`), the first hundred.
+fn exports(text: &str) -> Vec<String> {
+    const MAX: usize = 100;
+    let identifier =
+        |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$').collect() };
+    let mut names: Vec<String> = Vec::new();
+    let mut in_object = false;
+    for line in text.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("exports.").or_else(|| line.strip_prefix("module.exports.")) {
+            names.push(identifier(rest));
+        } else if line.starts_with("module.exports = {") {
+            in_object = true;
+        } else if in_object {
+            if line.starts_with('}') {
+                in_object = false;
+            } else {
+                names.push(identifier(line));
+            }
+        }
+    }
+    names.retain(|n| !n.is_empty());
+    names.dedup();
+    names.truncate(MAX);
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_script_that_defines_its_own_copy_of_the_code_does_not_load_the_project() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("markdown/extensions")).unwrap();
+        std::fs::write(root.path().join("markdown/__init__.py"), "").unwrap();
+        std::fs::write(root.path().join("markdown/extensions/__init__.py"), "").unwrap();
+        let python = loading(root.path(), Language::Python, "markdown/extensions/toc.py");
+        assert!(python.loaded_by("import markdown\nprint(markdown.markdown('# a'))\n"));
+        assert!(python.loaded_by("from markdown.extensions.toc import unique\n"));
+        assert!(
+            !python
+                .loaded_by("import re\ndef unique(id, ids):\n    return id  # markdown\nprint(unique('a', set()))\n")
+        );
+        std::fs::write(root.path().join("package.json"), r#"{"name": "semver"}"#).unwrap();
+        let js = loading(root.path(), Language::JavaScript, "functions/diff.js");
+        assert!(js.loaded_by("const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '2.0.0'));\n"));
+        assert!(js.loaded_by("const diff = require('./functions/diff');\n"));
+        assert!(!js.loaded_by("function diff(a, b) { return 'major' }\nconsole.log(diff('semver', 'x'));\n"));
+    }
+
+    #[test]
+    fn a_python_package_loads_by_its_folders_and_a_js_one_by_its_name() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("pkg/sub")).unwrap();
+        std::fs::write(root.path().join("pkg/__init__.py"), "").unwrap();
+        std::fs::write(root.path().join("pkg/sub/__init__.py"), "").unwrap();
+        let python = loading(root.path(), Language::Python, "pkg/sub/core.py");
+        assert_eq!(python.hint, "`import pkg` loads the project; the code is in the module `pkg.sub.core`.");
+        std::fs::write(root.path().join("package.json"), r#"{"name": "semver"}"#).unwrap();
+        let js = loading(root.path(), Language::JavaScript, "classes/range.js");
+        assert_eq!(js.hint, "`require('semver')` loads the project.");
+        std::fs::write(root.path().join("index.js"), "exports.program = new Command();\nexports.Option = Option;\n")
+            .unwrap();
+        let js = loading(root.path(), Language::JavaScript, "lib/command.js");
+        assert_eq!(js.hint, "`const { program, Option } = require('semver');` loads the project.");
+        let many: String = (0..14).map(|i| format!("exports.f{i} = f{i};\n")).collect();
+        std::fs::write(root.path().join("index.js"), many).unwrap();
+        let js = loading(root.path(), Language::JavaScript, "lib/command.js");
+        assert_eq!(
+            js.hint,
+            "`const semver = require('semver');` loads the project. It exports f0, f1, f2, f3, f4, f5, f6, f7, f8, \
+f9, f10, f11 and 2 more."
+        );
+    }
+}

@@ -1,0 +1,276 @@
+//! Readings of what the check's runs print: the functions a run called,
+//! the frames of a traceback, the project's tests' failures, why a run
+//! shows nothing, which candidates passed. Pure: they read text.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use super::expect::loose;
+
+/// How a test run reports its failures: unittest's `failures=2, errors=1`,
+/// pytest's `2 failed, 1 error`. The tries command's `score` reads them
+/// with this same pattern.
+pub(super) const COUNTS_PATTERN: &str = r"(failures|errors)=[0-9]+|[0-9]+ (failed|errors?)";
+
+/// The `file:line` of each function a [`Check::calls_command`] printed.
+pub fn calls(output: &str) -> Vec<(String, usize)> {
+    output
+        .lines()
+        .filter_map(|line| {
+            let (file, at) = line.trim().rsplit_once(':')?;
+            Some((file.to_string(), at.parse().ok()?))
+        })
+        .collect()
+}
+
+/// How many of the project's tests fail, read from their run's output:
+/// none when it exited normally, else the counts of failures and errors
+/// summed; `None` when the report cannot be read.
+pub fn failures(output: &str, ok: bool) -> Option<usize> {
+    if ok {
+        return Some(0);
+    }
+    static COUNTS: OnceLock<Regex> = OnceLock::new();
+    let counts = COUNTS.get_or_init(|| Regex::new(COUNTS_PATTERN).expect("a valid pattern"));
+    let sum: usize = counts
+        .find_iter(output)
+        .filter_map(|found| {
+            found.as_str().chars().filter(char::is_ascii_digit).collect::<String>().parse::<usize>().ok()
+        })
+        .sum::<usize>();
+    (sum > 0).then_some(sum)
+}
+
+/// The frames of the tracebacks in `output`, innermost first: each file
+/// and line, as Python (`File "/p/toc.py", line 50, in unique`, outermost
+/// first) and Node (`at unique (/p/toc.js:50:7)`, innermost first) print them.
+pub fn frames(output: &str) -> Vec<(String, usize)> {
+    static PYTHON: OnceLock<Regex> = OnceLock::new();
+    static NODE: OnceLock<Regex> = OnceLock::new();
+    let python = PYTHON.get_or_init(|| Regex::new(r#"^\s*File "([^"]+)", line (\d+)"#).expect("a valid pattern"));
+    let node =
+        NODE.get_or_init(|| Regex::new(r"^\s*at (?:.*\()?([^()\s]+?):(\d+):\d+\)?\s*$").expect("a valid pattern"));
+    let read = |pattern: &Regex| -> Vec<(String, usize)> {
+        output
+            .lines()
+            .filter_map(|line| {
+                let found = pattern.captures(line)?;
+                Some((found[1].trim_start_matches("file://").to_string(), found[2].parse().ok()?))
+            })
+            .collect()
+    };
+    let mut frames = read(python);
+    frames.reverse();
+    frames.extend(read(node));
+    frames
+}
+
+/// The name a script's error says the project does not offer
+/// (`commander.requiredOption is not a function`, `module 'pkg' has no
+/// attribute 'f'`, `cannot import name 'f'`), as [`shows_nothing`] quotes it.
+pub fn missing_name(error: &str) -> Option<&str> {
+    let name = if let Some(at) = error.find(" is not a function").or_else(|| error.find(" is not a constructor")) {
+        let called = error[..at].rsplit([' ', '`', '(']).next()?;
+        called.rsplit('.').next()?
+    } else {
+        ["has no attribute '", "cannot import name '"].iter().find_map(|lead| {
+            let start = error.find(lead)? + lead.len();
+            error[start..].split('\'').next()
+        })?
+    };
+    let name = name.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'));
+    (!name.is_empty()).then_some(name)
+}
+
+/// An error other than a failed assert raised in the check's own code
+/// (the innermost frame is the script, read from stdin), not the project's.
+fn raised_by_itself(output: &str) -> Option<String> {
+    let lines: Vec<&str> = output.lines().collect();
+    // Python's innermost frame is the last `File` line; Node's the first `at` line.
+    let innermost = lines
+        .iter()
+        .rev()
+        .find(|l| l.trim_start().starts_with("File \""))
+        .or_else(|| lines.iter().find(|l| l.trim_start().starts_with("at ")))?;
+    let in_check = innermost.contains("<stdin>") || innermost.contains("[stdin]");
+    let error = error_line(output)?;
+    (in_check && !error.contains("AssertionError") && !error.contains("ERR_ASSERTION"))
+        .then(|| format!("it fails in its own code, not the project's (`{error}`)"))
+}
+
+/// The line of a failed run that names its error: the last that says
+/// `Error` or `Exception`, as Python and Node print them.
+pub fn error_line(output: &str) -> Option<&str> {
+    output.lines().rev().find(|l| l.contains("Error") || l.contains("Exception")).map(str::trim)
+}
+
+/// A printed line that shows an object by its address (Python's
+/// `<generator object f at 0x7f…>`), not its values: no run prints it
+/// the same, so no candidate could match it.
+pub fn unreadable(output: &str) -> Option<&str> {
+    output.lines().map(str::trim).find(|line| line.contains(" at 0x"))
+}
+
+/// The empty value every line `printed` ends in (`dryRun: undefined`,
+/// `{}`, `None`), where each does: the example's values never reached the
+/// code, as when a check declares a program's options and parses no
+/// command line. `None` where any line shows more, or nothing is printed.
+pub fn only_empty(printed: &str) -> Option<&'static str> {
+    const EMPTY: &[&str] = &["undefined", "null", "None", "nil", "NaN", "{}", "[]", "()", "''", "\"\"", "set()"];
+    let mut found = None;
+    for line in printed.lines().map(str::trim).filter(|line| !line.is_empty()) {
+        let empty = EMPTY.iter().find(|empty| {
+            line.strip_suffix(**empty).is_some_and(|before| {
+                !empty.starts_with(char::is_alphabetic) || !before.ends_with(|c: char| c.is_alphanumeric() || c == '_')
+            })
+        })?;
+        found.get_or_insert(*empty);
+    }
+    found
+}
+
+/// The lines of `expected` that `printed` does not print, as often as
+/// they are expected beyond it, compared as [`loose`] reads them: what a
+/// model that wrote a whole output claims must change. A line it wrote as
+/// it is printed now claims nothing: a small model copies what it is shown
+/// (`{ a: true, c: true }` kept for an example the request says is wrong).
+pub fn changed_lines(printed: &str, expected: &str) -> String {
+    let mut now: Vec<String> = printed.lines().map(loose).collect();
+    let changed: Vec<&str> = expected
+        .lines()
+        .filter(|line| match now.iter().position(|p| *p == loose(line)) {
+            Some(at) => {
+                now.swap_remove(at);
+                false
+            }
+            None => true,
+        })
+        .collect();
+    changed.join("\n")
+}
+
+/// Output as checks compare it: each line's trailing blanks and the
+/// blank lines at its ends dropped.
+pub fn normalized(output: &str) -> String {
+    let lines: Vec<&str> = output.lines().map(str::trim_end).collect();
+    lines.join("\n").trim_matches('\n').to_string()
+}
+
+/// The candidate (from 1) a tries command's output says passed.
+pub fn passed(output: &str) -> Option<usize> {
+    all_passed(output).first().copied()
+}
+
+/// Each candidate the tries command found passing, by its number, in order.
+pub fn all_passed(output: &str) -> Vec<usize> {
+    output.lines().filter_map(|line| line.trim().strip_prefix("passes: ")?.trim().parse().ok()).collect()
+}
+
+/// Why a run of the check on the code as it is shows nothing, if it does
+/// not: it passed, or it failed on its own mistake (it is not valid code,
+/// cannot load what it imports, or uses a name it never defined) rather
+/// than on the project's behaviour.
+pub fn shows_nothing(output: &str, failed: bool) -> Option<String> {
+    if !failed {
+        return Some("it passes on the code as it is, so it does not show the problem".into());
+    }
+    let own = [
+        ("SyntaxError", "it is not valid code"),
+        ("IndentationError", "it is not valid code"),
+        ("ModuleNotFoundError", "it imports a module that is not there"),
+        ("ImportError", "it imports a name that is not there"),
+        ("Cannot find module", "it requires a module that is not there"),
+        ("NameError", "it uses a name it does not define"),
+        ("ReferenceError", "it uses a name it does not define"),
+        ("timed out after", "it did not finish in time"),
+        ("is not a function", "it calls what the project does not offer"),
+        ("is not a constructor", "it constructs what the project does not offer"),
+        ("has no attribute", "it uses what the project does not offer"),
+    ];
+    let Some((found, why)) = own.iter().find(|(error, _)| output.contains(error)) else {
+        return raised_by_itself(output);
+    };
+    let line = output.lines().find(|l| l.contains(found)).unwrap_or(found).trim();
+    Some(format!("{why} (`{line}`)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_name_a_script_calls_and_the_project_lacks_is_read_from_its_error() {
+        let why = "it calls what the project does not offer (`TypeError: commander.requiredOption is not a function`)";
+        assert_eq!(missing_name(why), Some("requiredOption"));
+        assert_eq!(missing_name("TypeError: (intermediate value).option is not a function"), Some("option"));
+        assert_eq!(missing_name("TypeError: semver.Ranger is not a constructor"), Some("Ranger"));
+        assert_eq!(missing_name("AttributeError: module 'more_itertools' has no attribute 'chunk'"), Some("chunk"));
+        assert_eq!(missing_name("ImportError: cannot import name 'Markdown2' from 'markdown'"), Some("Markdown2"));
+        assert_eq!(missing_name("it prints nothing"), None);
+    }
+
+    #[test]
+    fn a_run_that_prints_only_empty_values_is_told_from_one_that_shows_a_value() {
+        assert_eq!(only_empty("dryRun: undefined\nmaxOldSpace: undefined\n"), Some("undefined"));
+        assert_eq!(only_empty("{}\n\nresult: None"), Some("{}"));
+        assert_eq!(only_empty("dryRun: undefined\nmaxOldSpace: '1'\n"), None);
+        assert_eq!(only_empty("isNone\n"), None);
+        assert_eq!(only_empty(""), None);
+    }
+
+    #[test]
+    fn a_check_that_passes_or_fails_by_its_own_mistake_shows_nothing() {
+        assert!(shows_nothing("ok\nexit code 0", false).is_some());
+        let own = "Traceback (most recent call last):\n  File \"<stdin>\", line 1\nNameError: name 'x' is not defined";
+        assert!(shows_nothing(own, true).unwrap().contains("NameError"));
+        let real = "Traceback:\n  File \"pkg/core.py\", line 9\nAssertionError: expected [2, 3]\nexit code 1";
+        assert_eq!(shows_nothing(real, true), None);
+        let asserted = "Traceback:\n  File \"<stdin>\", line 2, in <module>\nAssertionError\nexit code 1";
+        assert_eq!(shows_nothing(asserted, true), None);
+        let misused = "Traceback:\n  File \"<stdin>\", line 2, in <module>\nTypeError: 'int' object is not iterable";
+        assert!(shows_nothing(misused, true).unwrap().contains("its own code"));
+        let crashed =
+            "Traceback:\n  File \"<stdin>\", line 2\n  File \"/w/pkg/toc.py\", line 9\nTypeError: can only concatenate";
+        assert_eq!(shows_nothing(crashed, true), None);
+        let node = "[stdin]:3\nTypeError: program.option is not a function\n    at [stdin]:3:9\n    at runScript";
+        assert!(shows_nothing(node, true).is_some());
+        assert_eq!(
+            unreadable("[1, 2]\n<generator object windowed at 0x7f0e47bce770>\n"),
+            Some("<generator object windowed at 0x7f0e47bce770>")
+        );
+        assert_eq!(unreadable("[(1, 2, 3)]\n"), None);
+    }
+
+    #[test]
+    fn tracebacks_are_read_innermost_frame_first() {
+        let python = "Traceback (most recent call last):\n  File \"<stdin>\", line 3, in <module>\n  \
+File \"/w/markdown/core.py\", line 359, in convert\n    root = self.parser.parseDocument(self.lines).getroot()\n  \
+File \"/w/markdown/extensions/toc.py\", line 50, in unique\n    id = '%s_%d' % (m.group(1), m.group(2)+1)\n\
+TypeError: can only concatenate str (not \"int\") to str\nexit code 1";
+        assert_eq!(
+            frames(python),
+            [
+                ("/w/markdown/extensions/toc.py".to_string(), 50),
+                ("/w/markdown/core.py".to_string(), 359),
+                ("<stdin>".to_string(), 3)
+            ]
+        );
+        let node = "/w/lib/command.js:1198\n    throw err;\n\nTypeError: x is not a function\n    \
+at Command._parseOptionsImplied (/w/lib/command.js:1198:21)\n    at /w/lib/command.js:40:3\n    \
+at Object.<anonymous> ([stdin]:4:9)\n    at node:internal/main/eval_stdin:32:5\n\nNode.js v20.20.2";
+        let read = frames(node);
+        assert_eq!(read[..2], [("/w/lib/command.js".to_string(), 1198), ("/w/lib/command.js".to_string(), 40)]);
+        assert!(frames("all good\nexit code 0").is_empty());
+    }
+
+    #[test]
+    fn of_a_whole_expected_output_only_the_lines_not_printed_now_are_required() {
+        let now = "opts: { a: true, b: true, c: true }\nopts: { a: true, c: true }\nopts: { a: true }";
+        let expected = "opts: { a: true, b: true, c: true }\nopts: { a:true, c:true }\nopts: { a: true, b: true }";
+        assert_eq!(changed_lines(now, expected), "opts: { a: true, b: true }");
+        // A line expected twice and printed once is required once more.
+        assert_eq!(changed_lines("[6]\n[4]", "[6]\n[6]"), "[6]");
+        assert_eq!(changed_lines("1\n2", "2\n1"), "");
+    }
+}
