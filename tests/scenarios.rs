@@ -3507,6 +3507,24 @@ async fn what_the_request_says_its_example_should_give_needs_no_model_call() {
 }
 
 #[tokio::test]
+async fn an_example_the_request_quotes_as_right_beside_a_wrong_one_must_stay_as_it_is() {
+    let shop = long_module("def shipping(weight):\n    return weight * 2 + 1 if weight > 0 else 10\n");
+    let probe = "```python\nfrom shop import shipping\nprint(shipping(0) * 0)\n```\n";
+    let run = Scenario::new()
+        .file("shop.py", &shop)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", probe],
+            "`shipping(10)` returns 21 instead of 20. `shipping(0)` gives 10 as it should. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("shop.py"), shop.replace("weight * 2 + 1", "weight * 2 + 0"));
+    assert!(run.text().contains("[the line `21` must read `20`, as the request writes]"), "{}", run.text());
+    assert!(run.text().contains("[the line `10` stays as it is: the request quotes it so]"), "{}", run.text());
+    assert_eq!(run.backend.used(), 3, "the intent, both ways, and the probe");
+}
+
+#[tokio::test]
 async fn the_functions_a_check_runs_are_varied_where_the_request_s_words_and_references_do_not_reach() {
     // `_tax_standard` is found by its name at run time: no reference and
     // no word of the request leads to it; following the check's run does.

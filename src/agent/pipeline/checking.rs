@@ -384,14 +384,28 @@ request is done? Reply with that output only, in one code block.",
             .collect();
         let mut expected = Vec::new();
         let mut asked = 0;
-        for (i, line, options) in lines {
-            // What the request itself says the line must read needs no ask.
-            let sole = printed.lines().count() == 1;
-            let stated = statements.as_ref().and_then(|s| expect::stated_change(&request, &s[i], &line, sole));
-            if let Some(stated) = stated {
-                self.notify(&format!("[the line `{line}` must read `{stated}`, as the request writes]"));
-                expected.push((line, stated));
-                continue;
+        // What the request itself says of each line needs no ask: a line it
+        // says must become another value does; beside such a line, one it
+        // quotes alone, as it prints now, is what the report finds right.
+        let sole = printed.lines().count() == 1;
+        let stated: Vec<Option<expect::Stated>> = lines
+            .iter()
+            .map(|(i, line, _)| statements.as_ref().and_then(|s| expect::stated(&request, &s[*i], line, sole)))
+            .collect();
+        let changing = stated.iter().any(|s| matches!(s, Some(expect::Stated::Becomes(_))));
+        for ((i, line, options), stated) in lines.into_iter().zip(stated) {
+            match stated {
+                Some(expect::Stated::Becomes(value)) => {
+                    self.notify(&format!("[the line `{line}` must read `{value}`, as the request writes]"));
+                    expected.push((line, value));
+                    continue;
+                }
+                Some(expect::Stated::Quoted) if changing => {
+                    self.notify(&format!("[the line `{line}` stays as it is: the request quotes it so]"));
+                    expected.push((line.clone(), line));
+                    continue;
+                }
+                _ => {}
             }
             if !self.budget.allows_call() {
                 break;

@@ -323,18 +323,28 @@ fn calls(code: &str) -> bool {
     code.match_indices('(').any(|(at, _)| code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
 }
 
-/// What the line printed by `statement` must read once the request is
-/// done, where the request says so itself: after the example the
-/// statement runs and before the next, the request writes the line as it
-/// prints now and exactly one other value of its shape, as a report
-/// writes what an example gives and what it should give. A boolean has
-/// one other value, but a request may quote one as the right result
-/// beside a wrong one: only the `sole` line of a check, the one example
-/// of a report, is the symptom by itself. `None` where the request does
-/// not say.
-pub fn stated_change(request: &str, statement: &str, line: &str, sole: bool) -> Option<String> {
+/// What the request itself says of a line a check prints (see
+/// [`stated`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stated {
+    /// It must read this instead.
+    Becomes(String),
+    /// The request quotes it as it prints now, and no other value for it.
+    Quoted,
+}
+
+/// What the request says of the line `statement` prints, read after the
+/// example the statement runs and before the next. Where it writes the
+/// line as it prints now and exactly one other value of its shape, as a
+/// report writes what an example gives and what it should give, the line
+/// must become that value. A boolean has one other value, but a request
+/// may quote one as the right result beside a wrong one: only the `sole`
+/// line of a check, the one example of a report, is the symptom by
+/// itself. Where it quotes the line alone, [`Stated::Quoted`]; `None`
+/// where it does not speak of it.
+pub fn stated(request: &str, statement: &str, line: &str, sole: bool) -> Option<Stated> {
     let line = line.trim();
-    if line.chars().count() < 2 || opposite(line).is_some() && !sole {
+    if line.chars().count() < 2 {
         return None;
     }
     let squeezed = |code: &str| code.split_whitespace().collect::<String>();
@@ -344,7 +354,7 @@ pub fn stated_change(request: &str, statement: &str, line: &str, sole: bool) -> 
     let window = &request[spans[at].1..spans.get(at + 1).map_or(request.len(), |next| next.0)];
     if let Some(other) = opposite(line) {
         let quoted = window.split(|c: char| !c.is_alphanumeric()).any(|word| word.eq_ignore_ascii_case(line));
-        return quoted.then(|| other.to_string());
+        return quoted.then(|| if sole { Stated::Becomes(other.to_string()) } else { Stated::Quoted });
     }
     let mut now = false;
     let mut others: Vec<String> = Vec::new();
@@ -356,7 +366,8 @@ pub fn stated_change(request: &str, statement: &str, line: &str, sole: bool) -> 
         }
     }
     match (now, others.as_slice()) {
-        (true, [other]) => Some(other.clone()),
+        (true, [other]) => Some(Stated::Becomes(other.clone())),
+        (true, []) => Some(Stated::Quoted),
         _ => None,
     }
 }
@@ -500,23 +511,21 @@ mod tests {
         let request = "`semver.inc('1.2.0', 'minor')` returns '1.2.0' instead of '1.3.0'. \
 `semver.inc('1.2.3', 'minor')` gives '1.3.0' as it should.";
         let statement = "console.log(semver.inc('1.2.0', 'minor'));";
-        assert_eq!(stated_change(request, statement, "1.2.0", false).as_deref(), Some("1.3.0"));
-        // The request quotes only what the second example prints: it says nothing of a change.
-        assert_eq!(stated_change(request, "console.log(semver.inc('1.2.3','minor'))", "1.3.0", false), None);
-        assert_eq!(stated_change(request, "console.log(other())", "1.2.0", false), None);
+        assert_eq!(stated(request, statement, "1.2.0", false), Some(Stated::Becomes("1.3.0".into())));
+        // The second example's line is quoted alone: what it gives, no other.
+        assert_eq!(stated(request, "console.log(semver.inc('1.2.3','minor'))", "1.3.0", false), Some(Stated::Quoted));
+        assert_eq!(stated(request, "console.log(other())", "1.2.0", false), None);
         let doctest = ">>> from more_itertools import collapse\n>>> list(collapse([[1, [2]], [3]], levels=1))\n\
 [[1, [2]], [3]]\n\nI expected one level of nesting to be removed: [1, [2], 3].";
         let statement = "print(_value(list(collapse([[1, [2]], [3]], levels=1))))";
-        assert_eq!(stated_change(doctest, statement, "[[1, [2]], [3]]", false).as_deref(), Some("[1, [2], 3]"));
+        assert_eq!(stated(doctest, statement, "[[1, [2]], [3]]", false), Some(Stated::Becomes("[1, [2], 3]".into())));
         // A boolean's quoted result may be the right one beside a wrong one;
         // a report's one example is the wrong one.
         let request = "`satisfies('0.3.0', '^0.2.3')` is true, so my range lets in 0.3.0.";
-        assert_eq!(stated_change(request, "print(satisfies('0.3.0', '^0.2.3'))", "true", false), None);
-        assert_eq!(
-            stated_change(request, "print(satisfies('0.3.0', '^0.2.3'))", "true", true).as_deref(),
-            Some("false")
-        );
-        assert_eq!(stated_change("`ok(1)` fails", "print(ok(1))", "true", true), None, "the request quotes no result");
+        let statement = "print(satisfies('0.3.0', '^0.2.3'))";
+        assert_eq!(stated(request, statement, "true", false), Some(Stated::Quoted));
+        assert_eq!(stated(request, statement, "true", true), Some(Stated::Becomes("false".into())));
+        assert_eq!(stated("`ok(1)` fails", "print(ok(1))", "true", true), None, "the request quotes no result");
     }
 
     #[test]
