@@ -3382,7 +3382,11 @@ raise ValueError('name too long')\n    return name\n",
         .tool_settings(whole_files())
         // The constant itself is no candidate: it is not shown whole.
         .pipeline(tack::config::PipelineSettings { choices: 1, ..Default::default() })
-        .run(&["answer", "answer", "none", "256 characters."], "How long may a name be before check_name refuses it?")
+        // A `none` written as a script is the reply `none`.
+        .run(
+            &["answer", "answer", "```python\nnone\n```", "256 characters."],
+            "How long may a name be before check_name refuses it?",
+        )
         .await;
     let requests = run.backend.requests();
     let sent = requests.last().unwrap().messages.last().unwrap().text();

@@ -636,8 +636,9 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let root = root.path();
         std::fs::create_dir_all(root.join("pkg")).unwrap();
-        let code =
-            "def pairs(xs):\n    return iter(zip(xs, xs[1:]))\n\n\ndef halves(xs):\n    return iter(xs[:1]), xs[1:]\n";
+        // A function named as its package (`markdown.markdown`) does not hide the package.
+        let code = "def pairs(xs):\n    return iter(zip(xs, xs[1:]))\n\n\ndef halves(xs):\n    return iter(xs[:1]), xs[1:]\n\n\n\
+def pkg():\n    return 'the function'\n";
         std::fs::write(root.join("pkg/__init__.py"), code).unwrap();
         std::fs::write(root.join("package.json"), r#"{ "name": "@scope/lib", "main": "index.js" }"#).unwrap();
         std::fs::write(root.join("index.js"), "exports.double = (x) => x * 2;\n").unwrap();

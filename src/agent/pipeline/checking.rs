@@ -251,9 +251,11 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
             let asked = self.ask_short(system, base, &ask, usage, cancel).await;
             self.resample = None;
             let (generation, reply) = asked?;
+            // A `none` written as a script is the reply `none`.
             let made = edit::code_blocks(&reply)
                 .into_iter()
                 .next()
+                .filter(|script| !script.trim().eq_ignore_ascii_case("none"))
                 .map(|script| check::Check::new(runner, loading.clone(), &script));
             let Some(Ok(check)) = made else {
                 self.record_reply(generation);

@@ -110,8 +110,10 @@ impl Loading {
                         }
                     })
                     .collect();
+                // The package's name after its names: `markdown.markdown()`
+                // is the module's function, not an attribute of the function.
                 Some(format!(
-                    "import {top}\nfrom {top} import *\n\n\ndef _value(value):\n    \
+                    "from {top} import *\nimport {top}\n\n\ndef _value(value):\n    \
 return list(value) if hasattr(value, \"__next__\") else value\n\n\n{prints}"
                 ))
             }
