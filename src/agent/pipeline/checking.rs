@@ -112,11 +112,8 @@ impl Conversation {
                 Some(_) => match runner.prints_objects(&printed) {
                     Some(why) => why,
                     None if reading::normalized(&printed).is_empty() => "it prints nothing".to_string(),
-                    // Unless the request speaks of that empty value.
-                    None => match reading::only_empty(&printed).filter(|empty| !request.contains(empty)) {
-                        Some(empty) => format!(
-                            "it prints only `{empty}`: the example's values never reach the code the request is about"
-                        ),
+                    None => match reading::only_empty_why(&printed, &request) {
+                        Some(why) => why,
                         None => return self.expect_output(system, base, check, &printed, usage, cancel).await,
                     },
                 },
@@ -214,8 +211,9 @@ command-line arguments: write any the example passes into the script itself. {} 
     /// the request asks about and prints the value asked for, run on the
     /// code as it is (a Bash call): the script and what it printed, for
     /// the answer to rest on what the code does rather than on what a small
-    /// model reads into it. A script that fails on its own mistake, reads
-    /// its empty command line or prints nothing is asked for again (twice),
+    /// model reads into it. A script that fails on its own mistake, never
+    /// loads the project, reads its empty command line, or prints an
+    /// object, only empty values or nothing is asked for again (twice),
     /// told why (a small model's first script often calls what the project
     /// does not offer). `None` where the check is switched off or has no
     /// runner, the model sees no script that shows it, or no script within
@@ -234,6 +232,7 @@ command-line arguments: write any the example passes into the script itself. {} 
         let language = target.file.language;
         let Some(runner) = self.check_runner(language) else { return Ok(None) };
         let loading = loading::loading(self.workspace.root(), language, &target.path);
+        let request = super::prompt_of(base);
         let mut refused = String::new();
         for attempt in 0..ASKS {
             if !self.budget.allows_call() {
@@ -286,6 +285,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                 },
             };
             let why = match shown {
+                Ok(shown) if let Some(why) = reading::only_empty_why(&shown, &request) => why,
                 Ok(shown) if !shown.trim().is_empty() => {
                     let cut = shown.chars().count().saturating_sub(SHOWN_CHARS);
                     return Ok(Some((check.script.trim_end().to_string(), shown.chars().skip(cut).collect())));

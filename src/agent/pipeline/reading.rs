@@ -130,6 +130,13 @@ pub fn only_empty(printed: &str) -> Option<&'static str> {
     found
 }
 
+/// Why a run that printed `printed` shows nothing of the code, where it
+/// printed only an empty value the request does not speak of.
+pub fn only_empty_why(printed: &str, request: &str) -> Option<String> {
+    let empty = only_empty(printed).filter(|empty| !request.contains(empty))?;
+    Some(format!("it prints only `{empty}`: the example's values never reach the code the request is about"))
+}
+
 /// The lines of `expected` that `printed` does not print, as often as
 /// they are expected beyond it, compared as [`loose`] reads them: what a
 /// model that wrote a whole output claims must change. A line it wrote as
