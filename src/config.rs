@@ -368,8 +368,9 @@ pub struct PipelineSettings {
     pub max_model_calls: u32,
     /// Seconds a turn may spend before it ends with what it tried.
     pub max_seconds: u64,
-    /// Before a change, the model writes a check of what the request
-    /// expects; a change is offered only when the check passes with it.
+    /// Before a change, a check of what the request expects runs (the
+    /// request's own examples as written, else a script the model
+    /// writes); a change is offered only when the check passes with it.
     pub check: bool,
     /// With a check, small variants of the definitions found (an operator,
     /// a number or a name changed) are tried before the model's versions.
