@@ -1,0 +1,216 @@
+//! Small variants (see [`super::variants`]) tried against the check in
+//! the scratch copy, and the model's pick where several pass.
+
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::{Candidate, Stop, Target, check, reading, variants};
+use crate::agent::turn::Generation;
+use crate::agent::{Conversation, TurnOutcome};
+use crate::protocol::{Block, Message, StopReason, Usage};
+
+impl Conversation {
+    /// Small variants of the definitions a crashing check's traceback
+    /// passes through (`traced`), the chosen definition and what it calls,
+    /// then of the functions the check runs (`executed`) and the other
+    /// candidates, kind by kind across them (an operator, a number or a
+    /// name changed, a pair swapped), tried against `check` in a scratch
+    /// copy in one Bash call; the one that passes (the model's pick where
+    /// several do) is proposed as an Edit.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn try_variants(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        check: &mut check::Check,
+        traced: &[Target],
+        executed: &[Target],
+        candidates: &[Candidate],
+        chosen: usize,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<TurnOutcome>, Stop> {
+        // Definitions varied at most, and variants tried at most in a turn.
+        const MAX_DEFINITIONS: usize = 40;
+        const MAX_EXECUTED: usize = 24;
+        const MAX_TRIES: usize = 600;
+        // Where the error is raised and what was chosen lead, each with
+        // every variant it has.
+        let mut varied: Vec<Target> = traced.to_vec();
+        let add = |varied: &mut Vec<Target>, target: Target| {
+            if varied.len() < MAX_DEFINITIONS && !varied.iter().any(|t| t.is(&target)) {
+                varied.push(target);
+            }
+        };
+        for target in self.targets(&candidates[chosen]) {
+            add(&mut varied, target);
+        }
+        let leading = varied.len();
+        // Then what the check's example runs, and the other candidates.
+        let others = (0..candidates.len()).filter(|i| *i != chosen).flat_map(|i| self.targets(&candidates[i]));
+        for target in executed.iter().take(MAX_EXECUTED).cloned().chain(others) {
+            add(&mut varied, target);
+        }
+        let mut tries: Vec<(usize, variants::Variant)> = Vec::new();
+        let mut following: Vec<(usize, variants::Variant)> = Vec::new();
+        for (at, target) in varied.iter().enumerate() {
+            let found = variants::variants(target.file.language, &target.text, target.definition().range.clone());
+            let into = if at < leading { &mut tries } else { &mut following };
+            into.extend(found.into_iter().map(|variant| (at, variant)));
+        }
+        // A check's run passes through tens of short functions, none of
+        // which the request singles out: a likely kind of change in any of
+        // them is tried before an unlikely one in the first (a long
+        // function's name swaps alone would fill the tries).
+        following.sort_by_key(|(at, variant)| (variant.kind, *at));
+        tries.extend(following);
+        // A change where the check's run never goes cannot change what it shows.
+        let unrun = check.unrun();
+        let found = tries.len();
+        tries.retain(|(at, variant)| {
+            let target = &varied[*at];
+            let Some(lines) = unrun.get(&target.path) else { return true };
+            let line_of = |byte: usize| target.text[..byte].matches('\n').count() + 1;
+            let last = variant.at.end.saturating_sub(1).max(variant.at.start);
+            !(line_of(variant.at.start)..=line_of(last)).all(|line| lines.contains(&line))
+        });
+        if found > tries.len() {
+            self.notify(&format!(
+                "[{} small changes lie on lines the check's run never reaches: not tried]",
+                found - tries.len()
+            ));
+        }
+        tries.truncate(MAX_TRIES);
+        if tries.is_empty() {
+            return Ok(None);
+        }
+        let staged: Vec<(&str, String)> =
+            tries.iter().map(|(at, v)| (varied[*at].path.as_str(), v.applied(&varied[*at].text))).collect();
+        // Each varied file as it is now, once.
+        let now: Vec<(&str, &str)> = varied
+            .iter()
+            .map(|t| (t.path.as_str(), t.text.as_str()))
+            .collect::<std::collections::BTreeMap<_, _>>()
+            .into_iter()
+            .collect();
+        let ready = check.stage(&staged, &now);
+        let command = match (ready, check.tries_command()) {
+            (Ok(()), Some(command)) => command,
+            (Err(error), _) => {
+                self.notify(&format!("[no variants tried: {error}]"));
+                return Ok(None);
+            }
+            (_, None) => return Ok(None),
+        };
+        let names: Vec<String> = varied.iter().map(|t| format!("`{}`", t.qualified())).collect();
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: format!(
+                "Trying {} small changes of {} against the check, in a scratch copy of the workspace.",
+                tries.len(),
+                names.join(", ")
+            ),
+        });
+        let timeout_ms = self.budget.seconds_left().max(10) * 1000;
+        let input = json!({ "command": command, "timeout_ms": timeout_ms });
+        let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        let passing: Vec<&(usize, variants::Variant)> =
+            reading::all_passed(&output).into_iter().filter_map(|n| tries.get(n.wrapping_sub(1))).collect();
+        let Some(mut picked) = passing.first().copied().map(|first| (first, false)) else {
+            self.notify("[no small change passes the check]");
+            return Ok(None);
+        };
+        if passing.len() > 1 {
+            picked = self.pick_passing(system, base, &passing, &varied, usage, cancel).await?;
+        }
+        let ((at, variant), model_picked) = picked;
+        let target = &varied[*at];
+        let start = target.definition().range.start;
+        let local = variants::Variant { at: variant.at.start - start..variant.at.end - start, ..variant.clone() };
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: match (passing.len(), model_picked) {
+                (1, _) => format!("With {} in `{}`, the check passes.", variant.what, target.qualified()),
+                (n, false) => format!(
+                    "With {} in `{}`, the check passes; of the {n} small changes that pass it, this one was found \
+first, and which does what is asked was not told.",
+                    variant.what,
+                    target.qualified()
+                ),
+                (n, true) => format!(
+                    "With {} in `{}`, the check passes; of the {n} small changes that pass it, this one does what is \
+asked.",
+                    variant.what,
+                    target.qualified()
+                ),
+            },
+        });
+        self.note_read(target);
+        let input =
+            json!({ "file_path": target.path, "old_string": target.old(), "new_string": local.applied(target.old()) });
+        let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
+        let text = match applied {
+            true => format!(
+                "Changed `{}` in {}: {}; the check passes with it.",
+                target.qualified(),
+                target.path,
+                variant.what
+            ),
+            false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
+        };
+        Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }))
+    }
+
+    /// The model's pick among changes that all pass the check, each shown
+    /// as the line it changes, before and after: a weak check passes a
+    /// wrong change as readily as the right one, and which line does
+    /// what the request means is what a model can read. With it, whether
+    /// the model told them apart: else the first found stands.
+    #[allow(clippy::too_many_arguments)]
+    async fn pick_passing<'p>(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        passing: &[&'p (usize, variants::Variant)],
+        varied: &[Target],
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<(&'p (usize, variants::Variant), bool), Stop> {
+        let lines: Vec<(String, String)> = passing
+            .iter()
+            .map(|(at, variant)| {
+                let text = &varied[*at].text;
+                let start = text[..variant.at.start].rfind('\n').map_or(0, |i| i + 1);
+                let end = text[variant.at.end..].find('\n').map_or(text.len(), |i| variant.at.end + i);
+                let after = format!("{}{}{}", &text[start..variant.at.start], variant.new, &text[variant.at.end..end]);
+                (text[start..end].trim().to_string(), after.trim().to_string())
+            })
+            .collect();
+        let distinct: std::collections::BTreeSet<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
+        if distinct.len() < lines.len() {
+            return Ok((passing[0], false));
+        }
+        let listed = |after: &str| -> String {
+            let at = lines.iter().position(|(_, a)| a == after).unwrap_or(0);
+            let (target, before) = (&varied[passing[at].0], &lines[at].0);
+            format!("- in `{}` ({}):\n  `{before}`\n  becomes\n  `{after}`", target.qualified(), target.path)
+        };
+        let ask = |choices: &[&str]| {
+            let listed: Vec<String> = choices.iter().map(|after| listed(after)).collect();
+            format!(
+                "Each of these changes makes the check of the request pass:\n\n{}\n\nWhich one does what is asked? \
+Reply with its new line only.",
+                listed.join("\n\n")
+            )
+        };
+        let choices: Vec<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
+        self.notify(&format!("[{} small changes pass the check: asking which does what is asked…]", passing.len()));
+        // A pick that follows the order tells nothing: the first found stands.
+        let Some(reply) = self.choice_both_ways(system, base, ask, &choices, usage, cancel).await? else {
+            self.notify("[the pick follows the order the changes are offered in: the first found stands]");
+            return Ok((passing[0], false));
+        };
+        let chosen = lines.iter().position(|(_, after)| *after == reply).unwrap_or(0);
+        Ok((passing[chosen], true))
+    }
+}
