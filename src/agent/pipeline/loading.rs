@@ -99,17 +99,7 @@ impl Loading {
         let top = self.top.as_deref().filter(|_| !examples.is_empty())?;
         match language {
             Language::Python => {
-                let prints: String = examples
-                    .iter()
-                    .map(|e| match e.assigns.as_slice() {
-                        [] => format!("print(_value({}))\n", e.code),
-                        names => {
-                            let shown: String =
-                                names.iter().map(|n| format!("print({n:?}, \"=\", _value({n}))\n")).collect();
-                            format!("{}\n{shown}", e.code)
-                        }
-                    })
-                    .collect();
+                let prints = example_lines(examples, |args| format!("print({args})\n"), |v| format!("_value({v})"), "");
                 // The package's name after its names: `markdown.markdown()`
                 // is the module's function, not an attribute of the function.
                 Some(format!(
@@ -120,17 +110,7 @@ return list(value) if hasattr(value, \"__next__\") else value\n\n\n{prints}"
             Language::JavaScript => {
                 let name: String =
                     top.rsplit('/').next()?.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-                let prints: String = examples
-                    .iter()
-                    .map(|e| match e.assigns.as_slice() {
-                        [] => format!("console.log({});\n", e.code),
-                        names => {
-                            let shown: String =
-                                names.iter().map(|n| format!("console.log({n:?}, \"=\", {n});\n")).collect();
-                            format!("{};\n{shown}", e.code)
-                        }
-                    })
-                    .collect();
+                let prints = example_lines(examples, |args| format!("console.log({args});\n"), str::to_string, ";");
                 Some(format!("const {name} = require('{top}');\nObject.assign(globalThis, {name});\n{prints}"))
             }
             _ => None,
@@ -164,6 +144,25 @@ return list(value) if hasattr(value, \"__next__\") else value\n\n\n{prints}"
             }
         })
     }
+}
+
+/// The lines that run each example: printed by `line` as `value` shows
+/// it, or run (ended by `end`) and each name it assigns printed after it,
+/// by name.
+fn example_lines(
+    examples: &[Example],
+    line: impl Fn(&str) -> String,
+    value: impl Fn(&str) -> String,
+    end: &str,
+) -> String {
+    let named = |name: &String| line(&format!("{name:?}, \"=\", {}", value(name)));
+    examples
+        .iter()
+        .map(|e| match e.assigns.as_slice() {
+            [] => line(&value(&e.code)),
+            names => format!("{}{end}\n{}", e.code, names.iter().map(named).collect::<String>()),
+        })
+        .collect()
 }
 
 /// How a check loads the project whose file `path` (relative) holds the
