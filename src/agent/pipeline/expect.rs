@@ -390,25 +390,12 @@ fn builtin(language: Language, name: &str) -> bool {
 /// `even, odd = partition(…)`): each one expression of `language` that
 /// calls, or assigns a call's result to names, and starts every chain of
 /// calls at a name the project has (`known`: its package or a definition)
-/// or the runtime's own, at least one the project's. In the order written, without twins. An example that needs
-/// the statements before it (`program.opts()`) names what is not known.
+/// or the runtime's own, at least one the project's. In the order written,
+/// without twins. An example that needs the statements before it
+/// (`program.opts()`) names what is not known.
 pub fn request_examples(language: Language, request: &str, known: impl Fn(&str) -> bool) -> Vec<Example> {
-    let mut spans: Vec<&str> = request.lines().filter_map(|line| line.trim().strip_prefix(">>> ")).collect();
-    let mut rest = request;
-    while let Some(start) = rest.find('`') {
-        let after = &rest[start + 1..];
-        // A fenced block is the program's output or a file, not an example.
-        if let Some(fenced) = after.strip_prefix("``") {
-            let Some(end) = fenced.find("```") else { break };
-            rest = &fenced[end + 3..];
-            continue;
-        }
-        let Some(end) = after.find('`') else { break };
-        spans.push(&after[..end]);
-        rest = &after[end + 1..];
-    }
     let mut examples: Vec<Example> = Vec::new();
-    for span in spans {
+    for (_, _, span) in code_spans(request) {
         let code = span.trim().trim_end_matches(';').trim();
         if code.is_empty() || code.contains('\n') || examples.iter().any(|e| e.code == code) {
             continue;
