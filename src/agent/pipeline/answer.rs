@@ -21,8 +21,6 @@ impl Conversation {
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, Stop> {
-        // The chosen definition, then the next best while they fit: the
-        // answer may sit in what the chosen one uses.
         const SHOWN_CHARS: usize = 6_000;
         // The chosen definition with what it calls (a class's constructor
         // for a class it makes), then the next best while they fit.
@@ -102,16 +100,19 @@ impl Conversation {
                     .collect();
                 let [found] = defining.as_slice() else { continue };
                 let (first, last) = found.definition.lines;
+                let whole =
+                    shown.iter().any(|t| t.path == found.path && t.definition().range == found.definition.range);
+                if last + 1 - first > MAX_LINES || whole {
+                    continue;
+                }
+                // Its text as the file holds it now, read only for one that is told.
                 let Some(text) =
                     self.target(found.path, |d, _| d.range == found.definition.range).map(|t| t.old().to_string())
                 else {
                     continue;
                 };
                 let line = format!("- `{}` in {}", text.split_whitespace().collect::<Vec<_>>().join(" "), found.path);
-                if last + 1 - first <= MAX_LINES
-                    && !shown.iter().any(|t| t.path == found.path && t.definition().range == found.definition.range)
-                    && !told.contains(&line)
-                {
+                if !told.contains(&line) {
                     told.push(line);
                 }
             }

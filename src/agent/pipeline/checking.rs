@@ -109,13 +109,9 @@ impl Conversation {
                     return Ok(Some(check));
                 }
                 Some(why) if !ran => why,
-                Some(_) => match runner.prints_objects(&printed) {
+                Some(_) => match runner.shows_no_values(&printed, &request) {
                     Some(why) => why,
-                    None if reading::normalized(&printed).is_empty() => "it prints nothing".to_string(),
-                    None => match reading::only_empty_why(&printed, &request) {
-                        Some(why) => why,
-                        None => return self.expect_output(system, base, check, &printed, usage, cancel).await,
-                    },
+                    None => return self.expect_output(system, base, check, &printed, usage, cancel).await,
                 },
             };
             self.notify(&format!("[the check is set aside: {why}]"));
@@ -153,10 +149,7 @@ command-line arguments: write any the example passes into the script itself. {} 
             loading.hint, definition.signature, target.path,
         );
         self.notify("[writing a check of what the request expects…]");
-        self.resample = (asked > 0).then_some(asked as u32);
-        let reply = self.ask_short(system, base, &ask, usage, cancel).await;
-        self.resample = None;
-        reply
+        self.ask_script(system, base, &ask, asked, usage, cancel).await
     }
 
     /// Sets aside the model's `what` ("check", "script") without running
@@ -246,10 +239,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                 loading.hint,
             );
             self.notify("[writing a script that shows what the request asks about…]");
-            self.resample = (attempt > 0).then_some(attempt as u32);
-            let asked = self.ask_short(system, base, &ask, usage, cancel).await;
-            self.resample = None;
-            let (generation, reply) = asked?;
+            let (generation, reply) = self.ask_script(system, base, &ask, attempt, usage, cancel).await?;
             // A `none` written as a script is the reply `none`.
             let made = edit::code_blocks(&reply)
                 .into_iter()
@@ -273,24 +263,19 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                 (_, Some(why)) => Err(why),
                 (true, None) => {
                     let printed = check.now_output();
-                    match runner.prints_objects(&printed) {
-                        Some(why) => Err(why),
-                        None => Ok(reading::normalized(&printed)),
-                    }
+                    runner.shows_no_values(&printed, &request).map_or_else(|| Ok(reading::normalized(&printed)), Err)
                 }
                 // The project's own error may be the answer (the error a call raises).
                 (false, None) => match reading::shows_nothing(&output, true) {
-                    None => Ok(reading::normalized(&output)),
+                    None => reading::empty_why(&output, &request).map_or_else(|| Ok(reading::normalized(&output)), Err),
                     Some(why) => Err(why),
                 },
             };
             let why = match shown {
-                Ok(shown) if let Some(why) = reading::only_empty_why(&shown, &request) => why,
-                Ok(shown) if !shown.trim().is_empty() => {
+                Ok(shown) => {
                     let cut = shown.chars().count().saturating_sub(SHOWN_CHARS);
                     return Ok(Some((check.script.trim_end().to_string(), shown.chars().skip(cut).collect())));
                 }
-                Ok(_) => "it prints nothing".to_string(),
                 Err(why) => why,
             };
             self.notify(&format!("[the script is set aside: {why}]"));
@@ -492,6 +477,24 @@ that now reads `{line}` read?",
         cancel: &CancellationToken,
     ) -> Result<(Generation, String), Stop> {
         self.ask_bounded(system, base, ask, SCRIPT_TOKENS, usage, cancel).await
+    }
+
+    /// [`Conversation::ask_short`] for the `asked`-th ask of one script
+    /// (from 0): the first greedy, each later one sampled, so that it is
+    /// not the reply set aside again.
+    async fn ask_script(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        ask: &str,
+        asked: usize,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<(Generation, String), Stop> {
+        self.resample = (asked > 0).then_some(asked as u32);
+        let reply = self.ask_short(system, base, ask, usage, cancel).await;
+        self.resample = None;
+        reply
     }
 
     /// [`Conversation::ask_short`] for a reply of at most `max_tokens`.

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::expect::Example;
-use super::reading::unreadable;
+use super::reading::{empty_why, unreadable};
 use crate::codemap::Language;
 
 /// How a check in a language runs: read by its interpreter from stdin, in
@@ -32,11 +32,16 @@ pub fn runner(language: Language) -> Option<Runner> {
 }
 
 impl Runner {
-    /// Why a script that printed `printed` shows no values, where it
-    /// printed an object itself (`<generator object … at 0x…>`).
-    pub fn prints_objects(&self, printed: &str) -> Option<String> {
-        let line = unreadable(printed)?;
-        Some(format!("it prints an object rather than the values in it (`{line}`){}", self.values_hint()))
+    /// Why a script that printed `printed` shows no values: it printed an
+    /// object itself (`<generator object … at 0x…>`), nothing, or only
+    /// empty values the `request` does not speak of (see [`empty_why`]).
+    pub fn shows_no_values(&self, printed: &str, request: &str) -> Option<String> {
+        match unreadable(printed) {
+            Some(line) => {
+                Some(format!("it prints an object rather than the values in it (`{line}`){}", self.values_hint()))
+            }
+            None => empty_why(printed, request),
+        }
     }
 
     /// How a script of the language prints the values an iterator or
@@ -281,12 +286,19 @@ fn exports(text: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// A project with a Python package in each of the folders `packages`.
+    fn with_packages(packages: &[&str]) -> tempfile::TempDir {
+        let root = tempfile::tempdir().unwrap();
+        for package in packages {
+            std::fs::create_dir_all(root.path().join(package)).unwrap();
+            std::fs::write(root.path().join(package).join("__init__.py"), "").unwrap();
+        }
+        root
+    }
+
     #[test]
     fn a_script_that_defines_its_own_copy_of_the_code_does_not_load_the_project() {
-        let root = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(root.path().join("markdown/extensions")).unwrap();
-        std::fs::write(root.path().join("markdown/__init__.py"), "").unwrap();
-        std::fs::write(root.path().join("markdown/extensions/__init__.py"), "").unwrap();
+        let root = with_packages(&["markdown", "markdown/extensions"]);
         let python = loading(root.path(), Language::Python, "markdown/extensions/toc.py");
         assert!(python.loaded_by("import markdown\nprint(markdown.markdown('# a'))\n"));
         assert!(python.loaded_by("from markdown.extensions.toc import unique\n"));
@@ -303,10 +315,7 @@ mod tests {
 
     #[test]
     fn a_python_package_loads_by_its_folders_and_a_js_one_by_its_name() {
-        let root = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(root.path().join("pkg/sub")).unwrap();
-        std::fs::write(root.path().join("pkg/__init__.py"), "").unwrap();
-        std::fs::write(root.path().join("pkg/sub/__init__.py"), "").unwrap();
+        let root = with_packages(&["pkg", "pkg/sub"]);
         let python = loading(root.path(), Language::Python, "pkg/sub/core.py");
         assert_eq!(python.hint, "`import pkg` loads the project; the code is in the module `pkg.sub.core`.");
         std::fs::write(root.path().join("package.json"), r#"{"name": "semver"}"#).unwrap();

@@ -130,9 +130,12 @@ pub fn only_empty(printed: &str) -> Option<&'static str> {
     found
 }
 
-/// Why a run that printed `printed` shows nothing of the code, where it
-/// printed only an empty value the request does not speak of.
-pub fn only_empty_why(printed: &str, request: &str) -> Option<String> {
+/// Why a run that printed `printed` shows no value of the code: it
+/// printed nothing, or only an empty value the request does not speak of.
+pub fn empty_why(printed: &str, request: &str) -> Option<String> {
+    if normalized(printed).is_empty() {
+        return Some("it prints nothing".to_string());
+    }
     let empty = only_empty(printed).filter(|empty| !request.contains(empty))?;
     Some(format!("it prints only `{empty}`: the example's values never reach the code the request is about"))
 }

@@ -70,7 +70,10 @@ impl Conversation {
         tries.retain(|(at, variant)| {
             let target = &varied[*at];
             let Some(lines) = unrun.get(&target.path) else { return true };
-            let line_of = |byte: usize| target.text[..byte].matches('\n').count() + 1;
+            // Counted from the definition's first line: the variants lie in it.
+            let definition = target.definition();
+            let line_of =
+                |byte: usize| definition.lines.0 + target.text[definition.range.start..byte].matches('\n').count();
             let last = variant.at.end.saturating_sub(1).max(variant.at.start);
             !(line_of(variant.at.start)..=line_of(last)).all(|line| lines.contains(&line))
         });
