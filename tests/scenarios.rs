@@ -3452,12 +3452,16 @@ async fn a_check_the_model_writes_finds_the_small_variant_that_does_what_is_aske
         .tool_settings(whole_files())
         .run(
             &["change", "change", check, "```\nTrue\n```\n", "```\nTrue\n```\n", probe],
-            "at_least(3, 3) returns False but should return True. Fix it.",
+            "at_least with 3 and 3 returns False but should return True. Fix it.",
         )
         .await;
     assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
     assert_eq!(run.backend.used(), 6);
-    assert!(run.outcome.text.contains("`>` → `>=` on line 1202; the check passes with it"), "{}", run.outcome.text);
+    assert!(
+        run.outcome.text.contains("`x > n` → `x >= n` on line 1202; the check passes with it"),
+        "{}",
+        run.outcome.text
+    );
     // Each run is a Bash call the user sees: the check on the code as it
     // is (it prints False), the probe, the check once more following the
     // functions it calls, the variants; then the Edit.
@@ -3494,6 +3498,37 @@ async fn the_request_s_own_example_is_run_as_written_and_costs_no_model_call() {
     assert!(outputs[1].starts_with("False\n"), "{}", outputs[1]);
     // The report's one example is its symptom: the boolean it quotes must turn.
     assert!(run.text().contains("[the line `False` must read `True`, as the request writes]"), "{}", run.text());
+}
+
+#[tokio::test]
+async fn a_check_that_reads_its_command_line_runs_with_the_example_s_arguments() {
+    let code = "import argparse\n\n\ndef main(argv=None):\n    parser = argparse.ArgumentParser()\n    \
+parser.add_argument('--loud', action='store_true')\n    args = parser.parse_args(argv)\n    \
+return 'LOUD' if not args.loud else 'quiet'\n";
+    let cli = long_module(code);
+    let probe = "```python\nimport cli\nprint(cli.main.__name__)\n```\n";
+    // The request writes its call in prose, without backticks: it runs as
+    // written, reads the command line, and the model gives the arguments.
+    let run = Scenario::new()
+        .file("cli.py", &cli)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "```\n$ python3 cli.py --loud\n```\n", probe],
+            "With --loud on the command line, main() returns 'quiet' but should return 'LOUD'. Fix it.",
+        )
+        .await;
+    let text = run.text();
+    assert!(text.contains("[the check reads its command line: asking for the example's arguments…]"), "{text}");
+    assert!(text.contains("[running it again with the arguments `--loud`…]"), "{text}");
+    assert!(text.contains("[the line `quiet` must read `LOUD`, as the request writes]"), "{text}");
+    let asked = run.backend.requests()[2].messages.last().unwrap().text();
+    assert!(asked.contains("reads its command-line arguments (its line `print(_value(main()))`)"), "{asked}");
+    // Every later run of the check passes them: the candidates' too.
+    let commands = bash_commands(&run);
+    assert!(!commands[0].contains("--loud"), "{}", commands[0]);
+    assert!(commands[1..].iter().filter(|c| c.contains("check.py")).all(|c| c.contains("python3 -B - --loud")));
+    assert_eq!(run.backend.used(), 4, "the intent, both ways, the arguments and the probe");
+    assert!(run.read("cli.py") == cli.replace("if not args.loud", "if args.loud"), "{}", run.outcome.text);
 }
 
 #[tokio::test]
@@ -3543,11 +3578,15 @@ def _tax_standard(amount):\n    return amount * 6 // 4\n";
         .tool_settings(whole_files())
         .run(
             &["change", "change", check, "```\n36\n```\n", "```\n36\n```\n", probe],
-            "order_total([10, 20]) returns 45 but should return 36. Fix it.",
+            "order_total of [10, 20] returns 45 but should return 36. Fix it.",
         )
         .await;
     assert_eq!(run.read("shop.py"), shop.replace("6 // 4", "6 // 5"));
-    assert!(run.outcome.text.starts_with("Changed `_tax_standard` in shop.py: `4` → `5`"), "{}", run.outcome.text);
+    assert!(
+        run.outcome.text.starts_with("Changed `_tax_standard` in shop.py: `amount * 6 // 4` → `amount * 6 // 5`"),
+        "{}",
+        run.outcome.text
+    );
     let outputs: Vec<String> = run.results().into_iter().map(|(_, _, output)| output).collect();
     for line in [1201, 1205, 1209] {
         assert!(outputs[3].contains(&format!("shop.py:{line}\n")), "{}", outputs[3]);
@@ -3568,7 +3607,7 @@ return weight * 2 + 1\n";
         .tool_settings(whole_files())
         .run(
             &["change", "change", check, "```\n20\n```\n", "```\n20\n```\n", probe],
-            "shipping(10) returns 21 but should return 20. Fix it.",
+            "`shipping` of 10 returns 21 but should return 20. Fix it.",
         )
         .await;
     assert_eq!(run.read("shop.py"), shop.replace("weight * 2 + 1", "weight * 2 + 0"), "{:?}", run.results());
@@ -3599,7 +3638,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "return age > 17",
                 "return age > 17",
             ],
-            "is_adult(18) returns False but should return True. Fix it.",
+            "is_adult of 18 returns False but should return True. Fix it.",
         )
         .await;
     // `>=` passes first, `18` → `17` too: the model's pick, the same both
@@ -3611,7 +3650,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
     let listed = forward.messages.last().unwrap().text();
     assert!(listed.contains("`return age > 18`\n  becomes\n  `return age >= 18`"), "{listed}");
     assert_eq!(run.read("people.py"), people.replace("age > 18", "age > 17"));
-    assert!(run.outcome.text.contains("`18` → `17`"), "{}", run.outcome.text);
+    assert!(run.outcome.text.contains("`age > 18` → `age > 17`"), "{}", run.outcome.text);
     let said: Vec<String> = run.results().into_iter().map(|(name, _, _)| name).collect();
     assert_eq!(said.last().map(String::as_str), Some("Edit"));
 
@@ -3630,7 +3669,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "return age >= 18",
                 "return age > 17",
             ],
-            "is_adult(18) returns False but should return True. Fix it.",
+            "is_adult of 18 returns False but should return True. Fix it.",
         )
         .await;
     assert!(run.text().contains("[the pick follows the order the changes are offered in: the first found stands]"));
@@ -3653,7 +3692,7 @@ async fn a_variant_of_a_function_called_from_another_file_is_proposed_there() {
         .tool_settings(whole_files())
         .run(
             &["change", "change", check, "True", "True", probe],
-            "at_least(3, 3) returns False but should return True. Fix it.",
+            "at_least with 3 and 3 returns False but should return True. Fix it.",
         )
         .await;
     assert_eq!(run.read("helpers.py"), "def exceeds(x, n):\n    return x >= n\n", "{}", run.text());
@@ -3664,7 +3703,7 @@ async fn a_variant_of_a_function_called_from_another_file_is_proposed_there() {
 #[tokio::test]
 async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_pass_a_usable_one() {
     let calc = long_module("def at_least(x, n):\n    return x > n\n");
-    let prompt = "at_least(3, 3) returns False but should return True. Fix it.";
+    let prompt = "at_least with 3 and 3 returns False but should return True. Fix it.";
     // The model expects what the check prints now: no check, and its own
     // version is proposed as before.
     let check = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\n```\n";
@@ -3849,7 +3888,7 @@ async fn a_crashing_check_s_traceback_leads_the_change_to_where_the_error_is_rai
         .file("fmt.py", fmt)
         .tool_settings(whole_files())
         .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
-        .run(&["change", "change", check, probe, fixed], "summary([1, 2]) raises TypeError. Fix it.")
+        .run(&["change", "change", check, probe, fixed], "`summary` of [1, 2] raises TypeError. Fix it.")
         .await;
     assert!(
         run.text().contains("[the check's traceback passes through `pad` in fmt.py, `fmt_total` in fmt.py]"),

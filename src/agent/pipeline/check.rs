@@ -24,6 +24,9 @@ pub struct Check {
     runner: Runner,
     loading: Loading,
     pub script: String,
+    /// The command-line arguments it runs with: the example's command line,
+    /// where the script parses it as the program the user ran does.
+    arguments: Vec<String>,
     /// What it must print to pass (normalized); `None`: it must exit normally.
     expected: Option<String>,
     /// How it failed on the code as it is, where it must exit normally.
@@ -65,6 +68,7 @@ impl Check {
             runner,
             loading,
             script: tidy(runner.language, script),
+            arguments: Vec::new(),
             expected: None,
             failure: String::new(),
             tests: None,
@@ -87,12 +91,18 @@ impl Check {
     }
 
     /// How one run reads the check, with the project at `root` (a shell word).
+    /// The check's own runs (`file` the check or a wrapper that runs it)
+    /// pass its command-line arguments; a probe's pass none.
     fn run_line(&self, modules: &str, root: &str, file: &Path) -> String {
         self.run_line_as(self.runner.program, modules, root, file)
     }
 
     /// [`Check::run_line`] with the interpreter's command line `program`.
     fn run_line_as(&self, program: &str, modules: &str, root: &str, file: &Path) -> String {
+        let arguments = match file == self.probe_file() {
+            true => &[][..],
+            false => &self.arguments[..],
+        };
         let mut line = String::new();
         if let Some(package) = &self.loading.package {
             let link = format!("{modules}/{package}");
@@ -103,7 +113,12 @@ impl Check {
         if let Some(path) = &self.loading.python_path {
             line.push_str(&format!("PYTHONPATH={path} "));
         }
-        line.push_str(&format!("{program} < '{}'", file.display()));
+        line.push_str(program);
+        for argument in arguments {
+            line.push(' ');
+            line.push_str(&crate::tools::mcp::shell_word(argument));
+        }
+        line.push_str(&format!(" < '{}'", file.display()));
         line
     }
 
@@ -151,13 +166,32 @@ impl Check {
     /// them, where the run told it: a small model told only to pass its
     /// arguments dropped the parse altogether.
     pub fn arguments_why(&self) -> Option<String> {
-        let mark = std::fs::read_to_string(self.arguments_mark()).ok()?;
-        let line = mark.trim().parse::<usize>().ok().and_then(|n| self.script.lines().nth(n.checked_sub(1)?));
-        let reads = match line.map(str::trim).filter(|line| !line.is_empty()) {
+        if !self.arguments.is_empty() {
+            return None;
+        }
+        if !self.arguments_mark().exists() {
+            return None;
+        }
+        let reads = match self.arguments_line() {
             Some(line) => format!("its line `{line}` reads the command-line arguments"),
             None => "it reads its command-line arguments".to_string(),
         };
         Some(format!("{reads}, and it runs with none: {}", self.runner.arguments_hint()))
+    }
+
+    /// The script's line that read the command line, where a run read it.
+    pub fn arguments_line(&self) -> Option<&str> {
+        let mark = std::fs::read_to_string(self.arguments_mark()).ok()?;
+        let n = mark.trim().parse::<usize>().ok()?;
+        self.script.lines().nth(n.checked_sub(1)?).map(str::trim).filter(|line| !line.is_empty())
+    }
+
+    /// From now on the check runs with the command-line `arguments`: the
+    /// example's command line, for a script that parses its own as the
+    /// user's program does.
+    pub fn run_with(&mut self, arguments: Vec<String>) {
+        self.arguments = arguments;
+        let _ = std::fs::remove_file(self.arguments_mark());
     }
 
     /// The command that runs the check once more on the workspace as it
@@ -229,7 +263,16 @@ impl Check {
                 cut(&self.failure)
             ),
         };
-        format!("This check of the request:\n```\n{}\n```\n{outcome}", self.script.trim_end())
+        let arguments = match self.arguments.is_empty() {
+            true => String::new(),
+            false => format!(", run with the command-line arguments `{}`", self.arguments_shown()),
+        };
+        format!("This check of the request{arguments}:\n```\n{}\n```\n{outcome}", self.script.trim_end())
+    }
+
+    /// The command-line arguments the check runs with, as a shell reads them.
+    pub fn arguments_shown(&self) -> String {
+        self.arguments.iter().map(|a| crate::tools::mcp::shell_word(a)).collect::<Vec<_>>().join(" ")
     }
 
     /// Keeps how the check failed on the code as it is (`output`), for
@@ -520,7 +563,7 @@ class _Arguments(list):
         self._read()
         return list.__len__(self)
 _watcher = globals()
-_sys.argv = _Arguments(["-"])
+_sys.argv = _Arguments(_sys.argv)
 exec(compile(open("CHECK").read(), "<stdin>", "exec"), {"__name__": "__main__"})"#;
 
 /// Loaded before the check: a `process.argv` that leaves the file MARK
@@ -739,7 +782,7 @@ function inner(x) {\n  return x\n}\n\nfunction unused() {}\n\nmodule.exports = {
     }
 
     #[test]
-    fn a_check_that_reads_its_empty_command_line_is_told_from_one_that_passes_its_arguments() {
+    fn a_check_that_reads_its_empty_command_line_is_told_and_runs_once_given_the_example_s_arguments() {
         let root = tempfile::tempdir().unwrap();
         let root = root.path();
         std::fs::create_dir_all(root.join("cli")).unwrap();
@@ -748,19 +791,25 @@ function inner(x) {\n  return x\n}\n\nfunction unused() {}\n\nmodule.exports = {
         let code = "import argparse\n\n\ndef main(argv=None):\n    parser = argparse.ArgumentParser()\n    \
 parser.add_argument('--loud', action='store_true')\n    return parser.parse_args(argv).loud\n";
         std::fs::write(root.join("cli/app.py"), code).unwrap();
-        let ran = |language: Language, path: &str, script: &str| {
-            let check = Check::new(runner(language).unwrap(), loading(root, language, path), script).unwrap();
+        let ran_with = |language: Language, path: &str, script: &str, arguments: &[&str]| {
+            let mut check = Check::new(runner(language).unwrap(), loading(root, language, path), script).unwrap();
+            if !arguments.is_empty() {
+                check.run_with(arguments.iter().map(|a| a.to_string()).collect());
+            }
             let out = std::process::Command::new("bash").arg("-c").arg(check.now_command()).current_dir(root).output();
             let printed = String::from_utf8_lossy(&out.unwrap().stdout).trim().to_string();
             let why = check.arguments_why();
             (printed, why.map(|why| why.split(", and it runs").next().unwrap_or_default().to_string()))
         };
+        let ran = |language: Language, path: &str, script: &str| ran_with(language, path, script, &[]);
         let reads = "from cli.app import main\nprint(main())\n";
         let read_by = |line: &str| Some(format!("its line `{line}` reads the command-line arguments"));
         assert_eq!(ran(Language::Python, "cli/app.py", reads), ("False".to_string(), read_by("print(main())")));
         // argparse reads the program's name for its own: that is no argument.
         let passes = "from cli.app import main\nprint(main(['--loud']))\n";
         assert_eq!(ran(Language::Python, "cli/app.py", passes), ("True".to_string(), None));
+        // Given the example's command line, the script that reads it runs the example.
+        assert_eq!(ran_with(Language::Python, "cli/app.py", reads, &["--loud"]), ("True".to_string(), None));
 
         std::fs::write(root.join("package.json"), r#"{ "name": "cli", "main": "index.js" }"#).unwrap();
         let code = "exports.parse = (argv = process.argv) => argv.slice(2).includes('--loud')\n";
@@ -772,6 +821,7 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         );
         let passes = "console.log(require('cli').parse(['node', 'script', '--loud']))\n";
         assert_eq!(ran(Language::JavaScript, "index.js", passes), ("true".to_string(), None));
+        assert_eq!(ran_with(Language::JavaScript, "index.js", reads, &["--loud", "it's"]), ("true".to_string(), None));
     }
 
     #[test]

@@ -17,6 +17,8 @@ const NOT_LOADED: &str = "it never loads the project, so it shows nothing of the
 
 /// Tokens a check, a probe or an expected output may take: a few lines.
 const SCRIPT_TOKENS: u32 = 400;
+/// Tokens the example's command-line arguments may take: one line.
+const ARGUMENTS_TOKENS: u32 = 60;
 
 impl Conversation {
     /// The check (see [`check`]): a script that runs the request's
@@ -93,8 +95,7 @@ impl Conversation {
                 refused = self.set_aside_unrun(generation, "check", &why);
                 continue;
             }
-            let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
-            let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+            let (ran, output) = self.run_now(system, base, generation, &mut check, usage, cancel).await?;
             if output.starts_with("permission denied") {
                 return Ok(None);
             }
@@ -122,6 +123,46 @@ impl Conversation {
             }
         }
         Ok(None)
+    }
+
+    /// Runs `check` on the code as it is, a Bash call for the model's
+    /// `generation`: whether it ran and its output. Where the run read its
+    /// empty command line, the script parses one as the user's program
+    /// does, and only the example's command line is missing: the model is
+    /// asked which arguments the request's example passes, and the check
+    /// runs again with them (a small model asked to rewrite its script to
+    /// pass them often breaks what was right in it).
+    async fn run_now(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        generation: Generation,
+        check: &mut check::Check,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<(bool, String), Stop> {
+        let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
+        let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        if output.starts_with("permission denied") || check.arguments_why().is_none() || !self.budget.allows_call() {
+            return Ok((ran, output));
+        }
+        let reads = check.arguments_line().map(|line| format!(" (its line `{line}`)")).unwrap_or_default();
+        let ask = format!(
+            "This script:\n```\n{}\n```\nreads its command-line arguments{reads}, and it ran with none. Write \
+the command-line arguments of the request's example that shows the problem, which the script is to run with: one \
+line, as they follow the program's name on a shell command line. Reply with that line only.",
+            check.script.trim_end()
+        );
+        self.notify("[the check reads its command line: asking for the example's arguments…]");
+        let (generation, reply) = self.ask_bounded(system, base, &ask, ARGUMENTS_TOKENS, usage, cancel).await?;
+        let Some(arguments) = reading::command_arguments(&reply, &check.script) else {
+            self.record_reply(generation);
+            return Ok((ran, output));
+        };
+        check.run_with(arguments);
+        self.notify(&format!("[running it again with the arguments `{}`…]", check.arguments_shown()));
+        let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
+        self.harness_call(generation, "Bash", input, cancel).await
     }
 
     /// The model's check of the request about `target`, its `asked`-th
@@ -246,7 +287,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                 .next()
                 .filter(|script| !script.trim().eq_ignore_ascii_case("none"))
                 .map(|script| check::Check::new(runner, loading.clone(), &script));
-            let Some(Ok(check)) = made else {
+            let Some(Ok(mut check)) = made else {
                 self.record_reply(generation);
                 break;
             };
@@ -254,8 +295,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                 refused = self.set_aside_unrun(generation, "script", NOT_LOADED);
                 continue;
             }
-            let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
-            let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+            let (ran, output) = self.run_now(system, base, generation, &mut check, usage, cancel).await?;
             if output.starts_with("permission denied") {
                 break;
             }
@@ -615,9 +655,16 @@ line. Reply with the script only, in one code block.",
         self.notify("[writing a probe of the code's other uses…]");
         let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
         let language = check.language();
+        // A block left open is a reply cut at its token limit (a small model
+        // writes far more than five uses): its unfinished last line goes.
+        let cut = reply.matches("```").count() % 2 == 1;
         let command = edit::code_blocks(&reply)
             .into_iter()
             .next()
+            .map(|script| match cut {
+                true => script.trim_end().rsplit_once('\n').map_or(String::new(), |(whole, _)| whole.to_string()),
+                false => script,
+            })
             .map(|script| expect::without_shared_prints(language, &script, &check.script))
             .and_then(|script| check.probe_command(&script));
         let Some(command) = command else {

@@ -259,11 +259,31 @@ pub fn without_trailing_comment(language: Language, line: &str) -> &str {
 /// own example into it (`console.log(f(x))`, or `runExample(['-abc'])` of
 /// a helper that prints), which the fix must change.
 pub fn without_shared_prints(language: Language, probe: &str, check: &str) -> String {
-    let key = |line: &str| without_trailing_comment(language, line).trim().trim_end_matches(';').to_string();
+    // Without qualifiers: the check's `diff(…)`, with the package's names
+    // in scope, is the probe's `semver.diff(…)`.
+    let key = |line: &str| unqualified(without_trailing_comment(language, line).trim().trim_end_matches(';'));
     let runs_an_example =
         |line: &&str| prints_a_line(language, line) || is_bare_call(&key(line)) && !line.starts_with([' ', '\t']);
     let shared: Vec<String> = check.lines().filter(runs_an_example).map(key).collect();
     probe.lines().filter(|line| !(runs_an_example(line) && shared.contains(&key(line)))).collect::<Vec<_>>().join("\n")
+}
+
+/// `code` with each `name.` before a name dropped (`console.log(semver.diff(x))`
+/// reads `log(diff(x))`): a key under which two spellings of one call meet.
+fn unqualified(code: &str) -> String {
+    let mut key = String::with_capacity(code.len());
+    let mut name = String::new();
+    for c in code.chars() {
+        match c {
+            c if c.is_alphanumeric() || c == '_' || c == '$' => name.push(c),
+            '.' if name.starts_with(|c: char| !c.is_ascii_digit()) => name.clear(),
+            c => {
+                key.push_str(&std::mem::take(&mut name));
+                key.push(c);
+            }
+        }
+    }
+    key + &name
 }
 
 /// A statement that only calls (`run(['-ab'])`, `check.run()`): no
@@ -290,8 +310,9 @@ pub fn uncommented(language: Language, script: &str) -> String {
 }
 
 /// The code the request writes, each span with its byte range: between
-/// single backticks, or after a doctest's `>>> `. Fenced blocks are output
-/// or files, not code to run.
+/// single backticks, after a doctest's `>>> `, or, in a request that marks
+/// none, a call written in its prose (see [`prose_calls`]). Fenced blocks
+/// are output or files, not code to run.
 fn code_spans(request: &str) -> Vec<(usize, usize, &str)> {
     let mut spans = Vec::new();
     let mut at = 0;
@@ -314,8 +335,117 @@ fn code_spans(request: &str) -> Vec<(usize, usize, &str)> {
         spans.push((open + 1, close, &request[open + 1..close]));
         from = close + 1;
     }
+    // A request that marks its code marks all of it: a parenthesis in its
+    // prose is prose (`gives opts() = { a: true }` beside `prog -ab`).
+    if spans.is_empty() {
+        let fences: Vec<(usize, usize)> = fenced(request);
+        let in_fence = |at: usize| fences.iter().any(|(start, end)| (*start..*end).contains(&at));
+        spans.extend(
+            prose_calls(request)
+                .into_iter()
+                .filter(|(start, _)| !in_fence(*start))
+                .map(|(start, end)| (start, end, &request[start..end])),
+        );
+    }
     spans.sort_by_key(|span| span.0);
     spans
+}
+
+/// The byte ranges of the request's fenced blocks and indented lines:
+/// files and output, where a call is no example.
+fn fenced(request: &str) -> Vec<(usize, usize)> {
+    let mut ranges = Vec::new();
+    let (mut at, mut open) = (0, None);
+    for line in request.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") {
+            match open.take() {
+                Some(start) => ranges.push((start, at + line.len())),
+                None => open = Some(at),
+            }
+        } else if open.is_none() && (line.starts_with("    ") || line.starts_with('\t')) && !trimmed.starts_with(">>> ")
+        {
+            ranges.push((at, at + line.len()));
+        }
+        at += line.len();
+    }
+    if let Some(start) = open {
+        ranges.push((start, request.len()));
+    }
+    ranges
+}
+
+/// The calls a request writes in its prose, without backticks
+/// (`semver.diff('1.2.3', '2.0.0-rc.1') should be …`): a dotted name
+/// right before a parenthesis, through the parenthesis that closes it
+/// (quotes and nesting respected), and the calls chained after it. Byte
+/// ranges; which of them run is for [`runnable`] to tell.
+fn prose_calls(request: &str) -> Vec<(usize, usize)> {
+    let bytes = request.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    // The end of the parenthesis opened at `open`, quotes respected.
+    let closing = |open: usize| -> Option<usize> {
+        let (mut depth, mut quote) = (0usize, None);
+        for (i, &b) in bytes.iter().enumerate().skip(open) {
+            match (quote, b) {
+                (Some(q), b) if b == q && bytes[i - 1] != b'\\' => quote = None,
+                (Some(_), _) => {}
+                (None, b'\'' | b'"') => quote = Some(b),
+                (None, b'(' | b'[' | b'{') => depth += 1,
+                (None, b')' | b']' | b'}') => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        return (b == b')').then_some(i + 1);
+                    }
+                }
+                (None, b'\n') if i + 1 < bytes.len() && bytes[i + 1] == b'\n' => return None,
+                _ => {}
+            }
+        }
+        None
+    };
+    let mut calls = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts =
+            word(bytes[i]) && !bytes[i].is_ascii_digit() && (i == 0 || !word(bytes[i - 1]) && bytes[i - 1] != b'.');
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let mut end = i;
+        while end < bytes.len()
+            && (word(bytes[end]) || bytes[end] == b'.' && end + 1 < bytes.len() && word(bytes[end + 1]))
+        {
+            end += 1;
+        }
+        let mut call_end = None;
+        let mut at = end;
+        // The call, then each `.name(…)` chained to it.
+        while at < bytes.len() && bytes[at] == b'(' {
+            let Some(close) = closing(at) else { break };
+            call_end = Some(close);
+            let mut next = close;
+            if next < bytes.len() && bytes[next] == b'.' {
+                next += 1;
+                while next < bytes.len() && word(bytes[next]) {
+                    next += 1;
+                }
+            }
+            if next == close || next >= bytes.len() || bytes[next] != b'(' {
+                break;
+            }
+            at = next;
+        }
+        match call_end {
+            Some(close) => {
+                calls.push((i, close));
+                i = close;
+            }
+            None => i = end.max(i + 1),
+        }
+    }
+    calls
 }
 
 /// Whether `code` calls: a name right before an opening parenthesis.
@@ -542,6 +672,31 @@ mod tests {
     }
 
     #[test]
+    fn calls_written_in_the_request_s_prose_are_its_examples_too() {
+        let known = |name: &str| matches!(name, "semver" | "diff" | "windowed");
+        let request = "semver.diff('1.2.3', '2.0.0-rc.1') should be 'premajor' (the newer one is a prerelease), but \
+it returns 'major'. Same with diff('1.2.3', '1.3.0-beta.0'), which gives 'minor' and not 'preminor'. Also \
+windowed([1, (2)], 3).\n\n    windowed(x)  # indented: a file's line\n```\ndiff(1, 2)\n```\nnot (a) call";
+        let codes: Vec<String> =
+            request_examples(Language::JavaScript, request, known).into_iter().map(|e| e.code).collect();
+        assert_eq!(
+            codes,
+            ["semver.diff('1.2.3', '2.0.0-rc.1')", "diff('1.2.3', '1.3.0-beta.0')", "windowed([1, (2)], 3)"]
+        );
+        // What the prose says each gives, read as for a span.
+        let first = stated(request, "console.log(semver.diff('1.2.3', '2.0.0-rc.1'))", "major", false);
+        assert_eq!(first, Some(Stated::Becomes("premajor".into())));
+        let second = stated(request, "console.log(diff('1.2.3', '1.3.0-beta.0'))", "minor", false);
+        assert_eq!(second, Some(Stated::Becomes("preminor".into())));
+        // A parenthesis left open is no call.
+        assert!(request_examples(Language::JavaScript, "semver.diff('1.2.3' is odd", known).is_empty());
+        // Where the request marks its code, its prose holds none.
+        let marked = "`prog -abc` gives opts() = { a: true } and windowed([1], 1) too";
+        assert!(request_examples(Language::JavaScript, marked, known).is_empty());
+        assert_eq!(stated(marked, "console.log(program.opts())", "{ a: true, c: true }", true), None);
+    }
+
+    #[test]
     fn the_probe_leaves_out_the_examples_of_the_check() {
         let check =
             "const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '2.0.0-rc.1')); // 'premajor'\n";
@@ -549,6 +704,12 @@ mod tests {
 console.log(semver.diff('1.2.3', '1.2.4')) // 'patch'";
         assert_eq!(
             without_shared_prints(Language::JavaScript, probe, check),
+            "const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '1.2.4')) // 'patch'"
+        );
+        // The check's example with the package's names in scope is the probe's qualified call.
+        let scoped = "Object.assign(globalThis, require('semver'));\nconsole.log(diff('1.2.3', '2.0.0-rc.1'));\n";
+        assert_eq!(
+            without_shared_prints(Language::JavaScript, probe, scoped),
             "const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '1.2.4')) // 'patch'"
         );
         // A helper that prints, called with the check's example, is left

@@ -205,9 +205,68 @@ pub fn shows_nothing(output: &str, failed: bool) -> Option<String> {
     Some(format!("{why} (`{line}`)"))
 }
 
+/// The command-line arguments a reply writes on its one line, split as a
+/// shell splits them (quotes kept together, no expansion): what follows
+/// the program's name, where the reply writes that too (`node check.js`,
+/// `$ python3 -`, or the name the `script` gives its program as a string,
+/// `my-cli` of `createCommand('my-cli')`). `None` where it writes none.
+pub fn command_arguments(reply: &str, script: &str) -> Option<Vec<String>> {
+    let line = reply.lines().map(str::trim).find(|line| !line.is_empty() && !line.starts_with("```"))?;
+    let line = line.trim_matches('`').trim_start_matches("$ ").trim();
+    let mut words = Vec::new();
+    let (mut word, mut quote, mut started) = (String::new(), None, false);
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => (quote, started) = (Some(c), true),
+            (None, c) if c.is_whitespace() => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            (None, c) => (word.push(c), started = true).1,
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    // The interpreter and its script, where the reply names them.
+    if words.first().is_some_and(|w| ["node", "python", "python3", "bash"].contains(&w.as_str())) {
+        let file =
+            words.iter().position(|w| w == "-" || [".js", ".py", ".sh", ".mjs", ".cjs"].iter().any(|e| w.ends_with(e)));
+        words.drain(..file.map_or(1, |i| i + 1));
+    }
+    let named = |word: &str| ['\'', '"', '`'].iter().any(|q| script.contains(&format!("{q}{word}{q}")));
+    if words.len() > 1 && words.first().is_some_and(|w| !w.starts_with('-') && named(w)) {
+        words.remove(0);
+    }
+    match words.as_slice() {
+        [] => None,
+        [only] if only.eq_ignore_ascii_case("none") => None,
+        _ => Some(words),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reply_s_command_line_is_split_as_a_shell_splits_it() {
+        let words = |reply: &str| command_arguments(reply, "program.name('my-cli')").map(|w| w.join("|"));
+        assert_eq!(words("--dry-run --max-old-space 3"), Some("--dry-run|--max-old-space|3".into()));
+        assert_eq!(words("```\n-abc 'a b' \"c\"\n```"), Some("-abc|a b|c".into()));
+        assert_eq!(words("`--colr`"), Some("--colr".into()));
+        assert_eq!(words("$ node check.js -s / --first a/b/c"), Some("-s|/|--first|a/b/c".into()));
+        assert_eq!(words("python3 - --loud ''"), Some("--loud|".into()));
+        // The program's name as the script gives it is no argument; an operand is.
+        assert_eq!(words("my-cli -abc"), Some("-abc".into()));
+        assert_eq!(words("split a/b/c"), Some("split|a/b/c".into()));
+        assert_eq!(words("none"), None);
+        assert_eq!(words("\n\n"), None);
+    }
 
     #[test]
     fn the_name_a_script_calls_and_the_project_lacks_is_read_from_its_error() {

@@ -51,6 +51,11 @@ impl Conversation {
         for target in executed.iter().take(MAX_EXECUTED).cloned().chain(others) {
             add(&mut varied, target);
         }
+        tracing::debug!(
+            "definitions varied: {} (executed: {})",
+            varied.iter().map(Target::qualified).collect::<Vec<_>>().join(", "),
+            executed.iter().map(Target::qualified).collect::<Vec<_>>().join(", ")
+        );
         let mut tries: Vec<(usize, variants::Variant)> = Vec::new();
         let mut following: Vec<(usize, variants::Variant)> = Vec::new();
         for (at, target) in varied.iter().enumerate() {
@@ -83,7 +88,28 @@ impl Conversation {
                 found - tries.len()
             ));
         }
+        // Two variants that make one text are one change (`!!x` without
+        // either `!`): tried once, and never a pick between twins.
+        let mut made = std::collections::HashSet::new();
+        tries.retain(|(at, variant)| {
+            let definition = varied[*at].definition().range.clone();
+            let text = &varied[*at].text;
+            let start = definition.start.min(variant.at.start);
+            let end = definition.end.max(variant.at.end);
+            made.insert((
+                *at,
+                format!("{}{}{}", &text[start..variant.at.start], variant.new, &text[variant.at.end..end]),
+            ))
+        });
         tries.truncate(MAX_TRIES);
+        tracing::debug!(
+            "variants tried, in order: {}",
+            tries
+                .iter()
+                .map(|(at, v)| format!("{} {}", varied[*at].qualified(), v.what))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
         if tries.is_empty() {
             return Ok(None);
         }
@@ -189,6 +215,7 @@ asked.",
                 (text[start..end].trim().to_string(), after.trim().to_string())
             })
             .collect();
+        // Changes that read alike on their line cannot be told apart there.
         let distinct: std::collections::BTreeSet<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
         if distinct.len() < lines.len() {
             return Ok((passing[0], false));

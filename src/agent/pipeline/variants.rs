@@ -136,7 +136,29 @@ impl Found<'_> {
         }
         let old = &self.text[node.byte_range()];
         let line = node.start_position().row + 1;
-        let (shown_old, shown_new) = (one_line(old), one_line(&new));
+        // A token is shown in the expression around it, where that is short:
+        // `0` → `1` alone does not say which `0` of a line changed.
+        const SHOWN: usize = 32;
+        let mut around = node;
+        while let Some(parent) = around.parent() {
+            let text = &self.text[parent.byte_range()];
+            let statement = ["statement", "declarat", "assignment", "block", "body", "module", "program", "pair"]
+                .iter()
+                .any(|kind| parent.kind().contains(kind));
+            if text.len() > SHOWN || text.contains('\n') || statement {
+                break;
+            }
+            around = parent;
+        }
+        let (start, end) = (around.start_byte(), around.end_byte());
+        let (shown_old, shown_new) = match around.id() == node.id() {
+            true => (one_line(old), one_line(&new)),
+            false => {
+                let before = &self.text[start..node.start_byte()];
+                let after = &self.text[node.end_byte()..end];
+                (one_line(&self.text[start..end]), one_line(&format!("{before}{new}{after}")))
+            }
+        };
         let what = format!("`{shown_old}` → `{shown_new}` on line {line}");
         self.kinds[kind].push(Variant { at: node.byte_range(), new, what, kind });
     }
@@ -381,7 +403,7 @@ const prefix = lowHasPre ? 'pre' : ''\n  return [prefix, 'major < minor']\n}\n";
         let found = variants(Language::Python, text, b.range.clone());
         assert!(!found.is_empty());
         assert!(found.iter().all(|v| v.at.start >= b.range.start && v.at.end <= b.range.end));
-        assert!(found.iter().any(|v| v.what == "`>` → `>=` on line 6"), "{found:#?}");
+        assert!(found.iter().any(|v| v.what == "`x > 2` → `x >= 2` on line 6"), "{found:#?}");
     }
 
     #[test]
