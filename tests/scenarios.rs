@@ -3532,6 +3532,30 @@ return 'LOUD' if not args.loud else 'quiet'\n";
 }
 
 #[tokio::test]
+async fn a_check_that_defines_the_project_s_own_function_is_set_aside_before_it_runs() {
+    let calc = long_module("def at_least(x, n):\n    return x > n\n");
+    let own = "```python\nimport calc\ndef at_least(x, n):\n    return x >= n\nprint(at_least(3, 3))\n```\n";
+    let check = "```python\nfrom calc import at_least\nat_least(3, 3)\n```\n";
+    let probe = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\nprint(at_least(1, 3))\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", &calc)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", own, check, "```\nTrue\n```\n", "```\nTrue\n```\n", probe],
+            "at_least with 3 and 3 returns False but should return True. Fix it.",
+        )
+        .await;
+    let why = "it defines `at_least` itself, which the project defines in calc.py: it must call the project's own";
+    assert!(run.text().contains(&format!("[the check is set aside: {why}]")), "{}", run.text());
+    let again = run.backend.requests()[3].messages.last().unwrap().text();
+    assert!(again.contains(&format!("Your last script was set aside: {why}.")), "{again}");
+    // The next check ends on the call it means to show: it is printed.
+    let commands = bash_commands(&run);
+    assert!(commands[0].contains("print(at_least(3, 3))"), "{}", commands[0]);
+    assert!(run.read("calc.py") == calc.replace("x > n", "x >= n"), "{}", run.outcome.text);
+}
+
+#[tokio::test]
 async fn what_the_request_says_its_example_should_give_needs_no_model_call() {
     let shop = long_module("def shipping(weight):\n    return weight * 2 + 1\n");
     let probe = "```python\nfrom shop import shipping\nprint(shipping(0) * 0)\n```\n";

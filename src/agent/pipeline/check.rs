@@ -658,7 +658,7 @@ pub fn project_tests(root: &Path, language: Language) -> Option<String> {
 /// The script as it runs: a JavaScript check that asserts without
 /// requiring `assert` gets the require it forgot.
 fn tidy(language: Language, script: &str) -> String {
-    let script = &super::expect::uncommented(language, script);
+    let script = &echoed(language, &super::expect::uncommented(language, script));
     let requires_assert = ["require('assert')", "require(\"assert\")", "require('node:assert')", "from 'assert'"]
         .iter()
         .any(|r| script.contains(r));
@@ -666,6 +666,36 @@ fn tidy(language: Language, script: &str) -> String {
         return format!("const assert = require('assert');\n{script}");
     }
     script.to_string()
+}
+
+/// `script` with its last statement printed, where that is an expression
+/// and nothing else in it prints: a small model ends its script on the
+/// call it means to show (`markdown.markdown(text)`), as at a prompt that
+/// echoes it, and its run would show nothing.
+fn echoed(language: Language, script: &str) -> String {
+    let print = match language {
+        Language::Python => "print",
+        Language::JavaScript => "console.log",
+        _ => return script.to_string(),
+    };
+    // An assertion shows itself, by failing.
+    if script.contains(&format!("{print}(")) || script.contains("assert") {
+        return script.to_string();
+    }
+    let Some(tree) = crate::codemap::tree(language, script) else { return script.to_string() };
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let last = root.named_children(&mut cursor).filter(|n| !n.kind().contains("comment")).last();
+    let Some(statement) = last.filter(|n| n.kind() == "expression_statement" && !root.has_error()) else {
+        return script.to_string();
+    };
+    let Some(expression) = statement.named_child(0) else { return script.to_string() };
+    let shown = ["call", "call_expression", "attribute", "member_expression", "subscript", "subscript_expression"];
+    if !shown.contains(&expression.kind()) {
+        return script.to_string();
+    }
+    let code = &script[expression.byte_range()];
+    format!("{}{print}({code}){}", &script[..statement.start_byte()], &script[statement.end_byte()..])
 }
 
 #[cfg(test)]
@@ -736,6 +766,20 @@ def pkg():\n    return 'the function'\n";
         let already = "const assert = require('assert')\nassert(f())";
         assert_eq!(tidy(Language::JavaScript, already), already);
         assert_eq!(tidy(Language::Python, "assert f() == 1"), "assert f() == 1");
+    }
+
+    #[test]
+    fn a_script_that_prints_nothing_shows_the_call_it_ends_on() {
+        let ends = "import markdown\n\ntext = 'Hi'\nmarkdown.markdown(text)\n";
+        assert_eq!(tidy(Language::Python, ends), "import markdown\n\ntext = 'Hi'\nprint(markdown.markdown(text))");
+        assert_eq!(
+            tidy(Language::JavaScript, "const s = require('semver');\ns.valid('1.2.3');"),
+            "const s = require('semver');\nconsole.log(s.valid('1.2.3'))"
+        );
+        // A script that prints, or ends on an assignment or a name, is left as it is.
+        for kept in ["x = f()\nprint(x)\nf()", "x = f()", "f()\nx", "def f():\n    g()"] {
+            assert_eq!(tidy(Language::Python, kept), kept);
+        }
     }
 
     /// The check runs for real: on the project as it is, then against two

@@ -95,6 +95,10 @@ impl Conversation {
                 refused = self.set_aside_unrun(generation, "check", &why);
                 continue;
             }
+            if let Some(why) = self.redefines(language, &check.script) {
+                refused = self.set_aside_unrun(generation, "check", &why);
+                continue;
+            }
             let (ran, output) = self.run_now(system, base, generation, &mut check, usage, cancel).await?;
             if output.starts_with("permission denied") {
                 return Ok(None);
@@ -235,6 +239,25 @@ command-line arguments: write any the example passes into the script itself. {} 
         }
     }
 
+    /// Why `script` cannot show the project's code, where it defines at its
+    /// top level a function or class the project defines at the top of one
+    /// of its files: a small model writes its own `createCommand` beside
+    /// the project's, or a copy of the function the request is about, and
+    /// its run then shows its own code. `None` where it defines none.
+    fn redefines(&self, language: crate::codemap::Language, script: &str) -> Option<String> {
+        let own = crate::codemap::parse(language, script);
+        let name = own.definitions.iter().filter(|d| !d.local && d.container.is_none()).find_map(|d| {
+            self.code_map.files().filter(|(path, _)| !crate::codemap::rank::is_aside(path)).find_map(|(path, map)| {
+                map.definitions
+                    .iter()
+                    .any(|p| !p.local && p.container.is_none() && p.name == d.name)
+                    .then(|| (d.name.clone(), path.to_string()))
+            })
+        });
+        let (name, path) = name?;
+        Some(format!("it defines `{name}` itself, which the project defines in {path}: it must call the project's own"))
+    }
+
     /// The runner for a check or script of `language`, where they may run:
     /// checks switched on and Bash open to the harness.
     fn check_runner(&self, language: crate::codemap::Language) -> Option<loading::Runner> {
@@ -293,6 +316,10 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
             };
             if !loading.loaded_by(&check.script) {
                 refused = self.set_aside_unrun(generation, "script", NOT_LOADED);
+                continue;
+            }
+            if let Some(why) = self.redefines(language, &check.script) {
+                refused = self.set_aside_unrun(generation, "script", &why);
                 continue;
             }
             let (ran, output) = self.run_now(system, base, generation, &mut check, usage, cancel).await?;
