@@ -6,7 +6,7 @@
 //!    an answer, its reply held by a grammar to those two words and asked
 //!    in both orders; a model that picks by the order is undecided, and a
 //!    question mark in the request's prose decides.
-//! 3. **Localize** ([`crate::codemap::rank`]): definitions ranked by the
+//! 3. **Localize** ([`localize`], [`crate::codemap::rank`]): definitions ranked by the
 //!    names, words and references of the request, and by the names the
 //!    model guesses the code uses for it; the model chooses among the best
 //!    few, its reply held by a grammar to their names, and the choice is
@@ -34,6 +34,7 @@ mod checking;
 mod edit;
 mod expect;
 mod loading;
+mod localize;
 mod reading;
 mod trying;
 mod variants;
@@ -45,7 +46,7 @@ use tokio_util::sync::CancellationToken;
 use super::turn::Generation;
 use super::whole_file::prompt_of;
 use super::{Conversation, TurnOutcome};
-use crate::codemap::{DefKind, Definition, FileMap, Language};
+use crate::codemap::{DefKind, Definition, FileMap};
 use crate::config::ToolProfile;
 use crate::protocol::{AgentStatus, Block, Event, Message, PermissionMode, Role, StopReason, Usage};
 
@@ -82,19 +83,6 @@ impl Candidate {
     }
 }
 
-/// Whether `definition` is what a call of the class `class` runs: its
-/// constructor (`__init__`, `constructor`, `new`).
-fn constructs(definition: &Definition, class: &str) -> bool {
-    definition.kind == DefKind::Method
-        && definition.container.as_deref() == Some(class)
-        && matches!(definition.name.as_str(), "__init__" | "constructor" | "new")
-}
-
-/// Short functions a definition calls that are shown with it, at most.
-const MAX_CALLEES: usize = 3;
-/// Lines a called function may have to be shown with the one chosen.
-const MAX_CALLEE_LINES: usize = 60;
-
 /// A definition a change may replace, with its file as it is now.
 #[derive(Clone)]
 struct Target {
@@ -127,10 +115,6 @@ impl Target {
         self.path == other.path && self.definition().range == other.definition().range
     }
 }
-
-/// Definitions of the project a failing check's traceback is followed
-/// into, at most.
-const MAX_TRACED: usize = 2;
 
 /// Definitions the check ran that are shown with the chosen one, at most.
 const EXECUTED_SHOWN: usize = 2;
@@ -244,38 +228,6 @@ impl Conversation {
         }
     }
 
-    /// The model's guess, before it sees any code, at the names the code
-    /// uses for what the request speaks of: a report in the user's words
-    /// ("how long", "required") lacks the code's (`MAX_LENGTH`,
-    /// `mandatory`), which a model that has read much code often knows.
-    /// The ranking searches them as words; one that names nothing in the
-    /// project counts for nothing.
-    async fn guess_code_names(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<String, Stop> {
-        /// Enough for a line of names; a reply that rambles is cut there.
-        const NAMES_TOKENS: u32 = 60;
-        const NAMES: usize = 8;
-        let ask = format!(
-            "Before any code is shown: what would the project's code for what the request speaks of be named? \
-Reply with up to {NAMES} likely names of its functions, methods, classes, constants or variables, comma-separated, \
-nothing else."
-        );
-        // Shown as a notice and counted in the turn's usage, as the intent
-        // is; not a message of the conversation, which it would leave with
-        // two model replies in a row.
-        let (_, reply) = self.ask_bounded(system, base, &ask, NAMES_TOKENS, usage, cancel).await?;
-        let names = edit::listed_names(&reply, NAMES);
-        if !names.is_empty() {
-            self.notify(&format!("[names the code may use, as the model guesses them: {}]", names.join(", ")));
-        }
-        Ok(names.join(" "))
-    }
-
     /// Makes `name` a call of the reply in `generation`, records both, and
     /// runs the call (approved as any): whether it succeeded, and its
     /// output. `Err` when the turn was cancelled meanwhile.
@@ -310,233 +262,12 @@ nothing else."
         Ok((succeeded, output))
     }
 
-    /// The definitions the model may choose among for `request`, best first.
-    fn candidates(&self, request: &str, limit: usize) -> Vec<Candidate> {
-        crate::codemap::rank::rank_hinted(&self.code_map, request, &self.code_names, limit)
-            .into_iter()
-            .filter(|r| self.workspace.resolve(r.found.path).is_ok_and(|path| self.may_show(&path)))
-            .map(|r| Candidate {
-                path: r.found.path.to_string(),
-                qualified: r.found.definition.qualified(r.found.file.language),
-                kind: r.found.definition.kind,
-                lines: r.found.definition.lines,
-                doc: r.found.definition.doc.clone(),
-                named: r.named,
-            })
-            .collect()
-    }
-
-    /// The index of the candidate the model chooses; the only one, or the
-    /// best-ranked when the request names it and no other, needs no choice.
-    #[allow(clippy::too_many_arguments)]
-    async fn choose(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        candidates: &[Candidate],
-        wants_change: bool,
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<usize, Stop> {
-        let named_alone = candidates[0].named && candidates.iter().filter(|c| c.named).count() == 1;
-        let chosen = if candidates.len() == 1 || named_alone {
-            0
-        } else {
-            // The reply is a name, held to those listed: a small model asked
-            // for a number picks by position (the 0.5B "1", the 1.5B "3"),
-            // while writing a name it reads what the names mean.
-            let names: Vec<String> = candidates
-                .iter()
-                .map(|c| match candidates.iter().filter(|o| o.qualified == c.qualified).count() {
-                    1 => c.qualified.clone(),
-                    _ => format!("{} in {}", c.qualified, c.path),
-                })
-                .collect();
-            let list: Vec<String> = candidates
-                .iter()
-                .map(|c| {
-                    let text = self.workspace.resolve(&c.path).ok().and_then(|p| self.workspace.read_text(&p).ok());
-                    format!("- {}", c.listed(text.as_deref()))
-                })
-                .collect();
-            let question = if wants_change { "must change to do what is asked" } else { "holds the answer" };
-            let ask = format!(
-                "The definitions of the project that match the request best:\n\n{}\n\nWhich one {question}? \
-Reply with its name: {}.",
-                list.join("\n\n"),
-                names.join(", ")
-            );
-            let choices: Vec<&str> = names.iter().map(String::as_str).collect();
-            let reply = self.choice_reply(system, base, &ask, &choices, usage, cancel).await?;
-            names.iter().position(|n| *n == reply).unwrap_or(0)
-        };
-        // The choice, as the user and the session see it: a Read of it.
-        let candidate = &candidates[chosen];
-        let (first, last) = candidate.lines;
-        let mut generation = Generation::default();
-        generation.blocks.push(Block::Text { text: format!("`{}` in {}.", candidate.qualified, candidate.path) });
-        let input = json!({ "file_path": candidate.path, "offset": first, "limit": last + 1 - first });
-        self.harness_call(generation, "Read", input, cancel).await?;
-        Ok(chosen)
-    }
-
     /// The harness read `target`'s file to show or vary it: its Edit
     /// needs no Read of its own (a callee in another file has none).
     fn note_read(&self, target: &Target) {
         if let Ok(path) = self.workspace.resolve(&target.path) {
             self.state.note_read(&path, &target.text);
         }
-    }
-
-    /// The candidate's definition as it is now (the map may have moved it
-    /// a few lines); `None` when it is gone.
-    fn candidate_target(&self, candidate: &Candidate) -> Option<Target> {
-        self.target(&candidate.path, |d, language| {
-            d.qualified(language) == candidate.qualified && d.lines.0.abs_diff(candidate.lines.0) < 50
-        })
-    }
-
-    /// The definition of `path` that `is_it` picks, as it is now.
-    fn target(&self, path: &str, is_it: impl Fn(&Definition, Language) -> bool) -> Option<Target> {
-        let resolved = self.workspace.resolve(path).ok()?;
-        let text = self.workspace.read_text(&resolved).ok()?;
-        let file = self.code_map.file(path)?.clone();
-        let at = file.definitions.iter().position(|d| is_it(d, file.language))?;
-        Some(Target { path: path.to_string(), text, file, at })
-    }
-
-    /// The project's definitions (functions and methods, not tests) a
-    /// traceback in `output` passes through, innermost first: where an
-    /// error is raised is where its fix most often goes.
-    fn traced(&self, output: &str) -> Vec<Target> {
-        let mut traced: Vec<Target> = Vec::new();
-        for (file, line) in reading::frames(output) {
-            if let Some(target) = self.running(&file, line) {
-                if !traced.iter().any(|t| t.is(&target)) {
-                    traced.push(target);
-                }
-            }
-            if traced.len() == MAX_TRACED {
-                break;
-            }
-        }
-        traced
-    }
-
-    /// The project's functions the check ran (`output` of its
-    /// [`check::Check::calls_command`]), those the request's words point to
-    /// first, best first: the definitions a report's example really
-    /// reaches, where those its words name may only be the door it came in by.
-    fn executed(&self, output: &str, request: &str) -> Vec<Target> {
-        let mut ran: Vec<Target> = Vec::new();
-        for (file, line) in reading::calls(output) {
-            if let Some(target) = self.running(&file, line) {
-                if !ran.iter().any(|t| t.is(&target)) {
-                    ran.push(target);
-                }
-            }
-        }
-        let ranked = crate::codemap::rank::rank_hinted(&self.code_map, request, &self.code_names, usize::MAX);
-        let place = |t: &Target| {
-            ranked
-                .iter()
-                .position(|r| r.found.path == t.path && r.found.definition.range == t.definition().range)
-                .unwrap_or(usize::MAX)
-        };
-        // A stable sort: what the words do not reach keeps the order it ran in.
-        ran.sort_by_cached_key(place);
-        // Each followed by what it calls of the rest, and what those call:
-        // the fault of a report about a call often lies in a helper it runs
-        // (`opts` runs `attributeName`, which runs `camelcase`), whose own
-        // words the request never uses.
-        const DEPTH: usize = 2;
-        let mut order: Vec<usize> = Vec::with_capacity(ran.len());
-        let mut placed = vec![false; ran.len()];
-        for top in 0..ran.len() {
-            let mut stack = vec![(top, 0)];
-            while let Some((at, depth)) = stack.pop() {
-                if std::mem::replace(&mut placed[at], true) {
-                    continue;
-                }
-                order.push(at);
-                if depth == DEPTH {
-                    continue;
-                }
-                let uses = &ran[at].definition().uses;
-                let callees =
-                    (0..ran.len()).filter(|&c| !placed[c] && uses.binary_search(&ran[c].definition().name).is_ok());
-                // Reversed onto the stack: the best ranked is placed first.
-                let callees: Vec<usize> = callees.collect();
-                stack.extend(callees.into_iter().rev().map(|c| (c, depth + 1)));
-            }
-        }
-        order.into_iter().map(|at| ran[at].clone()).collect()
-    }
-
-    /// The innermost function or method of the project's `file` (as a
-    /// runtime prints it, absolute, or relative to the root) that holds
-    /// `line`; `None` for the runtime's files, libraries and tests.
-    fn running(&self, file: &str, line: usize) -> Option<Target> {
-        // Runtimes print the real path, which may not be the one the root was named by.
-        let root = self.workspace.root();
-        let rel = match file.starts_with('/') {
-            true => [Some(root.to_path_buf()), root.canonicalize().ok()]
-                .into_iter()
-                .flatten()
-                .find_map(|root| file.strip_prefix(&format!("{}/", root.display())).map(str::to_string))?,
-            false => file.to_string(),
-        };
-        // The check runs in the workspace: its frames are the project's
-        // files under the root; others are the runtime's or libraries'.
-        if rel.split('/').any(|part| matches!(part, "node_modules" | "site-packages" | "dist-packages")) {
-            return None;
-        }
-        let (path, map) = self.code_map.files().find(|(path, _)| *path == rel)?;
-        if crate::codemap::rank::is_aside(path) {
-            return None;
-        }
-        let range = map
-            .definitions
-            .iter()
-            .filter(|d| matches!(d.kind, DefKind::Function | DefKind::Method))
-            .filter(|d| d.lines.0 <= line && line <= d.lines.1)
-            .min_by_key(|d| d.lines.1 - d.lines.0)
-            .map(|d| d.range.clone())?;
-        self.target(path, |d, _| d.range == range)
-    }
-
-    /// What a change to `candidate` may replace: the candidate, then the
-    /// short functions of the project it calls (a wrong result is often
-    /// made by what the function named in the report calls), the same
-    /// file's first.
-    fn targets(&self, candidate: &Candidate) -> Vec<Target> {
-        let Some(first) = self.candidate_target(candidate) else { return Vec::new() };
-        let mut callees: Vec<(bool, String, String, (usize, usize))> = Vec::new();
-        for used in &first.definition().uses {
-            let defining: Vec<_> = self
-                .code_map
-                .definitions()
-                .filter(|f| !f.definition.local && (f.definition.name == *used || constructs(f.definition, used)))
-                .filter(|f| matches!(f.definition.kind, DefKind::Function | DefKind::Method))
-                .filter(|f| f.definition.lines.1 + 1 - f.definition.lines.0 <= MAX_CALLEE_LINES)
-                .filter(|f| !crate::codemap::rank::is_aside(f.path))
-                .collect();
-            // A name defined in many places (`get`, `run`) points nowhere.
-            if let [found] = defining.as_slice() {
-                let qualified = found.definition.qualified(found.file.language);
-                if qualified != first.qualified() {
-                    let same_file = found.path == first.path;
-                    callees.push((!same_file, found.path.to_string(), qualified, found.definition.lines));
-                }
-            }
-        }
-        callees.sort_by_key(|c| c.0);
-        let mut targets = vec![first];
-        for (_, path, qualified, lines) in callees.into_iter().take(MAX_CALLEES) {
-            let found = self.target(&path, |d, language| d.qualified(language) == qualified && d.lines == lines);
-            targets.extend(found);
-        }
-        targets
     }
 
     /// Asks for the candidate's new version until one is verified or the
