@@ -1,7 +1,8 @@
 //! The check's steps in a turn of the pipeline (see [`super::check`]):
-//! the request's examples or the model's script make the check, what it
-//! must print is read or asked, the model writes the probe; tack runs each
-//! as a Bash call, and candidates against them in the scratch copy.
+//! the request's examples or the model's script make the check (what it
+//! must print is read or asked in [`super::expecting`]), the model writes
+//! the probe; tack runs each as a Bash call, and candidates against them
+//! in the scratch copy.
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -353,159 +354,6 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
         Ok(None)
     }
 
-    /// What a printing check must print once the request is done, in the
-    /// model's words; `None` when it says what the check prints now.
-    #[allow(clippy::too_many_arguments)]
-    async fn expect_output(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        check: check::Check,
-        printed: &str,
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<Option<check::Check>, Stop> {
-        const SHOWN_CHARS: usize = 1_500;
-        if !self.budget.allows_call() {
-            return Ok(None);
-        }
-        let shown: String = printed.chars().take(SHOWN_CHARS).collect();
-        if let Some(expected) = self.expect_by_line(system, base, &check, &shown, usage, cancel).await? {
-            if expected.is_empty() {
-                self.notify("[no check: which value each line must print, the model picks by the order offered]");
-                return Ok(None);
-            }
-            return Ok(self.expecting(check, &expected));
-        }
-        if !self.budget.allows_call() {
-            return Ok(None);
-        }
-        let ask = format!(
-            "This script:\n```\n{}\n```\nprints, on the code as it is:\n```\n{}\n```\nWhat must it print once the \
-request is done? Reply with that output only, in one code block.",
-            check.script.trim_end(),
-            shown.trim_end()
-        );
-        let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
-        self.record_reply(generation);
-        let expected = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().to_string());
-        let expected = reading::changed_lines(printed, &reading::normalized(&expected));
-        if expected.trim().is_empty() {
-            self.notify("[no check: the expected output is what it prints now]");
-            return Ok(None);
-        }
-        Ok(self.expecting(check, &expected))
-    }
-
-    /// `check`, from now on passing only when it prints `expected`; `None`
-    /// when that cannot be kept.
-    fn expecting(&self, mut check: check::Check, expected: &str) -> Option<check::Check> {
-        if let Err(error) = check.expect(expected) {
-            self.notify(&format!("[no check: {error}]"));
-            return None;
-        }
-        self.notify("[the check prints something else than it must: it passes once it prints what is expected]");
-        Some(check)
-    }
-
-    /// What the check must print, asked line by line of what it prints
-    /// now (see [`expect`]): each line the request speaks of, held to the
-    /// request's values of its shape, in both orders. The lines that must
-    /// read otherwise (the others are left free); `None` when none must, or
-    /// the request speaks of no line; empty when every pick followed the
-    /// order offered.
-    #[allow(clippy::too_many_arguments)]
-    async fn expect_by_line(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        check: &check::Check,
-        shown: &str,
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<Option<String>, Stop> {
-        /// Lines asked about at most: each is a model call.
-        const MAX_ASKED: usize = 3;
-        let request = super::prompt_of(base);
-        let values = expect::request_values(&request);
-        let printed = reading::normalized(shown);
-        let statements = expect::printing_statements(check.language(), &check.script, &printed);
-        let lines: Vec<(usize, String, Vec<String>)> = printed
-            .lines()
-            .enumerate()
-            .filter_map(|(i, line)| Some((i, line.to_string(), expect::line_options(line, &values)?)))
-            .take(MAX_ASKED)
-            .collect();
-        let mut expected = Vec::new();
-        let mut asked = 0;
-        // What the request itself says of each line needs no ask: a line it
-        // says must become another value does; beside such a line, one it
-        // quotes alone, as it prints now, is what the report finds right.
-        let sole = printed.lines().count() == 1;
-        let stated: Vec<Option<expect::Stated>> = lines
-            .iter()
-            .map(|(i, line, _)| statements.as_ref().and_then(|s| expect::stated(&request, &s[*i], line, sole)))
-            .collect();
-        let changing = stated.iter().any(|s| matches!(s, Some(expect::Stated::Becomes(_))));
-        for ((i, line, options), stated) in lines.into_iter().zip(stated) {
-            match stated {
-                Some(expect::Stated::Becomes(value)) => {
-                    self.notify(&format!("[the line `{line}` must read `{value}`, as the request writes]"));
-                    expected.push((line, value));
-                    continue;
-                }
-                Some(expect::Stated::Quoted) if changing => {
-                    self.notify(&format!("[the line `{line}` stays as it is: the request quotes it so]"));
-                    expected.push((line.clone(), line));
-                    continue;
-                }
-                _ => {}
-            }
-            if !self.budget.allows_call() {
-                break;
-            }
-            asked += 1;
-            // Where each line's statement is known, the model is asked about
-            // that statement: told only the output, it matched lines to the
-            // request's examples by their order.
-            let what = match &statements {
-                Some(statements) => format!(
-                    "On the code as it is, `{}` prints `{line}`. Once the request is done, what must it print?",
-                    statements[i]
-                ),
-                None => format!(
-                    "It prints, on the code as it is:\n```\n{}\n```\nOnce the request is done, what must the line \
-that now reads `{line}` read?",
-                    shown.trim_end()
-                ),
-            };
-            let ask = |choices: &[&str]| {
-                let listed: Vec<String> = choices.iter().map(|o| format!("`{o}`")).collect();
-                format!(
-                    "This script:\n```\n{}\n```\n{what} Reply with one of: {}.",
-                    check.script.trim_end(),
-                    listed.join(", ")
-                )
-            };
-            let choices: Vec<&str> = options.iter().map(String::as_str).collect();
-            // A small model that picks by position says nothing of what the
-            // line must read.
-            let Some(reply) = self.choice_both_ways(system, base, ask, &choices, usage, cancel).await? else {
-                self.notify(&format!("[the line `{line}`: the pick follows the order it is offered in — left free]"));
-                continue;
-            };
-            self.notify(&format!("[the line `{line}` must read `{reply}`]"));
-            expected.push((line, reply));
-        }
-        if asked > 0 && expected.is_empty() {
-            return Ok(Some(String::new()));
-        }
-        if expected.iter().all(|(line, reply)| line == reply) {
-            return Ok(None);
-        }
-        Ok(Some(expected.into_iter().map(|(_, reply)| reply).collect::<Vec<_>>().join("\n")))
-    }
-
     /// Runs `check` against the file at `path` as `after` (now `now`) in
     /// the scratch copy, as a Bash call of `generation`: `Ok(Err(why))` when
     /// it still fails.
@@ -535,7 +383,7 @@ that now reads `{line}` read?",
     /// budget, bounded to [`SCRIPT_TOKENS`]: a script or an output asked
     /// for, which a small model that rambles would write on for minutes.
     /// The reply as generated (not yet recorded) and its text.
-    async fn ask_short(
+    pub(super) async fn ask_short(
         &mut self,
         system: &str,
         base: &[Message],

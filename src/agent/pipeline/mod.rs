@@ -33,6 +33,7 @@ mod check;
 mod checking;
 mod edit;
 mod expect;
+mod expecting;
 mod loading;
 mod localize;
 mod reading;
