@@ -246,8 +246,12 @@ command-line arguments: write any the example passes into the script itself. {} 
     /// the project's, or a copy of the function the request is about, and
     /// its run then shows its own code. `None` where it defines none.
     fn redefines(&self, language: crate::codemap::Language, script: &str) -> Option<String> {
+        use crate::codemap::DefKind;
+        // A constant may name the project's function (`diff = semver.diff`).
+        let code = |kind: DefKind| matches!(kind, DefKind::Function | DefKind::Class | DefKind::Type);
         let own = crate::codemap::parse(language, script);
-        let name = own.definitions.iter().filter(|d| !d.local && d.container.is_none()).find_map(|d| {
+        let mut defined = own.definitions.iter().filter(|d| !d.local && d.container.is_none() && code(d.kind));
+        let name = defined.find_map(|d| {
             self.code_map.files().filter(|(path, _)| !crate::codemap::rank::is_aside(path)).find_map(|(path, map)| {
                 map.definitions
                     .iter()
