@@ -3557,6 +3557,30 @@ async fn a_check_that_defines_the_project_s_own_function_is_set_aside_before_it_
 }
 
 #[tokio::test]
+async fn where_the_request_makes_no_check_the_chosen_definition_s_doctests_make_one() {
+    let documented = "def at_least(x, n):\n    \"\"\"Whether x is at least n.\n\n    >>> at_least(3, 3)\n    True\n    \"\"\"\n    \
+return x > n\n";
+    let calc = long_module(documented);
+    // The model's check shows an example that works: it makes no check.
+    let check = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\n```\n";
+    let probe = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\nprint(at_least(1, 3))\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", &calc)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", check, "True", "True", "```\nTrue\n```\n", probe],
+            "at_least is wrong where both numbers are equal. Fix it.",
+        )
+        .await;
+    let text = run.text();
+    assert!(text.contains("[no check: the expected output is what it prints now]"), "{text}");
+    assert!(text.contains("[running the doctests of `at_least`, the project's own examples of it…]"), "{text}");
+    assert!(text.contains("[they fail on the code as it is: a change must make them pass]"), "{text}");
+    assert!(run.read("calc.py") == calc.replace("return x > n", "return x >= n"), "{}", run.outcome.text);
+    assert_eq!(run.backend.used(), 7, "the doctests cost no model call");
+}
+
+#[tokio::test]
 async fn what_the_request_says_its_example_should_give_needs_no_model_call() {
     let shop = long_module("def shipping(weight):\n    return weight * 2 + 1\n");
     let probe = "```python\nfrom shop import shipping\nprint(shipping(0) * 0)\n```\n";

@@ -769,6 +769,33 @@ def pkg():\n    return 'the function'\n";
     }
 
     #[test]
+    fn the_doctests_of_a_definition_fail_where_its_code_does_not_do_what_they_show() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        std::fs::create_dir_all(root.join("pkg")).unwrap();
+        std::fs::write(root.join("pkg/__init__.py"), "").unwrap();
+        let code = |body: &str| {
+            format!(
+                "class Pair:\n    def swap(self, a, b):\n        \"\"\"Swaps.\n\n        >>> Pair().swap(1, 2)\n        \
+(2, 1)\n        \"\"\"\n        return {body}\n"
+            )
+        };
+        let run = |body: &str| {
+            std::fs::write(root.join("pkg/pairs.py"), code(body)).unwrap();
+            let loading = loading(root, Language::Python, "pkg/pairs.py");
+            let script = loading.doctest_script("Pair.swap").unwrap();
+            let check = Check::new(runner(Language::Python).unwrap(), loading, &script).unwrap();
+            let out = std::process::Command::new("bash").arg("-c").arg(check.now_command()).current_dir(root).output();
+            let out = out.unwrap();
+            (out.status.success(), String::from_utf8_lossy(&out.stdout).to_string())
+        };
+        let (passed, printed) = run("a, b");
+        assert!(!passed && printed.contains("Failed example:") && printed.contains("(1, 2)"), "{printed}");
+        assert_eq!(run("b, a"), (true, String::new()));
+        assert_eq!(loading(root, Language::JavaScript, "index.js").doctest_script("f"), None);
+    }
+
+    #[test]
     fn a_script_that_prints_nothing_shows_the_call_it_ends_on() {
         let ends = "import markdown\n\ntext = 'Hi'\nmarkdown.markdown(text)\n";
         assert_eq!(tidy(Language::Python, ends), "import markdown\n\ntext = 'Hi'\nprint(markdown.markdown(text))");

@@ -130,6 +130,40 @@ impl Conversation {
         Ok(None)
     }
 
+    /// The check the project's own documentation makes, where the request
+    /// made none: the doctests of the Python definition `target`, run on the
+    /// code as it is (a Bash call). Where an example its docstring gives
+    /// prints something else than the docstring says, a change must make
+    /// them all pass (`partition`'s docstring shows the even items first).
+    /// `None` where it has no doctest or they pass now.
+    pub(super) async fn doctest_check(
+        &mut self,
+        target: &Target,
+        cancel: &CancellationToken,
+    ) -> Result<Option<check::Check>, Stop> {
+        let language = target.file.language;
+        let documented = target.definition().doc.is_some() && target.old().contains(">>> ");
+        let Some(runner) = self.check_runner(language).filter(|_| documented) else { return Ok(None) };
+        let loading = loading::loading(self.workspace.root(), language, &target.path);
+        let qualified = target.qualified();
+        let Some(Ok(mut check)) = loading.doctest_script(&qualified).map(|s| check::Check::new(runner, loading, &s))
+        else {
+            return Ok(None);
+        };
+        self.notify(&format!("[running the doctests of `{qualified}`, the project's own examples of it…]"));
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text { text: format!("The doctests of `{qualified}`, on the code as it is.") });
+        let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
+        let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        if ran || !output.contains("Failed example:") {
+            self.notify("[they pass on the code as it is: no check]");
+            return Ok(None);
+        }
+        self.notify("[they fail on the code as it is: a change must make them pass]");
+        check.fails_with(&output);
+        Ok(Some(check))
+    }
+
     /// Runs `check` on the code as it is, a Bash call for the model's
     /// `generation`: whether it ran and its output. Where the run read its
     /// empty command line, the script parses one as the user's program

@@ -92,6 +92,8 @@ pub struct Loading {
     /// What a script imports or requires to load the project: the Python
     /// package or module, the JavaScript package.
     top: Option<String>,
+    /// The Python module that holds the code (`more_itertools.recipes`).
+    module: Option<String>,
 }
 
 impl Loading {
@@ -120,6 +122,22 @@ return list(value) if hasattr(value, \"__next__\") else value\n\n\n{prints}"
             }
             _ => None,
         }
+    }
+
+    /// A check that runs the doctests of the Python definition `qualified`
+    /// (`partition`, `Markdown.convert`): the examples its docstring gives
+    /// with what they print, the project's own word on what it does. It
+    /// prints doctest's report of each example that fails and exits 1 where
+    /// any does. `None` outside a Python module.
+    pub fn doctest_script(&self, qualified: &str) -> Option<String> {
+        let module = self.module.as_deref()?;
+        Some(format!(
+            "import doctest as _doctest\nimport importlib as _importlib\n\n_module = _importlib.import_module('{module}')\n\
+_found = _module\nfor _name in '{qualified}'.split('.'):\n    _found = getattr(_found, _name)\n_failed = 0\n\
+for _test in _doctest.DocTestFinder(recurse=False).find(_found, '{qualified}', globs=dict(vars(_module))):\n    \
+_runner = _doctest.DocTestRunner(optionflags=_doctest.ELLIPSIS | _doctest.NORMALIZE_WHITESPACE)\n    \
+_failed += _runner.run(_test).failed\nraise SystemExit(1 if _failed else 0)\n"
+        ))
     }
 
     /// The package or module a script loads the project by.
@@ -202,7 +220,8 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
                 }
             };
             let top = module.first().map(|m| m.to_string());
-            Loading { hint, python_path, package: None, top }
+            let module = (!module.is_empty()).then(|| module.join("."));
+            Loading { hint, python_path, package: None, top, module }
         }
         Language::JavaScript => {
             let package = std::fs::read_to_string(root.join("package.json"))
@@ -244,13 +263,14 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
                 }
                 (None, _) => format!("`require('./{path}')` loads the code."),
             };
-            Loading { hint, python_path: None, top: name.clone(), package: name }
+            Loading { hint, python_path: None, top: name.clone(), package: name, module: None }
         }
         _ => Loading {
             hint: "The check runs in the project's root folder.".to_string(),
             python_path: None,
             package: None,
             top: None,
+            module: None,
         },
     }
 }

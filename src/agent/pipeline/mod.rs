@@ -290,7 +290,10 @@ impl Conversation {
             let text = format!("`{}` is no longer in {}: nothing was changed.", candidate.qualified, candidate.path);
             return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
         }
-        let mut check = self.write_check(system, base, &targets[0], usage, cancel).await?;
+        let mut check = match self.write_check(system, base, &targets[0], usage, cancel).await? {
+            None => self.doctest_check(&targets[0], cancel).await?,
+            made => made,
+        };
         if let Some(made) = check.as_mut() {
             if let Err(error) = self.prepare_scratch(system, base, &targets[0], made, usage, cancel).await? {
                 self.notify(&format!("[no check: {error}]"));
