@@ -257,14 +257,10 @@ command-line arguments: write any the example passes into the script itself. {} 
         const TOLD: usize = 3;
         let Some(name) = reading::missing_name(why) else { return String::new() };
         let homes: Vec<String> = self
-            .code_map
-            .files()
-            .filter(|(path, _)| !crate::codemap::rank::is_aside(path))
-            .flat_map(|(path, map)| {
-                map.definitions.iter().filter(|d| d.name == name && !d.local).map(move |d| match &d.container {
-                    Some(container) => format!("a method of `{container}` in {path}"),
-                    None => format!("defined at the top of {path}"),
-                })
+            .homes(name)
+            .map(|(path, d)| match &d.container {
+                Some(container) => format!("a method of `{container}` in {path}"),
+                None => format!("defined at the top of {path}"),
             })
             .take(TOLD)
             .collect();
@@ -285,16 +281,18 @@ command-line arguments: write any the example passes into the script itself. {} 
         let code = |kind: DefKind| matches!(kind, DefKind::Function | DefKind::Class | DefKind::Type);
         let own = crate::codemap::parse(language, script);
         let mut defined = own.definitions.iter().filter(|d| !d.local && d.container.is_none() && code(d.kind));
-        let name = defined.find_map(|d| {
-            self.code_map.files().filter(|(path, _)| !crate::codemap::rank::is_aside(path)).find_map(|(path, map)| {
-                map.definitions
-                    .iter()
-                    .any(|p| !p.local && p.container.is_none() && p.name == d.name)
-                    .then(|| (d.name.clone(), path.to_string()))
-            })
-        });
-        let (name, path) = name?;
+        let (name, path) = defined.find_map(|d| {
+            self.homes(&d.name).find(|(_, p)| p.container.is_none()).map(|(path, _)| (&d.name, path.to_string()))
+        })?;
         Some(format!("it defines `{name}` itself, which the project defines in {path}: it must call the project's own"))
+    }
+
+    /// The project's own definitions named `name` (not local helpers, not
+    /// in tests or declarations), with their files.
+    fn homes<'m>(&'m self, name: &'m str) -> impl Iterator<Item = (&'m str, &'m crate::codemap::Definition)> + 'm {
+        self.code_map.files().filter(|(path, _)| !crate::codemap::rank::is_aside(path)).flat_map(move |(path, map)| {
+            map.definitions.iter().filter(move |d| d.name == name && !d.local).map(move |d| (path, d))
+        })
     }
 
     /// The runner for a check or script of `language`, where they may run:
