@@ -3341,6 +3341,33 @@ async fn a_question_is_answered_from_what_a_script_of_its_example_prints_on_the_
 }
 
 #[tokio::test]
+async fn an_answer_that_tells_the_script_s_own_helper_as_the_project_s_is_asked_again() {
+    let code = "def divide(n, items):\n    \"\"\"Divide the items into n parts, keeping their order.\"\"\"\n    \
+return [items[i::n] for i in range(n)]\n";
+    let parts = long_module(code);
+    let script = "```python\nfrom parts import divide\n\ndef split_items(items, n):\n    return divide(n, items)\n\n\
+print(split_items([1, 2, 3, 4], 2))\n```\n";
+    let run = Scenario::new()
+        .file("parts.py", &parts)
+        .tool_settings(whole_files())
+        .run(
+            &["answer", "answer", "divide", script, "`split_items` does.", "`divide` does."],
+            "Which function splits the items into n parts, keeping their order?",
+        )
+        .await;
+    assert_eq!(run.outcome.text, "`divide` does.");
+    let requests = run.backend.requests();
+    let again = requests.last().unwrap().messages.last().unwrap().text();
+    assert!(
+        again.ends_with(
+            "Your last answer was set aside: `split_items` is the script's own, not the project's: the project \
+defines no `split_items`."
+        ),
+        "{again}"
+    );
+}
+
+#[tokio::test]
 async fn a_definition_too_long_to_show_beside_the_chosen_one_is_listed_by_its_head() {
     // The chosen definition alone fills what an answer is shown of code.
     let long_doc: String = (0..160).map(|i| format!("    Partitions of the items, way {i} of many.\n")).collect();
@@ -3723,6 +3750,36 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
         .await;
     assert!(run.text().contains("[the pick follows the order the changes are offered in: the first found stands]"));
     assert_eq!(run.read("people.py"), people.replace("age > 18", "age >= 18"));
+
+    // Of three, a model torn between two both ways round is asked between
+    // those two, both ways: a pick the same both ways then stands.
+    let people = long_module("def is_adult(age, known=True):\n    return age > 18 or not known\n");
+    let run = Scenario::new()
+        .file("people.py", &people)
+        .tool_settings(whole_files())
+        .run(
+            &[
+                "change",
+                "change",
+                check,
+                "```\nTrue\n```\n",
+                "```\nTrue\n```\n",
+                probe,
+                "return age > 18 or known",
+                "return age >= 18 or not known",
+                "return age > 18 or known",
+                "return age > 18 or known",
+            ],
+            "is_adult of 18 returns False but should return True. Fix it.",
+        )
+        .await;
+    let requests = run.backend.requests();
+    let choices: Vec<&Vec<String>> = requests.iter().map(|r| &r.choices).filter(|c| !c.is_empty()).collect();
+    // The intent and the line's value, each both ways, then the changes.
+    assert_eq!(choices.len(), 8, "{choices:#?}");
+    assert_eq!(choices[4].len(), 3, "{choices:#?}");
+    assert_eq!(*choices[6], ["return age >= 18 or not known", "return age > 18 or known"]);
+    assert_eq!(run.read("people.py"), people.replace("or not known", "or known"));
 }
 
 #[tokio::test]

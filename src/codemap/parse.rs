@@ -583,8 +583,8 @@ impl Reader<'_> {
         from..last.end_byte()
     }
 
-    /// The first line of a Python docstring, or of the comment right above
-    /// the definition in the other languages.
+    /// The first sentence of a Python docstring, or of the comment right
+    /// above the definition in the other languages.
     fn doc_of(&self, outer: Node, body: Option<Node>) -> Option<String> {
         let text = if self.language == Language::Python {
             let first = body?.named_child(0).filter(|n| n.kind() == "expression_statement")?;
@@ -598,16 +598,27 @@ impl Reader<'_> {
                 if !is_comment || previous.end_position().row + 1 < at.start_position().row {
                     break;
                 }
-                comments.push(self.text_of(previous).to_string());
+                // A line comment's node holds its newline.
+                comments.push(self.text_of(previous).trim_end().to_string());
                 at = previous;
             }
             comments.reverse();
             comments.join("\n")
         };
-        text.lines()
-            .map(|line| line.trim().trim_end_matches("*/").trim_start_matches(['/', '*', '#', '!']).trim())
-            .find(|line| !line.is_empty())
-            .map(str::to_string)
+        let python = self.language == Language::Python;
+        // A comment's markers go; a docstring's `*emphasis*` stays.
+        let lines = text.lines().map(|line| match python {
+            true => line.trim(),
+            false => line.trim().trim_end_matches("*/").trim_start_matches(['/', '*', '#', '!']).trim(),
+        });
+        // A summary wraps over lines; the tags and examples after it are not
+        // part of it.
+        let summary: Vec<&str> = lines
+            .skip_while(|line| line.is_empty())
+            .take_while(|line| !line.is_empty() && !line.starts_with('@') && !line.starts_with(">>>"))
+            .collect();
+        let summary = first_sentence(&summary.join(" "));
+        (!summary.is_empty()).then_some(summary)
     }
 
     /// The name of an impl's type: `Parser` of `Parser<'a, T>` or `&mut Parser`.
@@ -616,6 +627,25 @@ impl Reader<'_> {
             .map(|n| self.text_of(n).to_string())
             .unwrap_or_else(|| self.text_of(node).to_string())
     }
+}
+
+/// The first sentence of `text`: through the first period that ends a
+/// word before a capital or the end (`e.g.` and `1.5` go on), at most
+/// 200 characters.
+fn first_sentence(text: &str) -> String {
+    const MAX_SUMMARY_CHARS: usize = 200;
+    let chars: Vec<char> = text.chars().take(MAX_SUMMARY_CHARS).collect();
+    let end = (0..chars.len())
+        .find(|&i| {
+            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
+            chars[i] == '.'
+                && i > 0
+                && chars[i - 1].is_alphanumeric()
+                && chars.get(i + 1).is_none_or(|c| c.is_whitespace())
+                && next.is_none_or(|c| c.is_uppercase())
+        })
+        .map_or(chars.len(), |i| i + 1);
+    chars[..end].iter().collect::<String>().trim().to_string()
 }
 
 /// The lines of the ERROR and MISSING nodes under `node`, going down only

@@ -150,7 +150,13 @@ fn real_rust_module_with_impl_methods_and_doc_comments() {
     assert_eq!(refresh.kind, DefKind::Method);
     // The doc comment above a method is part of its range.
     assert!(text[refresh.range.clone()].trim_start().starts_with("/// Brings the map up to date"));
-    assert_eq!(refresh.doc.as_deref(), Some("Brings the map up to date with the workspace's files (gitignore"));
+    assert_eq!(
+        refresh.doc.as_deref(),
+        Some(
+            "Brings the map up to date with the workspace's files (gitignore honoured), open editor buffers standing in \
+for their files."
+        )
+    );
     assert!(refresh.uses.contains(&"parse".to_string()));
     assert_eq!(find(&map, "CodeMap").kind, DefKind::Type);
     assert_eq!(find(&map, "MAX_FILE_BYTES").kind, DefKind::Constant);
@@ -164,7 +170,7 @@ fn real_go_file() {
     let map = parse(Language::Go, &text);
     let parse_config = find(&map, "parseConfig");
     assert_eq!(parse_config.kind, DefKind::Function);
-    assert_eq!(parse_config.doc.as_deref(), Some("parseConfig reads \"key = value\" lines. Blank lines and lines"));
+    assert_eq!(parse_config.doc.as_deref(), Some("parseConfig reads \"key = value\" lines."));
     assert!(parse_config.uses.contains(&"TrimSpace".to_string()));
     assert_eq!(map.imports.len(), 1);
 }
@@ -214,4 +220,18 @@ fn the_map_parses_again_only_what_changed_on_disk_or_in_a_buffer() {
     assert_eq!((refreshed.parsed, refreshed.removed), (1, 1));
     let names: Vec<&str> = map.definitions().map(|f| f.definition.name.as_str()).collect();
     assert_eq!(names, ["two", "Four"]);
+}
+
+#[test]
+fn a_docstring_s_summary_is_its_first_sentence_over_its_wrapped_lines() {
+    let text = "def divide(n, iterable):\n    \"\"\"Divide the items (e.g. a list) into\n    *n* parts of 1.5 \
+kinds, keeping order. The last may be short.\n\n    >>> divide(2, [1])\n    \"\"\"\n";
+    let map = parse(Language::Python, text);
+    assert_eq!(
+        find(&map, "divide").doc.as_deref(),
+        Some("Divide the items (e.g. a list) into *n* parts of 1.5 kinds, keeping order.")
+    );
+    let text = "/**\n * Makes a thing\n * @param x the x\n */\nfunction make(x) {}\n";
+    let map = parse(Language::JavaScript, text);
+    assert_eq!(find(&map, "make").doc.as_deref(), Some("Makes a thing"));
 }

@@ -60,6 +60,7 @@ impl Conversation {
             Some(target) => self.experiment(system, base, &target, usage, cancel).await?,
             None => None,
         };
+        let script = ran.as_ref().map(|(script, _)| script.clone());
         let (ran, from) = match ran {
             Some((script, printed)) => (
                 format!(
@@ -69,17 +70,48 @@ impl Conversation {
             ),
             None => (String::new(), "the code shown"),
         };
-        let mut messages = base.to_vec();
-        crate::agent::whole_file::after_prompt(
-            &mut messages,
-            &format!("{shown}\n{ran}Answer the request from {from}, in one or two sentences."),
-        );
-        self.events.emit(Event::Status { status: AgentStatus::Thinking });
-        let generation = self.whole_file_reply(system, messages, cancel).await?;
-        *usage += generation.usage;
-        let text = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
-        self.record_reply(generation);
-        Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
+        let request = super::prompt_of(base);
+        let ask = format!("{shown}\n{ran}Answer the request from {from}, in one or two sentences.");
+        let mut refused = String::new();
+        loop {
+            let mut messages = base.to_vec();
+            crate::agent::whole_file::after_prompt(&mut messages, &format!("{ask}{refused}"));
+            self.events.emit(Event::Status { status: AgentStatus::Thinking });
+            let generation = self.whole_file_reply(system, messages, cancel).await?;
+            *usage += generation.usage;
+            let text = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+            self.record_reply(generation);
+            // An answer that names what the project does not define is
+            // asked again once, told so: the second stands.
+            let unfounded = self.unfounded(&text, &request, &shown, script.as_deref());
+            match unfounded.filter(|_| refused.is_empty() && self.budget.allows_call()) {
+                Some(why) => {
+                    self.notify(&format!("[the answer is set aside: {why}]"));
+                    self.record(Message::user_text(format!("[tack] The answer was set aside: {why}.")));
+                    refused = format!("\nYour last answer was set aside: {why}.");
+                }
+                None => return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }),
+            }
+        }
+    }
+
+    /// Why `answer` cannot stand, where it writes as code a name of the
+    /// kind a program defines (see [`code_names`]) that the project does
+    /// not define and neither the request nor the code shown names: a
+    /// small model tells its script's own helper (`split_iterable`) as the
+    /// project's function, or a name it remembers from elsewhere.
+    fn unfounded(&self, answer: &str, request: &str, shown: &str, script: Option<&str>) -> Option<String> {
+        let names = |text: &str| -> std::collections::BTreeSet<String> {
+            text.split(|c: char| !(c.is_alphanumeric() || c == '_')).map(str::to_string).collect()
+        };
+        let (request, shown) = (names(request), names(shown));
+        let name = code_names(answer)
+            .into_iter()
+            .find(|name| !request.contains(*name) && !shown.contains(*name) && self.homes(name).next().is_none())?;
+        Some(match script.is_some_and(|script| names(script).contains(name)) {
+            true => format!("`{name}` is the script's own, not the project's: the project defines no `{name}`"),
+            false => format!("the project defines no `{name}`, and neither the request nor its code names one"),
+        })
     }
 
     /// The project's constants the `shown` definitions use, each a line
@@ -118,5 +150,39 @@ impl Conversation {
             }
         }
         told
+    }
+}
+
+/// The names `answer` writes between backticks that read as a program's
+/// own (`split_iterable`, `parseArgs`, `pkg.divide`, `run()`), each the
+/// last part of a dotted name: a plain word (`list`, `None`) may be any
+/// language's.
+fn code_names(answer: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    for span in answer.split('`').skip(1).step_by(2) {
+        let span = span.trim();
+        let head = span.split('(').next().unwrap_or_default();
+        let Some(last) = head.rsplit('.').next() else { continue };
+        if !head.split('.').all(crate::text::is_identifier) {
+            continue;
+        }
+        let snake = last.trim_matches('_').contains('_');
+        let camel = last.chars().any(char::is_lowercase) && last.chars().skip(1).any(char::is_uppercase);
+        if (snake || camel || head.contains('.') || span.contains('(')) && !names.contains(&last) {
+            names.push(last);
+        }
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::code_names;
+
+    #[test]
+    fn an_answer_s_code_names_are_those_a_program_defines() {
+        let answer = "Use `split_iterable` (or `more.divide()`, `parseArgs`); it gives `None` from a `list`, \
+not `'x_y'` or `__init__`.";
+        assert_eq!(code_names(answer), ["split_iterable", "divide", "parseArgs"]);
     }
 }

@@ -29,6 +29,9 @@ pub struct Check {
     arguments: Vec<String>,
     /// What it must print to pass (normalized); `None`: it must exit normally.
     expected: Option<String>,
+    /// The expected lines must be printed in their order, one after
+    /// another, blank ones included: where what must change is the layout.
+    in_order: bool,
     /// How it failed on the code as it is, where it must exit normally.
     failure: String,
     /// The project's tests and how many fail before any change: a
@@ -70,6 +73,7 @@ impl Check {
             script: tidy(runner.language, script),
             arguments: Vec::new(),
             expected: None,
+            in_order: false,
             failure: String::new(),
             tests: None,
             probe: false,
@@ -315,6 +319,16 @@ impl Check {
         let expected = normalized(output);
         std::fs::write(self.dir.path().join("expected"), &expected)?;
         self.expected = Some(expected);
+        self.in_order = false;
+        Ok(())
+    }
+
+    /// From now on the check passes only when it prints the lines of
+    /// `output` one after another, blank lines included: the lines' text
+    /// alone cannot tell a layout that must change (a blank line kept).
+    pub fn expect_in_order(&mut self, output: &str) -> io::Result<()> {
+        self.expect(output)?;
+        self.in_order = true;
         Ok(())
     }
 
@@ -428,13 +442,20 @@ impl Check {
         let run = format!("$limit bash -c \"{}\"", quoted(run));
         // Printing checks pass when every expected line is among the lines
         // printed, as often as expected, each compared without blanks and
-        // with one kind of quote (as `prints` reads them).
-        let passes = match self.expected {
-            Some(_) => format!(
-                "{run} 2>/dev/null | awk '{{ gsub(/[[:space:]]/, \"\"); gsub(/\"/, \"\\047\") }} \
+        // with one kind of quote (as `loose` reads them); in order, when
+        // they are printed one after another as expected.
+        let loose = "gsub(/[[:space:]]/, \"\"); gsub(/\"/, \"\\047\")";
+        let passes = match (&self.expected, self.in_order) {
+            (Some(_), false) => format!(
+                "{run} 2>/dev/null | awk '{{ {loose} }} \
 NR == FNR {{ want[$0]++; n++; next }} want[$0] > 0 {{ want[$0]--; n-- }} END {{ exit n > 0 }}' '{dir}/expected' -"
             ),
-            None => format!("{run} >/dev/null 2>&1"),
+            (Some(_), true) => format!(
+                "{run} 2>/dev/null | awk '{{ {loose} }} NR == FNR {{ want[++m] = $0; next }} {{ got[++n] = $0 }} \
+END {{ for (i = 1; i + m - 1 <= n; i++) {{ for (j = 1; j <= m && got[i + j - 1] == want[j]; j++); \
+if (j > m) exit 0 }} exit 1 }}' '{dir}/expected' -"
+            ),
+            (None, _) => format!("{run} >/dev/null 2>&1"),
         };
         let probe = self.probe.then(|| {
             let probe = quoted(self.run_line(&modules, &format!("'{scratch}'"), &self.probe_file()));
@@ -947,6 +968,21 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         check.expect("[ 6 ]\n[6]").unwrap();
         check.prepare_scratch(root.path()).unwrap();
         let tries = [("pkg/core.py", now.replace("x + 1", "x + 3")), ("pkg/core.py", now.replace("x + 1", "6"))];
+        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
+        let (_, output) = bash(&check.tries_command().unwrap());
+        assert_eq!(passed(&output), Some(2), "{output}");
+
+        // A layout that must change is expected in order: a blank line
+        // between the two lines, not a blank line anywhere.
+        let loads = loading(root.path(), Language::Python, "pkg/core.py");
+        let script = "from pkg.core import double\nprint('a', double(0), sep='')\nprint('b')\n";
+        let mut check = Check::new(runner, loads, script).unwrap();
+        let (ok, output) = bash(&check.now_command());
+        assert!(ok && normalized(&check.now_output()) == "a1\nb", "{output}");
+        check.expect_in_order("a1\n\nb").unwrap();
+        check.prepare_scratch(root.path()).unwrap();
+        let tries =
+            [("pkg/core.py", now.replace("x + 1", "'1\\nb\\n'")), ("pkg/core.py", now.replace("x + 1", "'1\\n'"))];
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
         let (_, output) = bash(&check.tries_command().unwrap());
         assert_eq!(passed(&output), Some(2), "{output}");

@@ -289,7 +289,10 @@ command-line arguments: write any the example passes into the script itself. {} 
 
     /// The project's own definitions named `name` (not local helpers, not
     /// in tests or declarations), with their files.
-    fn homes<'m>(&'m self, name: &'m str) -> impl Iterator<Item = (&'m str, &'m crate::codemap::Definition)> + 'm {
+    pub(super) fn homes<'m>(
+        &'m self,
+        name: &'m str,
+    ) -> impl Iterator<Item = (&'m str, &'m crate::codemap::Definition)> + 'm {
         self.code_map.files().filter(|(path, _)| !crate::codemap::rank::is_aside(path)).flat_map(move |(path, map)| {
             map.definitions.iter().filter(move |d| d.name == name && !d.local).map(move |d| (path, d))
         })

@@ -32,7 +32,7 @@ impl Conversation {
                 self.notify("[no check: which value each line must print, the model picks by the order offered]");
                 return Ok(None);
             }
-            return Ok(self.expecting(check, &expected));
+            return Ok(self.expecting(check, &expected, false));
         }
         if !self.budget.allows_call() {
             return Ok(None);
@@ -46,22 +46,32 @@ request is done? Reply with that output only, in one code block.",
         let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
         self.record_reply(generation);
         let expected = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().to_string());
+        if reading::layout_changed(printed, &expected) {
+            return Ok(self.expecting(check, &expected, true));
+        }
         let expected = reading::changed_lines(printed, &reading::normalized(&expected));
         if expected.trim().is_empty() {
             self.notify("[no check: the expected output is what it prints now]");
             return Ok(None);
         }
-        Ok(self.expecting(check, &expected))
+        Ok(self.expecting(check, &expected, false))
     }
 
-    /// `check`, from now on passing only when it prints `expected`; `None`
-    /// when that cannot be kept.
-    pub(super) fn expecting(&self, mut check: check::Check, expected: &str) -> Option<check::Check> {
-        if let Err(error) = check.expect(expected) {
+    /// `check`, from now on passing only when it prints `expected` (its
+    /// lines one after another, `in_order`); `None` when that cannot be kept.
+    fn expecting(&self, mut check: check::Check, expected: &str, in_order: bool) -> Option<check::Check> {
+        let kept = match in_order {
+            true => check.expect_in_order(expected),
+            false => check.expect(expected),
+        };
+        if let Err(error) = kept {
             self.notify(&format!("[no check: {error}]"));
             return None;
         }
-        self.notify("[the check prints something else than it must: it passes once it prints what is expected]");
+        self.notify(match in_order {
+            true => "[the check prints its lines in another layout than it must: it passes once they read as expected]",
+            false => "[the check prints something else than it must: it passes once it prints what is expected]",
+        });
         Some(check)
     }
 

@@ -160,6 +160,16 @@ pub fn changed_lines(printed: &str, expected: &str) -> String {
     changed.join("\n")
 }
 
+/// Whether `expected` is what `printed` prints with only its blank lines
+/// changed, each line read as [`loose`] reads it: a change of layout (a
+/// blank line kept or dropped), which the lines' text alone cannot tell.
+pub fn layout_changed(printed: &str, expected: &str) -> bool {
+    let lines = |text: &str| -> Vec<String> { normalized(text).lines().map(loose).collect() };
+    let (printed, expected) = (lines(printed), lines(expected));
+    let filled = |lines: &[String]| -> Vec<String> { lines.iter().filter(|l| !l.is_empty()).cloned().collect() };
+    printed != expected && filled(&printed) == filled(&expected)
+}
+
 /// Output as checks compare it: each line's trailing blanks and the
 /// blank lines at its ends dropped.
 pub fn normalized(output: &str) -> String {
@@ -341,5 +351,10 @@ at Object.<anonymous> ([stdin]:4:9)\n    at node:internal/main/eval_stdin:32:5\n
         // A line expected twice and printed once is required once more.
         assert_eq!(changed_lines("[6]\n[4]", "[6]\n[6]"), "[6]");
         assert_eq!(changed_lines("1\n2", "2\n1"), "");
+        // A blank line that must be kept is a change of layout alone.
+        assert!(layout_changed("<pre>a\n  pass\nb\n", "<pre>a\n  pass\n\nb"));
+        assert!(layout_changed("a\n\nb", "a\nb"));
+        assert!(!layout_changed("a\nb\n\n", "a\nb"));
+        assert!(!layout_changed("a\nb", "a\n\nc"));
     }
 }

@@ -220,8 +220,11 @@ Reply with one word: answer or change.";
 
     /// The model's pick among `choices`, asked as `ask` words it for them
     /// in the order given and again the other way round; `None` where the
-    /// picks differ, as a small model's that picks by position do. With
-    /// one choice, or no call left for the second ask, the first pick stands.
+    /// picks differ, as a small model's that picks by position do. Of more
+    /// than two, the two it picked are set against each other the same
+    /// way: a model torn between two may still tell them from the rest.
+    /// With one choice, or no call left for the second ask, the first pick
+    /// stands.
     #[allow(clippy::too_many_arguments)]
     pub(in crate::agent) async fn choice_both_ways(
         &mut self,
@@ -238,7 +241,18 @@ Reply with one word: answer or change.";
         }
         let backward: Vec<&str> = choices.iter().rev().copied().collect();
         let second = self.choice_reply(system, base, &ask(&backward), &backward, usage, cancel).await?;
-        Ok((first == second).then_some(first))
+        if first == second {
+            return Ok(Some(first));
+        }
+        if choices.len() < 3 || !self.budget.allows_call() {
+            return Ok(None);
+        }
+        let pair = [first.as_str(), second.as_str()];
+        let pair: Vec<&str> = choices.iter().copied().filter(|c| pair.contains(c)).collect();
+        if pair.len() != 2 {
+            return Ok(None);
+        }
+        Box::pin(self.choice_both_ways(system, base, ask, &pair, usage, cancel)).await
     }
 
     /// The model's pick among `choices`, its reply held to them where the
