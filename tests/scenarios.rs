@@ -3365,6 +3365,8 @@ defines no `split_items`."
         ),
         "{again}"
     );
+    // The script misled: the answer is asked again from the code alone.
+    assert!(!again.contains("def split_items") && again.contains("Answer the request from the code shown,"), "{again}");
 }
 
 #[tokio::test]
@@ -3783,6 +3785,29 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
 }
 
 #[tokio::test]
+async fn a_run_that_ends_on_the_program_s_own_error_report_the_request_quotes_must_report_otherwise() {
+    let code = "import sys\n\nOPTIONS = ['--color', '--size']\n\n\ndef suggest(word):\n    for option in OPTIONS:\n        \
+name = option[1:]\n        if word[2:4] in name:\n            return '--' + name\n\n\ndef main(argv):\n    \
+for arg in argv:\n        if arg not in OPTIONS:\n            \
+sys.exit(f\"error: unknown option '{arg}'\\n(Did you mean {suggest(arg)}?)\")\n";
+    let cli = long_module(code);
+    let check = "```python\nfrom cli import main\nmain(['--colr'])\n```\n";
+    let expected = "```\nerror: unknown option '--colr'\n(Did you mean --color?)\n```\n";
+    let run = Scenario::new()
+        .file("cli.py", &cli)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "main", check, expected, "none", "name = option[2:]", "name = option[2:]"],
+            "A mistyped option gets a hint with one dash too many. Run with --colr the program prints:\n\n\
+error: unknown option '--colr'\n(Did you mean ---color?)\n\nIt should suggest --color.",
+        )
+        .await;
+    assert!(run.text().contains("[the check ends on the program's report of an error"), "{}", run.text());
+    assert!(run.outcome.text.contains("`option[1:]` → `option[2:]`"), "{}", run.outcome.text);
+    assert_eq!(run.read("cli.py"), cli.replace("option[1:]", "option[2:]"), "{}", run.text());
+}
+
+#[tokio::test]
 async fn a_variant_of_a_function_called_from_another_file_is_proposed_there() {
     // The file the variant changes was never read by a call: the pipeline
     // read it to vary it, and its Edit goes through.
@@ -3975,6 +4000,36 @@ async fn a_whole_file_change_is_tested_by_the_configured_command_and_sent_back_w
     assert_eq!(bash_commands(&run), [DOUBLE_TESTS, DOUBLE_TESTS]);
     let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
     assert!(sent.contains("AssertionError: 5") && sent.contains("x * 2 + 1"), "{sent}");
+}
+
+#[tokio::test]
+async fn the_model_names_the_definition_that_must_change_and_is_asked_for_it_alone() {
+    let report = format!(
+        "from fmt import fmt_total\n\n\n{}",
+        long_module("def summary(items):\n    return \"total: \" + fmt_total(items)\n")
+    );
+    let fmt = "def fmt_total(items):\n    return unit(sum(items))\n\n\ndef unit(n):\n    return str(n - 1) + ' EUR'\n";
+    let probe = "```python\nprint('ok')\n```\n";
+    let fixed = "```python\ndef unit(n):\n    return str(n) + ' EUR'\n```\n";
+    let run = Scenario::new()
+        .file("report.py", &report)
+        .file("fmt.py", fmt)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
+        .run(
+            &["change", "change", "total: 3 EUR", "total: 3 EUR", probe, "unit", "unit", fixed],
+            "`summary([1, 2])` gives `total: 2 EUR` but it should be `total: 3 EUR`. Fix it.",
+        )
+        .await;
+    assert!(run.text().contains("[`unit` must change, the model says]"), "{}", run.text());
+    let requests = run.backend.requests();
+    let named = requests[requests.len() - 2].messages.last().unwrap().text();
+    assert!(named.contains("def summary(") && named.contains("def unit("), "all are shown to choose: {named}");
+    let asked = requests.last().unwrap().messages.last().unwrap().text();
+    assert!(asked.contains("def unit(") && !asked.contains("def summary("), "{asked}");
+    assert!(asked.contains("Reply with the whole new version of `unit` that does what is asked"), "{asked}");
+    assert_eq!(run.read("fmt.py"), fmt.replace("n - 1", "n"));
+    assert_eq!(run.read("report.py"), report);
 }
 
 #[tokio::test]

@@ -71,7 +71,7 @@ impl Conversation {
             None => (String::new(), "the code shown"),
         };
         let request = super::prompt_of(base);
-        let ask = format!("{shown}\n{ran}Answer the request from {from}, in one or two sentences.");
+        let mut ask = format!("{shown}\n{ran}Answer the request from {from}, in one or two sentences.");
         let mut refused = String::new();
         loop {
             let mut messages = base.to_vec();
@@ -85,10 +85,15 @@ impl Conversation {
             // asked again once, told so: the second stands.
             let unfounded = self.unfounded(&text, &request, &shown, script.as_deref());
             match unfounded.filter(|_| refused.is_empty() && self.budget.allows_call()) {
-                Some(why) => {
+                Some((why, scripts_own)) => {
                     self.notify(&format!("[the answer is set aside: {why}]"));
                     self.record(Message::user_text(format!("[tack] The answer was set aside: {why}.")));
                     refused = format!("\nYour last answer was set aside: {why}.");
+                    // A script whose own helper was told as the project's
+                    // misled: the answer is asked again from the code alone.
+                    if scripts_own {
+                        ask = format!("{shown}\nAnswer the request from the code shown, in one or two sentences.");
+                    }
                 }
                 None => return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }),
             }
@@ -99,8 +104,9 @@ impl Conversation {
     /// kind a program defines (see [`code_names`]) that the project does
     /// not define and neither the request nor the code shown names: a
     /// small model tells its script's own helper (`split_iterable`) as the
-    /// project's function, or a name it remembers from elsewhere.
-    fn unfounded(&self, answer: &str, request: &str, shown: &str, script: Option<&str>) -> Option<String> {
+    /// project's function, or a name it remembers from elsewhere. With it,
+    /// whether the script defines that name.
+    fn unfounded(&self, answer: &str, request: &str, shown: &str, script: Option<&str>) -> Option<(String, bool)> {
         let names = |text: &str| -> std::collections::BTreeSet<String> {
             text.split(|c: char| !(c.is_alphanumeric() || c == '_')).map(str::to_string).collect()
         };
@@ -108,10 +114,12 @@ impl Conversation {
         let name = code_names(answer)
             .into_iter()
             .find(|name| !request.contains(*name) && !shown.contains(*name) && self.homes(name).next().is_none())?;
-        Some(match script.is_some_and(|script| names(script).contains(name)) {
+        let scripts_own = script.is_some_and(|script| names(script).contains(name));
+        let why = match scripts_own {
             true => format!("`{name}` is the script's own, not the project's: the project defines no `{name}`"),
             false => format!("the project defines no `{name}`, and neither the request nor its code names one"),
-        })
+        };
+        Some((why, scripts_own))
     }
 
     /// The project's constants the `shown` definitions use, each a line

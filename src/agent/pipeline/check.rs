@@ -32,6 +32,9 @@ pub struct Check {
     /// The expected lines must be printed in their order, one after
     /// another, blank ones included: where what must change is the layout.
     in_order: bool,
+    /// What it writes to its error stream counts as printed: where the
+    /// program's own error report is what must change.
+    errors_printed: bool,
     /// How it failed on the code as it is, where it must exit normally.
     failure: String,
     /// The project's tests and how many fail before any change: a
@@ -74,6 +77,7 @@ impl Check {
             arguments: Vec::new(),
             expected: None,
             in_order: false,
+            errors_printed: false,
             failure: String::new(),
             tests: None,
             probe: false,
@@ -290,9 +294,27 @@ impl Check {
         Some(self.failure.as_str()).filter(|failure| !failure.is_empty())
     }
 
-    /// What the check printed on the code as it is.
+    /// What the check printed on the code as it is: its output, then
+    /// what it wrote to its error stream where that counts.
     pub fn now_output(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("now.out")).unwrap_or_default()
+        let read = |name: &str| std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default();
+        match self.errors_printed {
+            true => format!("{}{}", read("now.out"), read("now.out.err")),
+            false => read("now.out"),
+        }
+    }
+
+    /// What the check wrote to its error stream on the code as it is.
+    pub fn now_errors(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("now.out.err")).unwrap_or_default()
+    }
+
+    /// From now on what the check writes to its error stream counts as
+    /// printed, after its output: where the run ends on the program's own
+    /// report of an error (`unknown option '--colr'`), which the request
+    /// quotes, what it reports is what must change, not that it failed.
+    pub fn count_errors_as_printed(&mut self) {
+        self.errors_printed = true;
     }
 
     fn unrun_file(&self) -> PathBuf {
@@ -445,13 +467,18 @@ impl Check {
         // with one kind of quote (as `loose` reads them); in order, when
         // they are printed one after another as expected.
         let loose = "gsub(/[[:space:]]/, \"\"); gsub(/\"/, \"\\047\")";
+        // The error stream after the output, as `now_output` reads them.
+        let printed = match self.errors_printed {
+            true => format!("{{ {run} 2>'{dir}/try.err'; cat '{dir}/try.err'; }}"),
+            false => format!("{run} 2>/dev/null"),
+        };
         let passes = match (&self.expected, self.in_order) {
             (Some(_), false) => format!(
-                "{run} 2>/dev/null | awk '{{ {loose} }} \
+                "{printed} | awk '{{ {loose} }} \
 NR == FNR {{ want[$0]++; n++; next }} want[$0] > 0 {{ want[$0]--; n-- }} END {{ exit n > 0 }}' '{dir}/expected' -"
             ),
             (Some(_), true) => format!(
-                "{run} 2>/dev/null | awk '{{ {loose} }} NR == FNR {{ want[++m] = $0; next }} {{ got[++n] = $0 }} \
+                "{printed} | awk '{{ {loose} }} NR == FNR {{ want[++m] = $0; next }} {{ got[++n] = $0 }} \
 END {{ for (i = 1; i + m - 1 <= n; i++) {{ for (j = 1; j <= m && got[i + j - 1] == want[j]; j++); \
 if (j > m) exit 0 }} exit 1 }}' '{dir}/expected' -"
             ),
@@ -551,9 +578,11 @@ fn written(file: &Path, script: &str) -> String {
     format!("cat > '{}' <<'{END}'\n{}\n{END}\n", file.display(), script.trim_end())
 }
 
-/// `run`, its output kept in `out` and printed, its exit status kept.
+/// `run`, its output kept in `out` and its error stream beside it (`.err`
+/// added), both printed, its exit status kept.
 fn kept_in(run: &str, out: &Path) -> String {
-    format!("{run} > '{}'; status=$?; cat '{}'; exit $status", out.display(), out.display())
+    let out = out.display();
+    format!("{run} > '{out}' 2> '{out}.err'; status=$?; cat '{out}'; cat '{out}.err' >&2; exit $status")
 }
 
 /// Runs the check (read from CHECK as from stdin) with a `sys.argv` that
@@ -983,6 +1012,23 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         check.prepare_scratch(root.path()).unwrap();
         let tries =
             [("pkg/core.py", now.replace("x + 1", "'1\\nb\\n'")), ("pkg/core.py", now.replace("x + 1", "'1\\n'"))];
+        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
+        let (_, output) = bash(&check.tries_command().unwrap());
+        assert_eq!(passed(&output), Some(2), "{output}");
+
+        // A program's own report of an error, on its error stream as it
+        // exits, counts as printed where it is what must change.
+        let loads = loading(root.path(), Language::Python, "pkg/core.py");
+        let script = "import sys\nfrom pkg.core import double\nsys.exit(f'did you mean {double(3)}?')\n";
+        let mut check = Check::new(runner, loads, script).unwrap();
+        let (ok, output) = bash(&check.now_command());
+        assert!(!ok && output.contains("did you mean 4?"), "{output}");
+        assert_eq!(check.now_output(), "");
+        check.count_errors_as_printed();
+        assert_eq!(check.now_output(), "did you mean 4?\n");
+        check.expect("did you mean 6?").unwrap();
+        check.prepare_scratch(root.path()).unwrap();
+        let tries = [("pkg/core.py", now.replace("x + 1", "x + 2")), ("pkg/core.py", now.replace("x + 1", "x * 2"))];
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
         let (_, output) = bash(&check.tries_command().unwrap());
         assert_eq!(passed(&output), Some(2), "{output}");

@@ -109,6 +109,17 @@ impl Conversation {
                 // An example that passes arguments cannot run on an empty
                 // command line, whatever the run shows.
                 _ if let Some(why) = check.arguments_why() => why,
+                None if let Some(line) =
+                    reading::quoted_report(&format!("{printed}{}", check.now_errors()), &request) =>
+                {
+                    self.notify(&format!(
+                        "[the check ends on the program's report of an error, as the request quotes it (`{line}`): \
+what it reports must change]"
+                    ));
+                    check.count_errors_as_printed();
+                    let printed = check.now_output();
+                    return self.expect_output(system, base, check, &printed, usage, cancel).await;
+                }
                 None => {
                     self.notify("[the check fails on the code as it is: it passes once it runs without that error]");
                     check.fails_with(&output);

@@ -366,6 +366,16 @@ is asked, in one code block.",
         if let Some(check) = &check {
             shown = format!("{shown}\n{}\n", check.described());
         }
+        // Among several, the model first names the one that must change:
+        // a small model rewrites one definition it is shown alone better
+        // than it finds it among several (it rewrote the entry point the
+        // request names, unchanged, where the fault lay three calls down).
+        // Its first version is asked of that one alone; later tries see all.
+        // A crash's traceback has named it already.
+        let named = match check.is_some() && raised.is_none() && targets.len() > 1 {
+            true => self.name_the_one(system, base, &targets, &shown, usage, cancel).await?,
+            false => None,
+        };
         let mut refusals: Vec<String> = Vec::new();
         let mut unchanged_last = false;
         let mut line_asked = false;
@@ -383,6 +393,7 @@ is asked, in one code block.",
             let ask_raised = n == 0 && raised.is_some();
             let ask_line = !ask_raised && unchanged_last && !line_asked;
             line_asked |= ask_line;
+            let alone = named.filter(|_| !greedy_asked && !ask_line && !ask_raised).map(|at| &targets[at]);
             let mut this_ask = match (&raised, ask_raised, ask_line) {
                 (Some((target, at, error)), true, _) => format!(
                     "The check fails with `{error}`, raised on this line of `{}`:\n```\n{}\n```\nReply with \
@@ -391,12 +402,22 @@ that line as it must read for the check to pass, in one code block.",
                     target.old().lines().nth(*at).unwrap_or_default().trim()
                 ),
                 (_, _, true) => line_ask.clone(),
-                _ => ask.clone(),
+                _ => match alone {
+                    Some(one) => format!(
+                        "Reply with the whole new version of `{}` that does what is asked, in one code block.",
+                        one.qualified()
+                    ),
+                    None => ask.clone(),
+                },
             };
             if let (Some(last), false) = (refusals.last(), ask_line || ask_raised) {
                 this_ask.push_str(&format!("\nYour last version was refused: {last}."));
             }
-            let messages = super::whole_file::with_files(base.to_vec(), &shown, &this_ask);
+            let shown_now = match (alone, &check) {
+                (Some(one), Some(check)) => format!("{}\n{}\n", one.shown(), check.described()),
+                _ => shown.clone(),
+            };
+            let messages = super::whole_file::with_files(base.to_vec(), &shown_now, &this_ask);
             self.resample = None;
             if greedy_asked && !ask_line {
                 sampled += 1;
@@ -428,6 +449,7 @@ that line as it must read for the check to pass, in one code block.",
                     false => targets
                         .iter()
                         .find(|t| edit::holds_head(&reply, t.old()))
+                        .or(alone)
                         .or(targets.first())
                         .and_then(|t| edit::definition_code(&reply, t.old()).map(|code| (t, code)))
                         .ok_or_else(|| "the reply holds no code block".to_string()),
@@ -483,6 +505,41 @@ that line as it must read for the check to pass, in one code block.",
             tried.join("\n")
         );
         Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
+    }
+
+    /// Which of `targets` (shown in `shown`, with the check) the model says
+    /// must change, held to their names and asked both ways round; `None`
+    /// where it picks by the order offered.
+    async fn name_the_one(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        targets: &[Target],
+        shown: &str,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<usize>, Stop> {
+        let names: Vec<String> = targets.iter().map(Target::qualified).collect();
+        let twins = names.iter().enumerate().any(|(i, name)| names[..i].contains(name));
+        if twins || !self.budget.allows_call() {
+            return Ok(None);
+        }
+        let ask = |choices: &[&str]| {
+            let listed: Vec<String> = choices.iter().map(|name| format!("`{name}`")).collect();
+            format!(
+                "{shown}\nWhich one of these definitions must change to do what is asked? Reply with its name \
+only: {}.",
+                listed.join(", ")
+            )
+        };
+        let choices: Vec<&str> = names.iter().map(String::as_str).collect();
+        self.notify("[asking which definition must change…]");
+        let Some(reply) = self.choice_both_ways(system, base, ask, &choices, usage, cancel).await? else {
+            self.notify("[which definition must change: the pick follows the order offered — all are shown]");
+            return Ok(None);
+        };
+        self.notify(&format!("[`{reply}` must change, the model says]"));
+        Ok(names.iter().position(|name| *name == reply))
     }
 }
 

@@ -170,6 +170,22 @@ pub fn layout_changed(printed: &str, expected: &str) -> bool {
     printed != expected && filled(&printed) == filled(&expected)
 }
 
+/// The line of a failed run's output that the request quotes whole, where
+/// the run shows no traceback: the program stopped on its own report of an
+/// error (`(Did you mean ---color?)`), the very output the request says is
+/// wrong, not on a crash. Lines too short to tell anything are passed over.
+pub fn quoted_report<'o>(output: &'o str, request: &str) -> Option<&'o str> {
+    const MIN_CHARS: usize = 8;
+    if !frames(output).is_empty() {
+        return None;
+    }
+    let quoted: Vec<String> = request.lines().map(|line| loose(line.trim().trim_matches('`'))).collect();
+    output.lines().map(str::trim).find(|line| {
+        let line = loose(line);
+        line.chars().count() >= MIN_CHARS && quoted.contains(&line)
+    })
+}
+
 /// Output as checks compare it: each line's trailing blanks and the
 /// blank lines at its ends dropped.
 pub fn normalized(output: &str) -> String {
@@ -351,6 +367,13 @@ at Object.<anonymous> ([stdin]:4:9)\n    at node:internal/main/eval_stdin:32:5\n
         // A line expected twice and printed once is required once more.
         assert_eq!(changed_lines("[6]\n[4]", "[6]\n[6]"), "[6]");
         assert_eq!(changed_lines("1\n2", "2\n1"), "");
+        // A report the request quotes, not a crash, is what must change.
+        let request = "Run with `--colr` it prints:\n\nerror: unknown option '--colr'\n(Did you mean ---color?)\n";
+        let report = "error: unknown option '--colr'\n(Did you mean ---color?)\n";
+        assert_eq!(quoted_report(report, request), Some("error: unknown option '--colr'"));
+        let crash = format!("{report}    at suggest (/p/lib/suggest.js:12:3)\n");
+        assert_eq!(quoted_report(&crash, request), None);
+        assert_eq!(quoted_report("error: unknown option '--size'\n", request), None);
         // A blank line that must be kept is a change of layout alone.
         assert!(layout_changed("<pre>a\n  pass\nb\n", "<pre>a\n  pass\n\nb"));
         assert!(layout_changed("a\n\nb", "a\nb"));
