@@ -177,6 +177,70 @@ fn shape(text: &str) -> Option<char> {
     })
 }
 
+/// The lines `line` may read once the request is done where the request
+/// quotes it whole in its prose and writes elsewhere a value one or two
+/// characters off one of its words: the line first, then with that word
+/// made the value (`(Did you mean ---color?)` beside `--color`). A report
+/// quotes the wrong output as the program printed it and names the right
+/// value apart. `None` where the request does neither.
+pub fn near_miss_options(line: &str, printed: &str, request: &str, values: &[String]) -> Option<Vec<String>> {
+    /// Characters a value may differ by from the word it stands for.
+    const MAX_EDITS: usize = 2;
+    const MIN_CHARS: usize = 4;
+    let line = line.trim();
+    if line.chars().count() < MIN_CHARS || !request.lines().any(|quoted| loose(quoted) == loose(line)) {
+        return None;
+    }
+    let word_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
+    let words = |text: &str| -> Vec<String> { text.split(|c: char| !word_char(c)).map(str::to_string).collect() };
+    // The words of the output the request quotes are what the program
+    // printed (`--colr`, what the user typed): no value for another word.
+    let quoted: Vec<String> = request
+        .lines()
+        .filter(|quoted| printed.lines().any(|p| loose(p) == loose(quoted) && !p.trim().is_empty()))
+        .flat_map(words)
+        .collect();
+    let value_of = |v: &String| v.trim_matches(['`', '\'', '"']).to_string();
+    let written = |word: &str| values.iter().any(|v| value_of(v) == word);
+    let mut options = vec![line.to_string()];
+    // A word the request writes itself stays.
+    for word in line.split(|c: char| !word_char(c)).filter(|w| w.chars().count() >= MIN_CHARS && !written(w)) {
+        // The values nearest the word, as a spelling checker offers them.
+        let candidates: Vec<String> = values.iter().map(value_of).filter(|v| !quoted.contains(v)).collect();
+        let near: Vec<(usize, &str)> = candidates
+            .iter()
+            .map(String::as_str)
+            .filter(|value| *value != word && value.chars().all(word_char))
+            .map(|value| (edits(word, value), value))
+            .filter(|(edits, _)| *edits <= MAX_EDITS)
+            .collect();
+        let nearest = near.iter().map(|(edits, _)| *edits).min().unwrap_or_default();
+        for (_, value) in near.into_iter().filter(|(edits, _)| *edits == nearest) {
+            let option = line.replacen(word, value, 1);
+            if !options.contains(&option) && options.len() < MAX_OPTIONS {
+                options.push(option);
+            }
+        }
+    }
+    (options.len() > 1).then_some(options)
+}
+
+/// The characters to insert, drop or change to make `a` into `b`.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, x) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, y) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1).min(row[j] + 1).min(diagonal + usize::from(x != *y));
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
 /// The lines `line` may read once the request is done, itself first:
 /// the request's other values of its shape, and for a boolean the other
 /// one. `None` when the request does not speak of the line: it neither
@@ -622,6 +686,26 @@ fn runnable(language: Language, code: &str, known: &impl Fn(&str) -> bool) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quoted_line_s_word_a_character_off_a_value_the_request_writes_may_become_it() {
+        let request = "Run with `--colr` it prints:\n\nerror: unknown option '--colr'\n(Did you mean ---color?)\n\n\
+It should suggest `--color`.";
+        let values = request_values(request);
+        let printed = "error: unknown option '--colr'\n(Did you mean ---color?)\n";
+        let options = near_miss_options("(Did you mean ---color?)", printed, request, &values);
+        assert_eq!(options.unwrap(), ["(Did you mean ---color?)", "(Did you mean --color?)"]);
+        // `--colr` is what the user typed, as the request writes it: it stays.
+        assert_eq!(near_miss_options("error: unknown option '--colr'", printed, request, &values), None);
+        let unquoted = "It should suggest `--color`.";
+        assert_eq!(near_miss_options("(Did you mean ---color?)", printed, unquoted, &values), None);
+        // Where the right value is not written, the typed one is no option.
+        let request = "Run with `--colr` it prints:\n\nerror: unknown option '--colr'\n(Did you mean ---color?)\n";
+        let values = request_values(request);
+        assert_eq!(near_miss_options("(Did you mean ---color?)", printed, request, &values), None);
+        assert_eq!(edits("---color", "--color"), 1);
+        assert_eq!(edits("kitten", "sitting"), 3);
+    }
 
     #[test]
     fn what_an_example_gives_and_should_give_is_read_from_the_request() {

@@ -100,7 +100,11 @@ request is done? Reply with that output only, in one code block.",
         let lines: Vec<(usize, String, Vec<String>)> = printed
             .lines()
             .enumerate()
-            .filter_map(|(i, line)| Some((i, line.to_string(), expect::line_options(line, &values)?)))
+            .filter_map(|(i, line)| {
+                let options = expect::line_options(line, &values)
+                    .or_else(|| expect::near_miss_options(line, &printed, &request, &values))?;
+                Some((i, line.to_string(), options))
+            })
             .take(MAX_ASKED)
             .collect();
         let mut expected = Vec::new();

@@ -221,8 +221,9 @@ Reply with one word: answer or change.";
     /// The model's pick among `choices`, asked as `ask` words it for them
     /// in the order given and again the other way round; `None` where the
     /// picks differ, as a small model's that picks by position do. Of more
-    /// than two, the two it picked are set against each other the same
-    /// way: a model torn between two may still tell them from the rest.
+    /// than two, the two it picked, where it did not take the same place
+    /// both times, are set against each other the same way: a model torn
+    /// between two may still tell them from the rest.
     /// With one choice, or no call left for the second ask, the first pick
     /// stands.
     #[allow(clippy::too_many_arguments)]
@@ -244,7 +245,10 @@ Reply with one word: answer or change.";
         if first == second {
             return Ok(Some(first));
         }
-        if choices.len() < 3 || !self.budget.allows_call() {
+        // A model that took the same place both times picks by the order.
+        let first_both = first == choices[0] && second == backward[0];
+        let last_both = Some(&first.as_str()) == choices.last() && Some(&second.as_str()) == backward.last();
+        if choices.len() < 3 || first_both || last_both || !self.budget.allows_call() {
             return Ok(None);
         }
         let pair = [first.as_str(), second.as_str()];
