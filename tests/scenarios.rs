@@ -4005,6 +4005,29 @@ async fn a_whole_file_change_is_tested_by_the_configured_command_and_sent_back_w
 }
 
 #[tokio::test]
+async fn a_request_s_example_that_uses_a_value_it_never_defines_is_given_it() {
+    let code = "def slugs(titles):\n    seen = {}\n    out = []\n    for title in titles:\n        \
+n = seen.get(title)\n        seen[title] = (n or 0) + 1\n        out.append(title if n is None else title + '_' + n)\n    \
+return out\n";
+    let slug = long_module(code);
+    let titles = "```python\ntitles = ['Setup', 'Setup', 'Setup']\n```\n";
+    let run = Scenario::new()
+        .file("slug.py", &slug)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", titles, "none"],
+            "`slugs(titles)` raises TypeError when the titles repeat one three times. Each should get its own slug.",
+        )
+        .await;
+    assert!(run.text().contains("[asking for the `titles` the request's example uses…]"), "{}", run.text());
+    assert_eq!(run.read("slug.py"), slug.replace("'_' + n)", "'_' + str(n))"), "{}", run.text());
+    // The check the user sees runs the value given and the example as written.
+    let requests = run.backend.requests();
+    let asked = requests[2].messages.last().unwrap().text();
+    assert!(asked.contains("uses `titles`, which it never defines. Write the Python lines that define `titles`"));
+}
+
+#[tokio::test]
 async fn the_model_names_the_definition_that_must_change_and_is_asked_for_it_alone() {
     let report = format!(
         "from fmt import fmt_total\n\n\n{}",

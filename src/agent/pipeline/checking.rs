@@ -58,10 +58,26 @@ impl Conversation {
         let mut from_request = loading.examples_script(language, &examples);
         let mut asked = 0;
         let mut refused = String::new();
+        // The request's example and the name it uses but never defines
+        // (`text` of `markdown.markdown(text)`), to be asked for alone.
+        let mut undefined: Option<(String, String)> = None;
         for _ in 0..ASKS + usize::from(from_request.is_some()) {
             let by_request = from_request.take();
-            let (generation, reply) = match &by_request {
-                Some(script) => {
+            let (generation, reply) = match (&by_request, undefined.take()) {
+                (_, Some((example, name))) if self.budget.allows_call() => {
+                    asked += 1;
+                    let ask = format!(
+                        "The request's example:\n```\n{}\n```\nuses `{name}`, which it never defines. Write the \
+{} lines that define `{name}` as the request describes it, in one code block, and nothing else.",
+                        example.trim_end(),
+                        runner.language_name()
+                    );
+                    self.notify(&format!("[asking for the `{name}` the request's example uses…]"));
+                    let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
+                    let defined = edit::code_blocks(&reply).into_iter().next().unwrap_or_default();
+                    (generation, format!("```\n{}\n{example}```", defined.trim_end()))
+                }
+                (Some(script), _) => {
                     self.notify("[running the request's own examples, as written…]");
                     let mut generation = Generation::default();
                     generation.blocks.push(Block::Text {
@@ -69,8 +85,8 @@ impl Conversation {
                     });
                     (generation, format!("```\n{script}```"))
                 }
-                None if !self.budget.allows_call() => break,
-                None => {
+                (None, _) if !self.budget.allows_call() => break,
+                (None, _) => {
                     asked += 1;
                     self.ask_check(system, base, target, &loading, &refused, asked - 1, usage, cancel).await?
                 }
@@ -133,9 +149,12 @@ what it reports must change]"
             };
             self.notify(&format!("[the check is set aside: {why}]"));
             self.record(Message::user_text(format!("[tack] The check was set aside: {why}.")));
-            // The model is told of its own scripts only.
-            if by_request.is_none() {
-                refused = self.told_why(&why);
+            // The model is told of its own scripts only; the request's own
+            // example that lacks a value is given it.
+            match (by_request, reading::undefined_name(&output)) {
+                (None, _) => refused = self.told_why(&why),
+                (Some(example), Some(name)) => undefined = Some((example, name.to_string())),
+                (Some(_), None) => {}
             }
         }
         Ok(None)

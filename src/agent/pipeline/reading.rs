@@ -231,6 +231,17 @@ pub fn shows_nothing(output: &str, failed: bool) -> Option<String> {
     Some(format!("{why} (`{line}`)"))
 }
 
+/// The name a failed run says is not defined, as Python
+/// (`NameError: name 'text' is not defined`) and Node
+/// (`ReferenceError: text is not defined`) print it.
+pub fn undefined_name(output: &str) -> Option<&str> {
+    let line = output.lines().find(|l| l.contains("NameError: ") || l.contains("ReferenceError: "))?;
+    let (_, said) = line.split_once("Error: ")?;
+    let name = said.strip_prefix("name '").map_or(said, |rest| rest.split('\'').next().unwrap_or(rest));
+    let name = name.split(' ').next()?;
+    crate::text::is_identifier(name).then_some(name)
+}
+
 /// The command-line arguments a reply writes on its one line, split as a
 /// shell splits them (quotes kept together, no expansion): what follows
 /// the program's name, where the reply writes that too (`node check.js`,
@@ -374,6 +385,11 @@ at Object.<anonymous> ([stdin]:4:9)\n    at node:internal/main/eval_stdin:32:5\n
         let crash = format!("{report}    at suggest (/p/lib/suggest.js:12:3)\n");
         assert_eq!(quoted_report(&crash, request), None);
         assert_eq!(quoted_report("error: unknown option '--size'\n", request), None);
+        let python = "Traceback (most recent call last):\n  File \"<stdin>\", line 3\nNameError: name 'text' is not \
+defined. Did you mean: 'next'?";
+        assert_eq!(undefined_name(python), Some("text"));
+        assert_eq!(undefined_name("[stdin]:2\nReferenceError: argv is not defined\n    at [stdin]:2:1"), Some("argv"));
+        assert_eq!(undefined_name("TypeError: x is not a function"), None);
         // A blank line that must be kept is a change of layout alone.
         assert!(layout_changed("<pre>a\n  pass\nb\n", "<pre>a\n  pass\n\nb"));
         assert!(layout_changed("a\n\nb", "a\nb"));
