@@ -7,7 +7,7 @@
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{Stop, Target, check, edit, expect, loading, reading};
+use super::{Stop, Target, check, edit, examples, expect, loading, reading};
 use crate::agent::Conversation;
 use crate::agent::turn::Generation;
 use crate::agent::whole_file;
@@ -54,7 +54,7 @@ impl Conversation {
                     !f.definition.local && f.definition.name == name && !crate::codemap::rank::is_aside(f.path)
                 })
         };
-        let examples = expect::request_examples(language, &request, known);
+        let examples = examples::request_examples(language, &request, known);
         let mut from_request = loading.examples_script(language, &examples);
         let mut asked = 0;
         let mut refused = String::new();
@@ -520,7 +520,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
         if let Err(error) = check.prepare_scratch(self.workspace.root()) {
             return Ok(Err(error));
         }
-        let Some(tests) = self.configured_test().or_else(|| check::project_tests(self.workspace.root(), language))
+        let Some(tests) = self.configured_test().or_else(|| loading::project_tests(self.workspace.root(), language))
         else {
             self.probe(system, base, target, check, usage, cancel).await?;
             return Ok(Ok(()));

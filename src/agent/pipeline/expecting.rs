@@ -5,7 +5,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Stop, check, edit, expect, reading};
+use super::{Stop, check, edit, examples, expect, reading};
 use crate::agent::Conversation;
 use crate::protocol::{Message, Usage};
 
@@ -113,19 +113,19 @@ request is done? Reply with that output only, in one code block.",
         // says must become another value does; beside such a line, one it
         // quotes alone, as it prints now, is what the report finds right.
         let sole = printed.lines().count() == 1;
-        let stated: Vec<Option<expect::Stated>> = lines
+        let stated: Vec<Option<examples::Stated>> = lines
             .iter()
-            .map(|(i, line, _)| statements.as_ref().and_then(|s| expect::stated(&request, &s[*i], line, sole)))
+            .map(|(i, line, _)| statements.as_ref().and_then(|s| examples::stated(&request, &s[*i], line, sole)))
             .collect();
-        let changing = stated.iter().any(|s| matches!(s, Some(expect::Stated::Becomes(_))));
+        let changing = stated.iter().any(|s| matches!(s, Some(examples::Stated::Becomes(_))));
         for ((i, line, options), stated) in lines.into_iter().zip(stated) {
             match stated {
-                Some(expect::Stated::Becomes(value)) => {
+                Some(examples::Stated::Becomes(value)) => {
                     self.notify(&format!("[the line `{line}` must read `{value}`, as the request writes]"));
                     expected.push((line, value));
                     continue;
                 }
-                Some(expect::Stated::Quoted) if changing => {
+                Some(examples::Stated::Quoted) if changing => {
                     self.notify(&format!("[the line `{line}` stays as it is: the request quotes it so]"));
                     expected.push((line.clone(), line));
                     continue;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::expect::Example;
+use super::examples::Example;
 use super::reading::{empty_why, unreadable};
 use crate::codemap::Language;
 
@@ -302,6 +302,30 @@ fn exports(text: &str) -> Vec<String> {
     names
 }
 
+/// The project's own tests, where how to run them is plain: Python's
+/// unittest over a `tests/` (or `test/`) folder of `test*.py` files, or a
+/// JavaScript package's `npm test` when its dependencies are installed.
+pub fn project_tests(root: &Path, language: Language) -> Option<String> {
+    match language {
+        Language::Python => ["tests", "test"].into_iter().find_map(|dir| {
+            let files = std::fs::read_dir(root.join(dir)).ok()?;
+            let has_tests = files.flatten().any(|f| {
+                let name = f.file_name().to_string_lossy().to_string();
+                name.starts_with("test") && name.ends_with(".py")
+            });
+            let path = if root.join("src").is_dir() { "PYTHONPATH=src " } else { "" };
+            has_tests.then(|| format!("{path}python3 -B -m unittest discover -s {dir} -t ."))
+        }),
+        Language::JavaScript => {
+            let text = std::fs::read_to_string(root.join("package.json")).ok()?;
+            let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+            let has_test = json.get("scripts")?.get("test")?.as_str().is_some();
+            (has_test && root.join("node_modules").is_dir()).then(|| "npm test --silent".to_string())
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,5 +377,20 @@ mod tests {
             "`const semver = require('semver');` loads the project. It exports f0, f1, f2, f3, f4, f5, f6, f7, f8, \
 f9, f10, f11 and 2 more."
         );
+    }
+
+    #[test]
+    fn the_project_s_tests_are_found_where_how_to_run_them_is_plain() {
+        let root = tempfile::tempdir().unwrap();
+        assert_eq!(project_tests(root.path(), Language::Python), None);
+        std::fs::create_dir_all(root.path().join("tests")).unwrap();
+        std::fs::write(root.path().join("tests/test_core.py"), "").unwrap();
+        let tests = project_tests(root.path(), Language::Python).unwrap();
+        assert_eq!(tests, "python3 -B -m unittest discover -s tests -t .");
+        // A JavaScript package's tests need its dependencies installed.
+        std::fs::write(root.path().join("package.json"), r#"{"scripts": {"test": "tap"}}"#).unwrap();
+        assert_eq!(project_tests(root.path(), Language::JavaScript), None);
+        std::fs::create_dir_all(root.path().join("node_modules")).unwrap();
+        assert_eq!(project_tests(root.path(), Language::JavaScript).as_deref(), Some("npm test --silent"));
     }
 }

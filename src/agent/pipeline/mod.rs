@@ -32,6 +32,7 @@ mod answer;
 mod check;
 mod checking;
 mod edit;
+mod examples;
 mod expect;
 mod expecting;
 mod loading;
@@ -40,6 +41,7 @@ mod reading;
 mod trying;
 mod variants;
 mod verify;
+mod watchers;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
