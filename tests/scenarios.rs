@@ -4028,6 +4028,47 @@ return out\n";
 }
 
 #[tokio::test]
+async fn a_check_that_stops_on_the_project_s_refusal_of_its_own_misuse_is_set_aside() {
+    let code = "OPTIONS = {}\n\n\ndef option(flag):\n    if flag in OPTIONS:\n        \
+raise ValueError(f'cannot add option {flag} due to conflicting flag {flag}')\n    OPTIONS[flag] = True\n\n\n\
+def attribute(flag):\n    return flag.lstrip('-').replace('-', '')\n";
+    let cli = long_module(code);
+    let twice = "```python\nfrom cli import option, attribute\noption('--dry-run')\noption('--dry-run')\n\
+print(attribute('--dry-run'))\n```\n";
+    let once =
+        "```python\nfrom cli import option, attribute\noption('--dry-run')\nprint(attribute('--dry-run'))\n```\n";
+    let fixed = "```python\ndef attribute(flag):\n    return flag.lstrip('-').replace('-', '_')\n```\n";
+    let run = Scenario::new()
+        .file("cli.py", &cli)
+        .tool_settings(whole_files())
+        .run(
+            &[
+                "change",
+                "change",
+                "attribute",
+                twice,
+                once,
+                "```\ndry_run\n```\n",
+                "none",
+                "attribute",
+                "attribute",
+                fixed,
+            ],
+            "The attribute name for the flag --dry-run comes out as dryrun instead of dry_run. Fix it.",
+        )
+        .await;
+    assert!(
+        run.text().contains(
+            "[the check is set aside: it stops on an error the project raises on purpose where it is \
+misused (`ValueError: cannot add option --dry-run due to conflicting flag --dry-run`)"
+        ),
+        "{}",
+        run.text()
+    );
+    assert_eq!(run.read("cli.py"), cli.replace("replace('-', '')", "replace('-', '_')"), "{}", run.text());
+}
+
+#[tokio::test]
 async fn the_model_names_the_definition_that_must_change_and_is_asked_for_it_alone() {
     let report = format!(
         "from fmt import fmt_total\n\n\n{}",

@@ -136,6 +136,7 @@ what it reports must change]"
                     let printed = check.now_output();
                     return self.expect_output(system, base, check, &printed, usage, cancel).await;
                 }
+                None if let Some(why) = self.misused(&output, &request, &check.script) => why,
                 None => {
                     self.notify("[the check fails on the code as it is: it passes once it runs without that error]");
                     check.fails_with(&output);
@@ -315,6 +316,31 @@ command-line arguments: write any the example passes into the script itself. {} 
             self.homes(&d.name).find(|(_, p)| p.container.is_none()).map(|(path, _)| (&d.name, path.to_string()))
         })?;
         Some(format!("it defines `{name}` itself, which the project defines in {path}: it must call the project's own"))
+    }
+
+    /// Why a check's crash is its own misuse of the project, not the
+    /// problem: the project raised the error on purpose (the innermost of
+    /// its lines the run passes through is a `raise` or `throw`), explains
+    /// it in words of its own, and the request speaks of no such error. A
+    /// small model declares a flag twice and takes commander's refusal for
+    /// the bug. `None` where the crash may be what the request reports.
+    fn misused(&self, output: &str, request: &str, script: &str) -> Option<String> {
+        /// Words of its own a message explains a misuse in at least.
+        const EXPLAINED_WORDS: usize = 3;
+        let error = reading::error_line(output)?;
+        let (target, line) =
+            reading::frames(output).into_iter().find_map(|(file, line)| Some((self.running(&file, line)?, line)))?;
+        let raising = target.text.lines().nth(line.checked_sub(1)?)?.trim_start();
+        let on_purpose = raising.starts_with("raise ") || raising.starts_with("throw ");
+        let misuse = on_purpose
+            && reading::explained(error, script) >= EXPLAINED_WORDS
+            && !reading::speaks_of(request, error, script);
+        misuse.then(|| {
+            format!(
+                "it stops on an error the project raises on purpose where it is misused (`{error}`), and the \
+request speaks of no such error: the script must use the project as the request's example does"
+            )
+        })
     }
 
     /// The project's own definitions named `name` (not local helpers, not

@@ -231,6 +231,39 @@ pub fn shows_nothing(output: &str, failed: bool) -> Option<String> {
     Some(format!("{why} (`{line}`)"))
 }
 
+/// Whether `request` speaks of the error `error` (a failed run's
+/// [`error_line`]): it names the error's kind (`TypeError`; not the bare
+/// `Error` every kind is), or writes two words in a row of its message
+/// that are the project's, not the `script`'s own (the flags it declared).
+pub fn speaks_of(request: &str, error: &str, script: &str) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    };
+    let (kind, message) = error.split_once(": ").unwrap_or((error, ""));
+    let kind = kind.rsplit(['.', ' ']).next().unwrap_or(kind);
+    let generic = matches!(kind, "Error" | "Exception");
+    if !generic && request.split(|c: char| !c.is_alphanumeric()).any(|w| w == kind) {
+        return true;
+    }
+    let (request, own) = (words(request), words(script));
+    let message: Vec<String> = words(message).into_iter().filter(|w| !own.contains(w)).collect();
+    message.windows(2).any(|pair| request.windows(2).any(|said| said == pair))
+}
+
+/// The words of an error's message that are the project's, not the
+/// script's own: how much the project explains it (`cannot add option due
+/// to conflicting flag`), where an error raised with the input alone
+/// (`ValueError: 0`) explains nothing.
+pub fn explained(error: &str, script: &str) -> usize {
+    let own: Vec<String> =
+        script.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
+    let (_, message) = error.split_once(": ").unwrap_or(("", error));
+    message
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() > 1 && !own.contains(&w.to_lowercase()))
+        .count()
+}
+
 /// The name a failed run says is not defined, as Python
 /// (`NameError: name 'text' is not defined`) and Node
 /// (`ReferenceError: text is not defined`) print it.
@@ -385,6 +418,16 @@ at Object.<anonymous> ([stdin]:4:9)\n    at node:internal/main/eval_stdin:32:5\n
         let crash = format!("{report}    at suggest (/p/lib/suggest.js:12:3)\n");
         assert_eq!(quoted_report(&crash, request), None);
         assert_eq!(quoted_report("error: unknown option '--size'\n", request), None);
+        // A script's misuse the request never speaks of, and errors it does.
+        let script = "program.option('--max-old-space <n>').option('--max-old-space')";
+        let error =
+            "Error: Cannot add option '--max-old-space' to command 'x' due to conflicting flag '--max-old-space'";
+        assert!(!speaks_of("`program.opts()` gives `{ maxOoldSspace: '1024' }` for --max-old-space", error, script));
+        assert!(explained(error, script) >= 3);
+        assert!(speaks_of("it throws a conflicting flag error", error, script));
+        assert!(speaks_of("`f(1)` raises TypeError.", "TypeError: can only concatenate str", "print(f(1))"));
+        assert!(!speaks_of("`f(1)` raises an Error.", "Error: bad", "print(f(1))"));
+        assert_eq!(explained("ValueError: 0", "print(parse_port('0'))"), 0);
         let python = "Traceback (most recent call last):\n  File \"<stdin>\", line 3\nNameError: name 'text' is not \
 defined. Did you mean: 'next'?";
         assert_eq!(undefined_name(python), Some("text"));
