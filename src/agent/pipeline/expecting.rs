@@ -161,7 +161,7 @@ that now reads `{line}` read?",
             let choices: Vec<&str> = options.iter().map(String::as_str).collect();
             // A small model that picks by position says nothing of what the
             // line must read.
-            let Some(reply) = self.choice_both_ways(system, base, ask, &choices, usage, cancel).await? else {
+            let Some(reply) = self.choice_both_ways(system, base, ask, &choices, false, usage, cancel).await? else {
                 self.notify(&format!("[the line `{line}`: the pick follows the order it is offered in — left free]"));
                 continue;
             };

@@ -536,7 +536,7 @@ only: {}.",
         };
         let choices: Vec<&str> = names.iter().map(String::as_str).collect();
         self.notify("[asking which definition must change…]");
-        let Some(reply) = self.choice_both_ways(system, base, ask, &choices, usage, cancel).await? else {
+        let Some(reply) = self.choice_both_ways(system, base, ask, &choices, true, usage, cancel).await? else {
             self.notify("[which definition must change: the pick follows the order offered — all are shown]");
             return Ok(None);
         };

@@ -236,7 +236,7 @@ Reply with its new line only.",
         let choices: Vec<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
         self.notify(&format!("[{} small changes pass the check: asking which does what is asked…]", passing.len()));
         // A pick that follows the order tells nothing: the first found stands.
-        let Some(reply) = self.choice_both_ways(system, base, ask, &choices, usage, cancel).await? else {
+        let Some(reply) = self.choice_both_ways(system, base, ask, &choices, true, usage, cancel).await? else {
             self.notify("[the pick follows the order the changes are offered in: the first found stands]");
             return Ok((passing[0], false));
         };

@@ -212,7 +212,7 @@ Reply with one word: change or answer.";
         let backward = "Does this request ask to answer a question about the code, or to change the code? \
 Reply with one word: answer or change.";
         let ask = |choices: &[&str]| if choices[0] == "change" { forward } else { backward }.to_string();
-        match self.choice_both_ways(system, base, ask, &["change", "answer"], usage, cancel).await? {
+        match self.choice_both_ways(system, base, ask, &["change", "answer"], false, usage, cancel).await? {
             Some(picked) => Ok(picked == "change"),
             None => Ok(!asks_question(&prompt_of(base))),
         }
@@ -221,9 +221,9 @@ Reply with one word: answer or change.";
     /// The model's pick among `choices`, asked as `ask` words it for them
     /// in the order given and again the other way round; `None` where the
     /// picks differ, as a small model's that picks by position do. Of more
-    /// than two, the two it picked, where it did not take the same place
-    /// both times, are set against each other the same way: a model torn
-    /// between two may still tell them from the rest.
+    /// than two, and where `narrow`, the two it picked, where it did not
+    /// take the same place both times, are set against each other the same
+    /// way: a model torn between two may still tell them from the rest.
     /// With one choice, or no call left for the second ask, the first pick
     /// stands.
     #[allow(clippy::too_many_arguments)]
@@ -233,6 +233,7 @@ Reply with one word: answer or change.";
         base: &[Message],
         ask: impl Fn(&[&str]) -> String,
         choices: &[&str],
+        narrow: bool,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<String>, TurnOutcome> {
@@ -248,7 +249,7 @@ Reply with one word: answer or change.";
         // A model that took the same place both times picks by the order.
         let first_both = first == choices[0] && second == backward[0];
         let last_both = Some(&first.as_str()) == choices.last() && Some(&second.as_str()) == backward.last();
-        if choices.len() < 3 || first_both || last_both || !self.budget.allows_call() {
+        if !narrow || choices.len() < 3 || first_both || last_both || !self.budget.allows_call() {
             return Ok(None);
         }
         let pair = [first.as_str(), second.as_str()];
@@ -256,7 +257,7 @@ Reply with one word: answer or change.";
         if pair.len() != 2 {
             return Ok(None);
         }
-        Box::pin(self.choice_both_ways(system, base, ask, &pair, usage, cancel)).await
+        Box::pin(self.choice_both_ways(system, base, ask, &pair, false, usage, cancel)).await
     }
 
     /// The model's pick among `choices`, its reply held to them where the
