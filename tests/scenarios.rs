@@ -3358,15 +3358,33 @@ print(split_items([1, 2, 3, 4], 2))\n```\n";
     assert_eq!(run.outcome.text, "`divide` does.");
     let requests = run.backend.requests();
     let again = requests.last().unwrap().messages.last().unwrap().text();
+    assert!(run.text().contains(
+        "[the answer is set aside: `split_items` is the script's own, not the project's: the project defines no \
+`split_items`]"
+    ));
+    // The script misled: the answer is asked again from the code alone, as
+    // if it had not run.
+    let plain = "Answer the request from the code shown, in one or two sentences.";
+    assert!(!again.contains("split_items") && again.ends_with(plain), "{again}");
+
+    // A name nothing defines is told, and the answer asked again beside it.
+    let run = Scenario::new()
+        .file("parts.py", &parts)
+        .tool_settings(whole_files())
+        .run(
+            &["answer", "answer", "divide", script, "`parts_of` does.", "`divide` does."],
+            "Which function splits the items into n parts, keeping their order?",
+        )
+        .await;
+    assert_eq!(run.outcome.text, "`divide` does.");
+    let again = run.backend.requests().last().unwrap().messages.last().unwrap().text();
     assert!(
         again.ends_with(
-            "Your last answer was set aside: `split_items` is the script's own, not the project's: the project \
-defines no `split_items`."
+            "Your last answer was set aside: the project defines no `parts_of`, and neither the request nor its code \
+names one."
         ),
         "{again}"
     );
-    // The script misled: the answer is asked again from the code alone.
-    assert!(!again.contains("def split_items") && again.contains("Answer the request from the code shown,"), "{again}");
 }
 
 #[tokio::test]

@@ -73,6 +73,7 @@ impl Conversation {
         let request = super::prompt_of(base);
         let mut ask = format!("{shown}\n{ran}Answer the request from {from}, in one or two sentences.");
         let mut refused = String::new();
+        let mut asked_again = false;
         loop {
             let mut messages = base.to_vec();
             crate::agent::whole_file::after_prompt(&mut messages, &format!("{ask}{refused}"));
@@ -84,15 +85,20 @@ impl Conversation {
             // An answer that names what the project does not define is
             // asked again once, told so: the second stands.
             let unfounded = self.unfounded(&text, &request, &shown, script.as_deref());
-            match unfounded.filter(|_| refused.is_empty() && self.budget.allows_call()) {
+            match unfounded.filter(|_| !asked_again && self.budget.allows_call()) {
                 Some((why, scripts_own)) => {
+                    asked_again = true;
                     self.notify(&format!("[the answer is set aside: {why}]"));
                     self.record(Message::user_text(format!("[tack] The answer was set aside: {why}.")));
-                    refused = format!("\nYour last answer was set aside: {why}.");
                     // A script whose own helper was told as the project's
-                    // misled: the answer is asked again from the code alone.
-                    if scripts_own {
-                        ask = format!("{shown}\nAnswer the request from the code shown, in one or two sentences.");
+                    // misled: the answer is asked again from the code alone,
+                    // as if no script had run (told the helper's name, a
+                    // small model answers that it is not defined).
+                    match scripts_own {
+                        true => {
+                            ask = format!("{shown}\nAnswer the request from the code shown, in one or two sentences.")
+                        }
+                        false => refused = format!("\nYour last answer was set aside: {why}."),
                     }
                 }
                 None => return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }),
