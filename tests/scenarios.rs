@@ -4087,6 +4087,31 @@ misused (`ValueError: cannot add option --dry-run due to conflicting flag --dry-
 }
 
 #[tokio::test]
+async fn a_blank_line_that_must_be_kept_makes_a_check_of_the_output_s_layout() {
+    let code = "def render(text):\n    lines = [l.strip() for l in text.strip('\\n').splitlines() if l.strip()]\n    \
+return '<pre>\\n' + '\\n'.join(lines) + '\\n</pre>'\n";
+    let fmt = long_module(code);
+    let check = "```python\nfrom fmt import render\nprint(render('''\nfirst line\n\nsecond line\n'''))\n```\n";
+    let expected = "```\n<pre>\nfirst line\n\nsecond line\n</pre>\n```\n";
+    let fixed = "```python\ndef render(text):\n    lines = [l.strip() for l in text.strip('\\n').splitlines()]\n    \
+return '<pre>\\n' + '\\n'.join(lines) + '\\n</pre>'\n```\n";
+    let run = Scenario::new()
+        .file("fmt.py", &fmt)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "render", check, expected, "none", fixed],
+            "The renderer loses the blank lines of a block. This text:\n\n    first line\n\n    second line\n\n\
+comes out with no empty line between the two lines. Blank lines should be kept.",
+        )
+        .await;
+    // The lines the script echoes from its input are not asked about one by
+    // one: the request quotes them as input.
+    assert!(!run.text().contains("[the line `first line`"), "{}", run.text());
+    assert!(run.text().contains("[the check prints its lines in another layout than it must"), "{}", run.text());
+    assert_eq!(run.read("fmt.py"), fmt.replace(" if l.strip()]", "]"), "{}", run.text());
+}
+
+#[tokio::test]
 async fn the_model_names_the_definition_that_must_change_and_is_asked_for_it_alone() {
     let report = format!(
         "from fmt import fmt_total\n\n\n{}",

@@ -241,6 +241,14 @@ fn edits(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// Whether the printed `line` is one `script` holds whole (compared as
+/// [`loose`] reads them, four characters at least): input it echoes.
+pub fn echoed_input(line: &str, script: &str) -> bool {
+    const MIN_CHARS: usize = 4;
+    let line = loose(line);
+    line.chars().count() >= MIN_CHARS && script.lines().any(|held| loose(held) == line)
+}
+
 /// The lines `line` may read once the request is done, itself first:
 /// the request's other values of its shape, and for a boolean the other
 /// one. `None` when the request does not speak of the line: it neither
@@ -376,6 +384,15 @@ pub fn uncommented(language: Language, script: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_printed_line_the_script_holds_whole_is_its_input_echoed() {
+        let script = "import markdown\nprint(markdown.markdown('''\n    def a():\n        pass\n'''))\n";
+        assert!(!echoed_input("<pre><code>def a():", script));
+        assert!(echoed_input("    pass", script) && echoed_input("def a():", script));
+        // A value the script passes in a call is no line of it.
+        assert!(!echoed_input("1.2.3", "print(semver.clean('1.2.3'))"));
+    }
 
     #[test]
     fn a_quoted_line_s_word_a_character_off_a_value_the_request_writes_may_become_it() {

@@ -100,6 +100,10 @@ request is done? Reply with that output only, in one code block.",
         let lines: Vec<(usize, String, Vec<String>)> = printed
             .lines()
             .enumerate()
+            // A line the script itself holds whole is its input echoed (a
+            // Markdown source's lines inside the HTML it renders): the
+            // request quotes it as input, not as a value it must print.
+            .filter(|(_, line)| !expect::echoed_input(line, &check.script))
             .filter_map(|(i, line)| {
                 let options = expect::line_options(line, &values)
                     .or_else(|| expect::near_miss_options(line, &printed, &request, &values))?;
