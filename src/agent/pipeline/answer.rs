@@ -5,7 +5,8 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Candidate, Stop, Target};
+use super::checking::NOT_LOADED;
+use super::{Candidate, Stop, Target, check, edit, loading, reading};
 use crate::agent::{Conversation, TurnOutcome};
 use crate::codemap::DefKind;
 use crate::protocol::{AgentStatus, Event, Message, Role, StopReason, Usage};
@@ -104,6 +105,95 @@ impl Conversation {
                 None => return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }),
             }
         }
+    }
+
+    /// For a question, the model's script that runs on the project what
+    /// the request asks about and prints the value asked for, run on the
+    /// code as it is (a Bash call): the script and what it printed, for
+    /// the answer to rest on what the code does rather than on what a small
+    /// model reads into it. A script that fails on its own mistake, never
+    /// loads the project, reads its empty command line, or prints an
+    /// object, only empty values or nothing is asked for again (twice),
+    /// told why (a small model's first script often calls what the project
+    /// does not offer). `None` where the check is switched off or has no
+    /// runner, the model sees no script that shows it, or no script within
+    /// the asks shows anything.
+    pub(super) async fn experiment(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        target: &Target,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<(String, String)>, Stop> {
+        /// What the answer is shown of the run at most.
+        const SHOWN_CHARS: usize = 1_500;
+        const ASKS: usize = 3;
+        let language = target.file.language;
+        let Some(runner) = self.check_runner(language) else { return Ok(None) };
+        let loading = loading::loading(self.workspace.root(), language, &target.path);
+        let request = super::prompt_of(base);
+        let mut refused = String::new();
+        for attempt in 0..ASKS {
+            if !self.budget.allows_call() {
+                break;
+            }
+            let ask = format!(
+                "Write a short {} script that runs on the project what the request asks about and prints the value \
+it asks for. {} It runs with no command-line arguments: write any it passes into the script itself. Reply with the \
+script only, in one code block; if no script can show it, reply `none`.{refused}",
+                runner.language_name(),
+                loading.hint,
+            );
+            self.notify("[writing a script that shows what the request asks about…]");
+            let (generation, reply) = self.ask_script(system, base, &ask, attempt, usage, cancel).await?;
+            // A `none` written as a script is the reply `none`.
+            let made = edit::code_blocks(&reply)
+                .into_iter()
+                .next()
+                .filter(|script| !script.trim().eq_ignore_ascii_case("none"))
+                .map(|script| check::Check::new(runner, loading.clone(), &script));
+            let Some(Ok(mut check)) = made else {
+                self.record_reply(generation);
+                break;
+            };
+            if !loading.loaded_by(&check.script) {
+                refused = self.set_aside_unrun(generation, "script", NOT_LOADED);
+                continue;
+            }
+            if let Some(why) = self.redefines(language, &check.script) {
+                refused = self.set_aside_unrun(generation, "script", &why);
+                continue;
+            }
+            let (ran, output) = self.run_now(system, base, generation, &mut check, usage, cancel).await?;
+            if output.starts_with("permission denied") {
+                break;
+            }
+            let shown = match (ran, check.arguments_why()) {
+                (_, Some(why)) => Err(why),
+                (true, None) => {
+                    let printed = check.now_output();
+                    runner.shows_no_values(&printed, &request).map_or_else(|| Ok(reading::normalized(&printed)), Err)
+                }
+                // The project's own error may be the answer (the error a call raises).
+                (false, None) => match reading::shows_nothing(&output, true) {
+                    None => reading::empty_why(&output, &request).map_or_else(|| Ok(reading::normalized(&output)), Err),
+                    Some(why) => Err(why),
+                },
+            };
+            let why = match shown {
+                Ok(shown) => {
+                    let cut = shown.chars().count().saturating_sub(SHOWN_CHARS);
+                    return Ok(Some((check.script.trim_end().to_string(), shown.chars().skip(cut).collect())));
+                }
+                Err(why) => why,
+            };
+            self.notify(&format!("[the script is set aside: {why}]"));
+            self.record(Message::user_text(format!("[tack] The script was set aside: {why}.")));
+            refused = self.told_why(&why);
+        }
+        self.notify("[no script shows what the request asks about]");
+        Ok(None)
     }
 
     /// Why `answer` cannot stand, where it writes as code a name of the

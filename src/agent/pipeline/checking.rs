@@ -14,7 +14,7 @@ use crate::agent::whole_file;
 use crate::protocol::{AgentStatus, Block, Event, Message, Role, Usage};
 
 /// Why a script that never loads the project is set aside.
-const NOT_LOADED: &str = "it never loads the project, so it shows nothing of the project's code";
+pub(super) const NOT_LOADED: &str = "it never loads the project, so it shows nothing of the project's code";
 
 /// Tokens a check, a probe or an expected output may take: a few lines.
 const SCRIPT_TOKENS: u32 = 400;
@@ -202,7 +202,7 @@ what it reports must change]"
     /// asked which arguments the request's example passes, and the check
     /// runs again with them (a small model asked to rewrite its script to
     /// pass them often breaks what was right in it).
-    async fn run_now(
+    pub(super) async fn run_now(
         &mut self,
         system: &str,
         base: &[Message],
@@ -266,7 +266,7 @@ command-line arguments: write any the example passes into the script itself. {} 
     /// Sets aside the model's `what` ("check", "script") without running
     /// it, for `why`: its reply is recorded and the notice shown. What the
     /// next ask tells the model.
-    fn set_aside_unrun(&mut self, generation: Generation, what: &str, why: &str) -> String {
+    pub(super) fn set_aside_unrun(&mut self, generation: Generation, what: &str, why: &str) -> String {
         self.record_reply(generation);
         self.notify(&format!("[the {what} is set aside: {why}]"));
         self.told_why(why)
@@ -274,7 +274,7 @@ command-line arguments: write any the example passes into the script itself. {} 
 
     /// What the next ask tells the model of the script set aside for
     /// `why`, with where the project defines a name it lacked.
-    fn told_why(&self, why: &str) -> String {
+    pub(super) fn told_why(&self, why: &str) -> String {
         format!("\nYour last script was set aside: {why}.{}", self.offered_where(why))
     }
 
@@ -306,7 +306,7 @@ command-line arguments: write any the example passes into the script itself. {} 
     /// of its files: a small model writes its own `createCommand` beside
     /// the project's, or a copy of the function the request is about, and
     /// its run then shows its own code. `None` where it defines none.
-    fn redefines(&self, language: crate::codemap::Language, script: &str) -> Option<String> {
+    pub(super) fn redefines(&self, language: crate::codemap::Language, script: &str) -> Option<String> {
         use crate::codemap::DefKind;
         // A constant may name the project's function (`diff = semver.diff`).
         let code = |kind: DefKind| matches!(kind, DefKind::Function | DefKind::Class | DefKind::Type);
@@ -356,97 +356,8 @@ request speaks of no such error: the script must use the project as the request'
 
     /// The runner for a check or script of `language`, where they may run:
     /// checks switched on and Bash open to the harness.
-    fn check_runner(&self, language: crate::codemap::Language) -> Option<loading::Runner> {
+    pub(super) fn check_runner(&self, language: crate::codemap::Language) -> Option<loading::Runner> {
         loading::runner(language).filter(|_| self.settings.pipeline.check && self.tools.harness_can_call("Bash"))
-    }
-
-    /// For a question, the model's script that runs on the project what
-    /// the request asks about and prints the value asked for, run on the
-    /// code as it is (a Bash call): the script and what it printed, for
-    /// the answer to rest on what the code does rather than on what a small
-    /// model reads into it. A script that fails on its own mistake, never
-    /// loads the project, reads its empty command line, or prints an
-    /// object, only empty values or nothing is asked for again (twice),
-    /// told why (a small model's first script often calls what the project
-    /// does not offer). `None` where the check is switched off or has no
-    /// runner, the model sees no script that shows it, or no script within
-    /// the asks shows anything.
-    pub(super) async fn experiment(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        target: &Target,
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<Option<(String, String)>, Stop> {
-        /// What the answer is shown of the run at most.
-        const SHOWN_CHARS: usize = 1_500;
-        const ASKS: usize = 3;
-        let language = target.file.language;
-        let Some(runner) = self.check_runner(language) else { return Ok(None) };
-        let loading = loading::loading(self.workspace.root(), language, &target.path);
-        let request = super::prompt_of(base);
-        let mut refused = String::new();
-        for attempt in 0..ASKS {
-            if !self.budget.allows_call() {
-                break;
-            }
-            let ask = format!(
-                "Write a short {} script that runs on the project what the request asks about and prints the value \
-it asks for. {} It runs with no command-line arguments: write any it passes into the script itself. Reply with the \
-script only, in one code block; if no script can show it, reply `none`.{refused}",
-                runner.language_name(),
-                loading.hint,
-            );
-            self.notify("[writing a script that shows what the request asks about…]");
-            let (generation, reply) = self.ask_script(system, base, &ask, attempt, usage, cancel).await?;
-            // A `none` written as a script is the reply `none`.
-            let made = edit::code_blocks(&reply)
-                .into_iter()
-                .next()
-                .filter(|script| !script.trim().eq_ignore_ascii_case("none"))
-                .map(|script| check::Check::new(runner, loading.clone(), &script));
-            let Some(Ok(mut check)) = made else {
-                self.record_reply(generation);
-                break;
-            };
-            if !loading.loaded_by(&check.script) {
-                refused = self.set_aside_unrun(generation, "script", NOT_LOADED);
-                continue;
-            }
-            if let Some(why) = self.redefines(language, &check.script) {
-                refused = self.set_aside_unrun(generation, "script", &why);
-                continue;
-            }
-            let (ran, output) = self.run_now(system, base, generation, &mut check, usage, cancel).await?;
-            if output.starts_with("permission denied") {
-                break;
-            }
-            let shown = match (ran, check.arguments_why()) {
-                (_, Some(why)) => Err(why),
-                (true, None) => {
-                    let printed = check.now_output();
-                    runner.shows_no_values(&printed, &request).map_or_else(|| Ok(reading::normalized(&printed)), Err)
-                }
-                // The project's own error may be the answer (the error a call raises).
-                (false, None) => match reading::shows_nothing(&output, true) {
-                    None => reading::empty_why(&output, &request).map_or_else(|| Ok(reading::normalized(&output)), Err),
-                    Some(why) => Err(why),
-                },
-            };
-            let why = match shown {
-                Ok(shown) => {
-                    let cut = shown.chars().count().saturating_sub(SHOWN_CHARS);
-                    return Ok(Some((check.script.trim_end().to_string(), shown.chars().skip(cut).collect())));
-                }
-                Err(why) => why,
-            };
-            self.notify(&format!("[the script is set aside: {why}]"));
-            self.record(Message::user_text(format!("[tack] The script was set aside: {why}.")));
-            refused = self.told_why(&why);
-        }
-        self.notify("[no script shows what the request asks about]");
-        Ok(None)
     }
 
     /// Runs `check` against the file at `path` as `after` (now `now`) in
@@ -492,7 +403,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
     /// [`Conversation::ask_short`] for the `asked`-th ask of one script
     /// (from 0): the first greedy, each later one sampled, so that it is
     /// not the reply set aside again.
-    async fn ask_script(
+    pub(super) async fn ask_script(
         &mut self,
         system: &str,
         base: &[Message],
