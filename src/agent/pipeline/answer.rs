@@ -157,11 +157,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                 self.record_reply(generation);
                 break;
             };
-            if !loading.loaded_by(&check.script) {
-                refused = self.set_aside_unrun(generation, "script", NOT_LOADED);
-                continue;
-            }
-            if let Some(why) = self.redefines(language, &check.script) {
+            if let Some(why) = self.cannot_show(language, &loading, &check.script, NOT_LOADED) {
                 refused = self.set_aside_unrun(generation, "script", &why);
                 continue;
             }

@@ -107,12 +107,8 @@ impl Conversation {
                     continue;
                 }
             };
-            if !loading.loaded_by(&check.script) {
-                let why = format!("{NOT_LOADED}: it must call the project's own `{}`", definition.name);
-                refused = self.set_aside_unrun(generation, "check", &why);
-                continue;
-            }
-            if let Some(why) = self.redefines(language, &check.script) {
+            let not_loaded = format!("{NOT_LOADED}: it must call the project's own `{}`", definition.name);
+            if let Some(why) = self.cannot_show(language, &loading, &check.script, &not_loaded) {
                 refused = self.set_aside_unrun(generation, "check", &why);
                 continue;
             }
@@ -301,12 +297,29 @@ command-line arguments: write any the example passes into the script itself. {} 
         }
     }
 
+    /// Why a check or a question's `script` cannot show the project's code,
+    /// before it runs: it never loads the project (told as `not_loaded`),
+    /// or it defines its own copy of the project's code (see
+    /// [`Conversation::redefines`]).
+    pub(super) fn cannot_show(
+        &self,
+        language: crate::codemap::Language,
+        loading: &loading::Loading,
+        script: &str,
+        not_loaded: &str,
+    ) -> Option<String> {
+        match loading.loaded_by(script) {
+            false => Some(not_loaded.to_string()),
+            true => self.redefines(language, script),
+        }
+    }
+
     /// Why `script` cannot show the project's code, where it defines at its
     /// top level a function or class the project defines at the top of one
     /// of its files: a small model writes its own `createCommand` beside
     /// the project's, or a copy of the function the request is about, and
     /// its run then shows its own code. `None` where it defines none.
-    pub(super) fn redefines(&self, language: crate::codemap::Language, script: &str) -> Option<String> {
+    fn redefines(&self, language: crate::codemap::Language, script: &str) -> Option<String> {
         use crate::codemap::DefKind;
         // A constant may name the project's function (`diff = semver.diff`).
         let code = |kind: DefKind| matches!(kind, DefKind::Function | DefKind::Class | DefKind::Type);
