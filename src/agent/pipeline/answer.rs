@@ -72,7 +72,9 @@ impl Conversation {
             None => (String::new(), "the code shown"),
         };
         let request = super::prompt_of(base);
-        let mut ask = format!("{shown}\n{ran}Answer the request from {from}, in one or two sentences.");
+        let asked =
+            |ran: &str, from: &str| format!("{shown}\n{ran}Answer the request from {from}, in one or two sentences.");
+        let mut ask = asked(&ran, from);
         let mut refused = String::new();
         let mut asked_again = false;
         loop {
@@ -96,9 +98,7 @@ impl Conversation {
                     // as if no script had run (told the helper's name, a
                     // small model answers that it is not defined).
                     match scripts_own {
-                        true => {
-                            ask = format!("{shown}\nAnswer the request from the code shown, in one or two sentences.")
-                        }
+                        true => ask = asked("", "the code shown"),
                         false => refused = format!("\nYour last answer was set aside: {why}."),
                     }
                 }

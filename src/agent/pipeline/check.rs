@@ -298,10 +298,10 @@ impl Check {
     /// What the check printed on the code as it is: its output, then
     /// what it wrote to its error stream where that counts.
     pub fn now_output(&self) -> String {
-        let read = |name: &str| std::fs::read_to_string(self.dir.path().join(name)).unwrap_or_default();
+        let output = std::fs::read_to_string(self.dir.path().join("now.out")).unwrap_or_default();
         match self.errors_printed {
-            true => format!("{}{}", read("now.out"), read("now.out.err")),
-            false => read("now.out"),
+            true => output + &self.now_errors(),
+            false => output,
         }
     }
 

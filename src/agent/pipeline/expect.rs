@@ -202,15 +202,17 @@ pub fn near_miss_options(line: &str, printed: &str, request: &str, values: &[Str
         .collect();
     let value_of = |v: &String| v.trim_matches(['`', '\'', '"']).to_string();
     let written = |word: &str| values.iter().any(|v| value_of(v) == word);
+    // The values a word may be made: one word each, not the quoted output's.
+    let candidates: Vec<String> =
+        values.iter().map(value_of).filter(|v| !quoted.contains(v) && v.chars().all(word_char)).collect();
     let mut options = vec![line.to_string()];
     // A word the request writes itself stays.
-    for word in line.split(|c: char| !word_char(c)).filter(|w| w.chars().count() >= MIN_CHARS && !written(w)) {
+    for word in words(line).iter().filter(|w| w.chars().count() >= MIN_CHARS && !written(w)) {
         // The values nearest the word, as a spelling checker offers them.
-        let candidates: Vec<String> = values.iter().map(value_of).filter(|v| !quoted.contains(v)).collect();
         let near: Vec<(usize, &str)> = candidates
             .iter()
             .map(String::as_str)
-            .filter(|value| *value != word && value.chars().all(word_char))
+            .filter(|value| value != word)
             .map(|value| (edits(word, value), value))
             .filter(|(edits, _)| *edits <= MAX_EDITS)
             .collect();
