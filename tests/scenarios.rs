@@ -3716,6 +3716,45 @@ return weight * 2 + 1\n";
 }
 
 #[tokio::test]
+async fn a_probe_that_repeats_the_request_s_case_with_other_numbers_does_not_guard_the_bug() {
+    let sizes = long_module("def size(n, unit):\n    return 'big' if n > 10 else 'small'\n");
+    // `size(10, 4)` is the request's case again: it prints `small` now and
+    // must print `big` with the fix; `size(20, 1)` is another use.
+    let probe = "```python\nfrom sizes import size\nprint(size(10, 4))\nprint(size(20, 1))\n```\n";
+    let run = Scenario::new()
+        .file("sizes.py", &sizes)
+        .tool_settings(whole_files())
+        .run(
+            &[
+                "change",
+                "change",
+                probe,
+                "none",
+                "return 'big' if n >= 10 else 'small'",
+                "return 'big' if n >= 10 else 'small'",
+            ],
+            "`size(10, 3)` returns 'small', but a size of 10 or more is 'big'. Fix it.",
+        )
+        .await;
+    assert!(
+        run.text().contains("[the probe repeats the request's case with other values: those uses are left out]"),
+        "{}",
+        run.text()
+    );
+    let probes: Vec<String> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ToolCall { input, .. } => Some(input.to_string()),
+            _ => None,
+        })
+        .filter(|input| input.contains("probe.py") && !input.contains("tries"))
+        .collect();
+    assert!(probes.last().is_some_and(|p| !p.contains("size(10, 4)") && p.contains("size(20, 1)")), "{probes:?}");
+    assert_eq!(run.read("sizes.py"), sizes.replace("n > 10", "n >= 10"), "{}", run.text());
+}
+
+#[tokio::test]
 async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_does_what_is_asked() {
     let people = long_module("def is_adult(age):\n    return age > 18\n");
     let check = "```python\nfrom people import is_adult\nprint(is_adult(18))\n```\n";
@@ -3731,6 +3770,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "```\nTrue\n```\n",
                 "```\nTrue\n```\n",
                 probe,
+                "none",
                 "return age > 17",
                 "return age > 17",
             ],
@@ -3750,6 +3790,25 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
     let said: Vec<String> = run.results().into_iter().map(|(name, _, _)| name).collect();
     assert_eq!(said.last().map(String::as_str), Some("Edit"));
 
+    // Told apart first by what they do: where the two print otherwise
+    // (`is_adult(17.5)`), the model says what it must print, and the
+    // change that prints it stands, with no pick of lines.
+    let uses = "```python\nfrom people import is_adult\nprint(is_adult(30))\nprint(is_adult(17.5))\n```\n";
+    let run = Scenario::new()
+        .file("people.py", &people)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", check, "```\nTrue\n```\n", "```\nTrue\n```\n", probe, uses, "False", "False"],
+            "is_adult of 18 returns False but should return True. Fix it.",
+        )
+        .await;
+    let told = "[`print(is_adult(17.5))` must print `False`: 1 of the changes print it]";
+    assert!(run.text().contains(told), "{}", run.text());
+    let ran = run.results().into_iter().rev().nth(1).map(|(_, _, output)| output).unwrap_or_default();
+    assert_eq!(ran.matches("=== ").count(), 2, "{ran}");
+    assert!(ran.contains("True\nFalse\n") && ran.contains("True\nTrue\n"), "{ran}");
+    assert_eq!(run.read("people.py"), people.replace("age > 18", "age >= 18"));
+
     // A pick that follows the order tells nothing: the first found stands.
     let run = Scenario::new()
         .file("people.py", &people)
@@ -3762,14 +3821,48 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "```\nTrue\n```\n",
                 "```\nTrue\n```\n",
                 probe,
+                "none",
                 "return age >= 18",
                 "return age > 17",
+                "yes",
+                "yes",
             ],
             "is_adult of 18 returns False but should return True. Fix it.",
         )
         .await;
-    assert!(run.text().contains("[the pick follows the order the changes are offered in: the first found stands]"));
+    assert!(run.text().contains("[the pick stays torn between two changes: the one of them found first stands]"));
     assert_eq!(run.read("people.py"), people.replace("age > 18", "age >= 18"));
+
+    // Each then judged alone, where no order leads: one said to do what
+    // is asked stands.
+    let run = Scenario::new()
+        .file("people.py", &people)
+        .tool_settings(whole_files())
+        .run(
+            &[
+                "change",
+                "change",
+                check,
+                "```\nTrue\n```\n",
+                "```\nTrue\n```\n",
+                probe,
+                "none",
+                "return age >= 18",
+                "return age > 17",
+                "no",
+                "yes",
+            ],
+            "is_adult of 18 returns False but should return True. Fix it.",
+        )
+        .await;
+    assert!(run.text().contains("[judged alone, one of the two changes does what is asked]"), "{}", run.text());
+    let requests = run.backend.requests();
+    let alone = requests.last().unwrap().messages.last().unwrap().text();
+    assert!(
+        alone.contains("`return age > 18`\n  becomes\n  `return age > 17`\n\nDoes it do what is asked?"),
+        "{alone}"
+    );
+    assert_eq!(run.read("people.py"), people.replace("age > 18", "age > 17"));
 
     // Of three, a model torn between two both ways round is asked between
     // those two, both ways: a pick the same both ways then stands.
@@ -3785,6 +3878,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "```\nTrue\n```\n",
                 "```\nTrue\n```\n",
                 probe,
+                "none",
                 "return age > 18 or known",
                 "def is_adult(age, known=False):",
                 "return age > 18 or known",
@@ -3800,6 +3894,33 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
     assert_eq!(choices[4].len(), 3, "{choices:#?}");
     assert_eq!(*choices[6], ["def is_adult(age, known=False):", "return age > 18 or known"]);
     assert_eq!(run.read("people.py"), people.replace("or not known", "or known"));
+
+    // Torn between those two still (it takes the first place both times):
+    // of the two it named, the one found first stands, not the first of all.
+    let run = Scenario::new()
+        .file("people.py", &people)
+        .tool_settings(whole_files())
+        .run(
+            &[
+                "change",
+                "change",
+                check,
+                "```\nTrue\n```\n",
+                "```\nTrue\n```\n",
+                probe,
+                "none",
+                "return age > 18 or known",
+                "def is_adult(age, known=False):",
+                "def is_adult(age, known=False):",
+                "return age > 18 or known",
+                "no",
+                "no",
+            ],
+            "is_adult of 18 returns False but should return True. Fix it.",
+        )
+        .await;
+    assert!(run.text().contains("[the pick stays torn between two changes: the one of them found first stands]"));
+    assert_eq!(run.read("people.py"), people.replace("known=True", "known=False"), "{}", run.text());
 }
 
 #[tokio::test]

@@ -95,7 +95,7 @@ impl Check {
         self.dir.path().join(format!("check.{}", self.runner.extension))
     }
 
-    fn probe_file(&self) -> PathBuf {
+    pub fn probe_file(&self) -> PathBuf {
         self.dir.path().join(format!("probe.{}", self.runner.extension))
     }
 
@@ -108,7 +108,7 @@ impl Check {
 
     /// [`Check::run_line`] with the interpreter's command line `program`.
     fn run_line_as(&self, program: &str, modules: &str, root: &str, file: &Path) -> String {
-        let arguments = match file == self.probe_file() {
+        let arguments = match file == self.probe_file() || file == self.differ_file() {
             true => &[][..],
             false => &self.arguments[..],
         };
@@ -433,6 +433,71 @@ impl Check {
         Some(format!("cd '{scratch}' && {run}"))
     }
 
+    /// What the probe printed in the scratch copy as it is.
+    pub fn probe_printed(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("probe.now")).unwrap_or_default()
+    }
+
+    /// The check's print statements whose printed line must change, each
+    /// with what it prints now (`console.log(diff('1.2.3', '1.3.0-beta.0'))`,
+    /// `minor`): the request's own cases. None where it must exit normally
+    /// or its statements cannot be paired with what it printed.
+    pub fn request_cases(&self) -> Vec<(String, String)> {
+        let Some(expected) = &self.expected else { return Vec::new() };
+        let now = normalized(&self.now_output());
+        let Some(statements) = super::expect::printing_statements(self.runner.language, &self.script, &now) else {
+            return Vec::new();
+        };
+        let mut wanted: Vec<&str> = expected.lines().map(str::trim).collect();
+        statements
+            .into_iter()
+            .zip(now.lines())
+            .filter(|(_, line)| match wanted.iter().position(|w| *w == line.trim()) {
+                Some(at) => {
+                    wanted.remove(at);
+                    false
+                }
+                None => true,
+            })
+            .map(|(statement, line)| (statement, line.trim().to_string()))
+            .collect()
+    }
+
+    fn differ_file(&self) -> PathBuf {
+        self.dir.path().join(format!("differ.{}", self.runner.extension))
+    }
+
+    /// The script of the last [`Check::differ_command`], as it ran.
+    pub fn differ_script(&self) -> String {
+        std::fs::read_to_string(self.differ_file()).unwrap_or_default()
+    }
+
+    /// The command that writes `script`, uses of the code where candidates
+    /// may differ, and runs it in the scratch copy with each staged
+    /// candidate numbered in `tries` (from 1) in place: each run's output
+    /// under a line `=== N`, then how it exited where it failed. Read by
+    /// [`super::reading::outputs_by_try`].
+    pub fn differ_command(&self, script: &str, tries: &[usize]) -> Option<String> {
+        let scratch = self.scratch.as_ref()?.display().to_string();
+        let dir = self.dir.path().display();
+        let modules = format!("{dir}/scratch-modules");
+        let script = tidy(self.runner.language, script);
+        let run = self.run_line(&modules, &format!("'{scratch}'"), &self.differ_file());
+        let run = double_quoted(&run);
+        let numbers: Vec<String> = tries.iter().map(|n| format!("{n:04}")).collect();
+        Some(format!(
+            "{}cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
+for n in {}; do\n  \
+try='{dir}/tries/'$n; f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
+echo \"=== $((10#$n))\"; $limit bash -c \"{run}\" 2>'{dir}/differ.err'; status=$?\n  \
+if [ $status -ne 0 ]; then echo \"(exits $status: $(tail -n 1 '{dir}/differ.err'))\"; fi\n  \
+rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n\
+done",
+            written(&self.differ_file(), &script),
+            numbers.join(" ")
+        ))
+    }
+
     /// From now on a candidate must leave what the probe printed as it is;
     /// false when it printed nothing, and guards nothing.
     pub fn guard_with_probe(&mut self) -> io::Result<bool> {
@@ -459,10 +524,8 @@ impl Check {
         let scratch = self.scratch.as_ref()?.display().to_string();
         let dir = self.dir.path().display();
         let modules = format!("{dir}/scratch-modules");
-        let quoted =
-            |line: String| line.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$").replace('`', "\\`");
         let run = self.run_line(&modules, &format!("'{scratch}'"), &self.file());
-        let run = format!("$limit bash -c \"{}\"", quoted(run));
+        let run = format!("$limit bash -c \"{}\"", double_quoted(&run));
         // Printing checks pass when every expected line is among the lines
         // printed, as often as expected, each compared without blanks and
         // with one kind of quote (as `loose` reads them); in order, when
@@ -486,7 +549,7 @@ if (j > m) exit 0 }} exit 1 }}' '{dir}/expected' -"
             (None, _) => format!("{run} >/dev/null 2>&1"),
         };
         let probe = self.probe.then(|| {
-            let probe = quoted(self.run_line(&modules, &format!("'{scratch}'"), &self.probe_file()));
+            let probe = double_quoted(&self.run_line(&modules, &format!("'{scratch}'"), &self.probe_file()));
             format!(
                 "[ \"$($limit bash -c \"{probe}\" 2>/dev/null | sed 's/[[:space:]]*$//')\" = \"$(cat '{dir}/probe.expected')\" ]"
             )
@@ -498,7 +561,7 @@ if (j > m) exit 0 }} exit 1 }}' '{dir}/expected' -"
                     "score() {{ out=$($tlimit bash -c \"{}\" 2>&1) && {{ echo 0; return; }}; \
 n=$(printf '%s\\n' \"$out\" | grep -Eo '{COUNTS_PATTERN}' | tr -dc '0-9\\n' | awk '{{s+=$1}} END {{print s+0}}'); \
 if [ \"$n\" -gt 0 ]; then echo \"$n\"; else echo {UNREAD}; fi; }}\n",
-                    quoted(tests.clone())
+                    double_quoted(tests)
                 ),
                 Some(format!("[ \"$(score)\" -le {before} ]")),
             ),
@@ -531,6 +594,11 @@ done\nif [ $found -gt 0 ]; then exit 0; fi\necho 'no candidate passes the check'
 }
 
 /// The shell lines that write `script` to `file`.
+/// `line` as it stands between double quotes in a shell command.
+fn double_quoted(line: &str) -> String {
+    line.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$").replace('`', "\\`")
+}
+
 fn written(file: &Path, script: &str) -> String {
     format!("cat > '{}' <<'{END}'\n{}\n{END}\n", file.display(), script.trim_end())
 }

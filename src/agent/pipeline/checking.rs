@@ -549,27 +549,41 @@ line. Reply with the script only, in one code block.",
         self.notify("[writing a probe of the code's other uses…]");
         let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
         let language = check.language();
-        // A block left open is a reply cut at its token limit (a small model
-        // writes far more than five uses): its unfinished last line goes.
-        let cut = reply.matches("```").count() % 2 == 1;
-        let command = edit::code_blocks(&reply)
-            .into_iter()
-            .next()
-            .map(|script| match cut {
-                true => script.trim_end().rsplit_once('\n').map_or(String::new(), |(whole, _)| whole.to_string()),
-                false => script,
-            })
+        let command = first_script(&reply)
             .map(|script| expect::without_shared_prints(language, &script, &check.script))
             .and_then(|script| check.probe_command(&script));
         let Some(command) = command else {
             self.record_reply(generation);
             return Ok(());
         };
-        let (ran, _) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
+        let (mut ran, _) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
+        let script = std::fs::read_to_string(check.probe_file()).unwrap_or_default();
+        let trimmed = expect::without_request_cases(language, &script, &check.probe_printed(), &check.request_cases());
+        if let Some(command) = trimmed.filter(|_| ran).and_then(|script| check.probe_command(&script)) {
+            let mut generation = Generation::default();
+            generation.blocks.push(Block::Text {
+                text: "The probe again without its uses that print, in the request's own shape, the value the \
+request says is wrong: those are the request's case, not other uses."
+                    .into(),
+            });
+            self.notify("[the probe repeats the request's case with other values: those uses are left out]");
+            ran = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?.0;
+        }
         match ran && check.guard_with_probe().unwrap_or(false) {
             true => self.notify("[a candidate must leave what the probe prints as it is]"),
             false => self.notify("[the probe does not run: candidates are judged by the check alone]"),
         }
         Ok(())
     }
+}
+
+/// The first script of a reply, in a code block. A block left open is a
+/// reply cut at its token limit (a small model asked for a few uses writes
+/// far more): its unfinished last line goes.
+pub(super) fn first_script(reply: &str) -> Option<String> {
+    let cut = reply.matches("```").count() % 2 == 1;
+    edit::code_blocks(reply).into_iter().next().map(|script| match cut {
+        true => script.trim_end().rsplit_once('\n').map_or(String::new(), |(whole, _)| whole.to_string()),
+        false => script,
+    })
 }

@@ -9,6 +9,7 @@
 //! it (the user spoke of it) or when it is a boolean, whose one
 //! alternative needs no quoting.
 
+use super::loading::PYTHON_VALUE;
 use crate::codemap::Language;
 
 /// Values longer than this are prose, not a value.
@@ -284,7 +285,7 @@ pub fn line_options(line: &str, values: &[String]) -> Option<Vec<String>> {
 
 /// Whether `line` is a top-level statement that prints, as a script of
 /// `language` prints a line.
-fn prints_a_line(language: Language, line: &str) -> bool {
+pub fn prints_a_line(language: Language, line: &str) -> bool {
     let calls: &[&str] = match language {
         Language::Python => &["print("],
         Language::JavaScript | Language::TypeScript => &["console.log("],
@@ -340,6 +341,67 @@ pub fn without_shared_prints(language: Language, probe: &str, check: &str) -> St
         |line: &&str| prints_a_line(language, line) || is_bare_call(&key(line)) && !line.starts_with([' ', '\t']);
     let shared: Vec<String> = check.lines().filter(runs_an_example).map(key).collect();
     probe.lines().filter(|line| !(runs_an_example(line) && shared.contains(&key(line)))).collect::<Vec<_>>().join("\n")
+}
+
+/// The probe's script without its print statements that are the
+/// request's own case again: of the shape of a check statement whose
+/// printed line must change (numbers aside: `diff('1.2.3', '1.4.0-beta.0')`
+/// beside the check's `diff('1.2.3', '1.3.0-beta.0')`), printing the same
+/// wrong value now (`minor`). A small model asked for other uses repeats
+/// the example with other numbers, and a guard that keeps the bug there
+/// refuses the fix. A value of two kinds (`true`, `0`, `None`) is printed
+/// alike by chance, and tells no case. `cases` are the check's statements
+/// with what they print now that must change; `None` where no line goes
+/// (or the script's statements cannot be paired with what it printed).
+pub fn without_request_cases(
+    language: Language,
+    probe: &str,
+    printed: &str,
+    cases: &[(String, String)],
+) -> Option<String> {
+    let shape = |line: &str| {
+        // Printed through the examples' helper or not, one statement; the
+        // closing parentheses go with the helper's.
+        let key = unqualified(without_trailing_comment(language, line).trim().trim_end_matches(';'))
+            .replace(&format!("{PYTHON_VALUE}("), "")
+            .replace(')', "");
+        // Each run of digits reads `0`.
+        let mut masked = String::with_capacity(key.len());
+        let mut in_number = false;
+        for c in key.chars() {
+            match c.is_ascii_digit() {
+                true if in_number => {}
+                true => masked.push('0'),
+                false => masked.push(c),
+            }
+            in_number = c.is_ascii_digit();
+        }
+        masked
+    };
+    let telling = |value: &str| {
+        let value = value.trim().trim_matches(|c| c == '\'' || c == '"');
+        !matches!(
+            value.to_ascii_lowercase().as_str(),
+            "" | "true" | "false" | "0" | "1" | "none" | "null" | "undefined" | "nil" | "[]" | "{}"
+        )
+    };
+    let cases: Vec<(String, &str)> =
+        cases.iter().filter(|(_, now)| telling(now)).map(|(statement, now)| (shape(statement), now.trim())).collect();
+    let printing: Vec<usize> =
+        probe.lines().enumerate().filter(|(_, line)| prints_a_line(language, line)).map(|(i, _)| i).collect();
+    if cases.is_empty() || printing.len() != printed.lines().count() {
+        return None;
+    }
+    let lines: Vec<&str> = probe.lines().collect();
+    let dropped: Vec<usize> = printing
+        .into_iter()
+        .zip(printed.lines())
+        .filter(|(i, value)| cases.iter().any(|(shape_of, now)| *now == value.trim() && *shape_of == shape(lines[*i])))
+        .map(|(i, _)| i)
+        .collect();
+    (!dropped.is_empty()).then(|| {
+        lines.iter().enumerate().filter(|(i, _)| !dropped.contains(i)).map(|(_, l)| *l).collect::<Vec<_>>().join("\n")
+    })
 }
 
 /// `code` with each `name.` before a name dropped (`console.log(semver.diff(x))`
@@ -441,6 +503,34 @@ p.parse(args);\n  console.log(p.opts());\n}\n";
         assert_eq!(
             without_shared_prints(Language::JavaScript, &probe, &check),
             format!("{helper}run(['node', 's', '-a', '-c']);")
+        );
+    }
+
+    #[test]
+    fn the_probe_leaves_out_the_request_s_case_with_other_numbers() {
+        let probe = "const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '1.4.0-beta.0'));\n\
+console.log(semver.diff('1.2.3', '1.3.0'));\nconsole.log(semver.diff('1.2.3', '1.5.0-beta.0')); // 'minor'\n\
+console.log(semver.diff('1.2.3', '1.4.0-rc.1'));";
+        let cases = [("console.log(diff('1.2.3', '1.3.0-beta.0'));".to_string(), "minor".to_string())];
+        // The same shape printing the same wrong value goes; another
+        // shape (no prerelease), or another value, stays.
+        assert_eq!(
+            without_request_cases(Language::JavaScript, probe, "minor\nminor\nminor\npreminor\n", &cases).as_deref(),
+            Some(
+                "const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '1.3.0'));\n\
+console.log(semver.diff('1.2.3', '1.4.0-rc.1'));"
+            )
+        );
+        // A value of two kinds is printed alike by chance.
+        let cases = [("print(is_adult(18))".to_string(), "False".to_string())];
+        assert_eq!(without_request_cases(Language::Python, "print(is_adult(5))", "False\n", &cases), None);
+        // More lines printed than print statements: nothing is paired.
+        let cases = [("print(double(3))".to_string(), "5".to_string())];
+        assert_eq!(without_request_cases(Language::Python, "print(double(30))", "5\n6\n", &cases), None);
+        assert_eq!(
+            without_request_cases(Language::Python, "x = 1\nprint(double(30))\nprint(double(2))", "5\n4\n", &cases)
+                .as_deref(),
+            Some("x = 1\nprint(double(2))")
         );
     }
 

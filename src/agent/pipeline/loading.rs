@@ -96,6 +96,10 @@ pub struct Loading {
     module: Option<String>,
 }
 
+/// The helper a Python check of the request's examples prints each value
+/// through: an iterator as the list it gives.
+pub const PYTHON_VALUE: &str = "_value";
+
 impl Loading {
     /// A check that runs the request's own `examples` (see
     /// [`super::expect::request_examples`]) as written, with the project's
@@ -106,11 +110,12 @@ impl Loading {
         let top = self.top.as_deref().filter(|_| !examples.is_empty())?;
         match language {
             Language::Python => {
-                let prints = example_lines(examples, |args| format!("print({args})\n"), |v| format!("_value({v})"), "");
+                let prints =
+                    example_lines(examples, |args| format!("print({args})\n"), |v| format!("{PYTHON_VALUE}({v})"), "");
                 // The package's name after its names: `markdown.markdown()`
                 // is the module's function, not an attribute of the function.
                 Some(format!(
-                    "from {top} import *\nimport {top}\n\n\ndef _value(value):\n    \
+                    "from {top} import *\nimport {top}\n\n\ndef {PYTHON_VALUE}(value):\n    \
 return list(value) if hasattr(value, \"__next__\") else value\n\n\n{prints}"
                 ))
             }

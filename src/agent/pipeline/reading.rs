@@ -203,6 +203,29 @@ pub fn all_passed(output: &str) -> Vec<usize> {
     output.lines().filter_map(|line| line.trim().strip_prefix("passes: ")?.trim().parse().ok()).collect()
 }
 
+/// What a [`super::check::Check::differ_command`] printed with each
+/// candidate in place: (its number, its output), in the order run; the
+/// Bash call's closing `exit code` line is none of theirs.
+pub fn outputs_by_try(output: &str) -> Vec<(usize, String)> {
+    let output = match output.trim_end().rsplit_once('\n') {
+        Some((printed, last)) if last.starts_with("exit code ") => printed,
+        _ => output,
+    };
+    let mut outputs: Vec<(usize, String)> = Vec::new();
+    for line in output.lines() {
+        match line.strip_prefix("=== ").and_then(|n| n.trim().parse().ok()) {
+            Some(n) => outputs.push((n, String::new())),
+            None => {
+                if let Some((_, printed)) = outputs.last_mut() {
+                    printed.push_str(line.trim_end());
+                    printed.push('\n');
+                }
+            }
+        }
+    }
+    outputs
+}
+
 /// Why a run of the check on the code as it is shows nothing, if it does
 /// not: it passed, or it failed on its own mistake (it is not valid code,
 /// cannot load what it imports, or uses a name it never defined) rather
@@ -322,6 +345,15 @@ pub fn command_arguments(reply: &str, script: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_uses_run_with_each_change_read_as_one_output_a_change() {
+        let output = "=== 12\npatch\nmajor\n=== 40\npatch\n(exits 1: TypeError: x)\nexit code 0";
+        assert_eq!(
+            outputs_by_try(output),
+            [(12, "patch\nmajor\n".to_string()), (40, "patch\n(exits 1: TypeError: x)\n".to_string())]
+        );
+    }
 
     #[test]
     fn a_reply_s_command_line_is_split_as_a_shell_splits_it() {

@@ -4,7 +4,9 @@
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{Candidate, Stop, Target, check, reading, variants};
+use super::checking::first_script;
+use super::{Candidate, Stop, Target, check, expect, reading, variants};
+use crate::agent::code_text::is_comment;
 use crate::agent::turn::Generation;
 use crate::agent::{Conversation, TurnOutcome};
 use crate::protocol::{Block, Message, StopReason, Usage};
@@ -143,14 +145,15 @@ impl Conversation {
         let timeout_ms = self.budget.seconds_left().max(10) * 1000;
         let input = json!({ "command": command, "timeout_ms": timeout_ms });
         let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
-        let passing: Vec<&(usize, variants::Variant)> =
-            reading::all_passed(&output).into_iter().filter_map(|n| tries.get(n.wrapping_sub(1))).collect();
+        let numbers: Vec<usize> =
+            reading::all_passed(&output).into_iter().filter(|n| (1..=tries.len()).contains(n)).collect();
+        let passing: Vec<&(usize, variants::Variant)> = numbers.iter().map(|n| &tries[n - 1]).collect();
         let Some(mut picked) = passing.first().copied().map(|first| (first, false)) else {
             self.notify("[no small change passes the check]");
             return Ok(None);
         };
         if passing.len() > 1 {
-            picked = self.pick_passing(system, base, &passing, &varied, usage, cancel).await?;
+            picked = self.pick_passing(system, base, check, &numbers, &passing, &varied, usage, cancel).await?;
         }
         let ((at, variant), model_picked) = picked;
         let target = &varied[*at];
@@ -190,16 +193,20 @@ asked.",
         Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }))
     }
 
-    /// The model's pick among changes that all pass the check, each shown
+    /// The model's pick among changes that all pass the check (numbered
+    /// `numbers` among the staged tries): first told apart by what they
+    /// do where they differ (see [`Self::tell_apart`]), then each shown
     /// as the line it changes, before and after: a weak check passes a
-    /// wrong change as readily as the right one, and which line does
-    /// what the request means is what a model can read. With it, whether
-    /// the model told them apart: else the first found stands.
+    /// wrong change as readily as the right one, and which line does what
+    /// the request means is what a model can read. With it, whether the
+    /// model told them apart: else the first found stands.
     #[allow(clippy::too_many_arguments)]
     async fn pick_passing<'p>(
         &mut self,
         system: &str,
         base: &[Message],
+        check: &check::Check,
+        numbers: &[usize],
         passing: &[&'p (usize, variants::Variant)],
         varied: &[Target],
         usage: &mut Usage,
@@ -220,27 +227,208 @@ asked.",
         if distinct.len() < lines.len() {
             return Ok((passing[0], false));
         }
-        let listed = |after: &str| -> String {
+        let listed: Vec<String> = lines
+            .iter()
+            .zip(passing)
+            .map(|((before, after), (at, variant))| {
+                let target = &varied[*at];
+                let said = comment_above(&target.text, variant.at.start)
+                    .map(|comment| format!(" under the comment `{comment}`"))
+                    .unwrap_or_default();
+                format!("- in `{}` ({}){said}:\n  `{before}`\n  becomes\n  `{after}`", target.qualified(), target.path)
+            })
+            .collect();
+        self.notify(&format!("[{} small changes pass the check: asking which does what is asked…]", passing.len()));
+        let kept = self.tell_apart(system, base, check, numbers, &listed, usage, cancel).await?;
+        if let [one] = kept.as_slice() {
+            return Ok((passing[*one], true));
+        }
+        let listed_of = |after: &str| -> String {
             let at = lines.iter().position(|(_, a)| a == after).unwrap_or(0);
-            let (target, before) = (&varied[passing[at].0], &lines[at].0);
-            format!("- in `{}` ({}):\n  `{before}`\n  becomes\n  `{after}`", target.qualified(), target.path)
+            listed[at].clone()
         };
         let ask = |choices: &[&str]| {
-            let listed: Vec<String> = choices.iter().map(|after| listed(after)).collect();
+            let listed: Vec<String> = choices.iter().map(|after| listed_of(after)).collect();
             format!(
                 "Each of these changes makes the check of the request pass:\n\n{}\n\nWhich one does what is asked? \
 Reply with its new line only.",
                 listed.join("\n\n")
             )
         };
-        let choices: Vec<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
-        self.notify(&format!("[{} small changes pass the check: asking which does what is asked…]", passing.len()));
-        // A pick that follows the order tells nothing: the first found stands.
-        let Some(reply) = self.choice_both_ways(system, base, ask, &choices, true, usage, cancel).await? else {
-            self.notify("[the pick follows the order the changes are offered in: the first found stands]");
-            return Ok((passing[0], false));
+        let choices: Vec<&str> = kept.iter().map(|i| lines[*i].1.as_str()).collect();
+        let found_first = kept[0];
+        // A pick that follows the order tells nothing. Of two the model
+        // stays torn between, each is judged alone, where no order can
+        // lead: the one it says does what is asked, where it says so of
+        // one only; else the one of them found first. Else the first found.
+        let reply = match self.choice_or_torn(system, base, ask, &choices, true, usage, cancel).await? {
+            Ok(reply) => reply,
+            Err(torn) if !torn.is_empty() || choices.len() == 2 => {
+                let torn = match torn.is_empty() {
+                    true => choices.iter().map(|c| c.to_string()).collect(),
+                    false => torn,
+                };
+                let mut said_yes = Vec::new();
+                for after in &torn {
+                    if !self.budget.allows_call() {
+                        break;
+                    }
+                    let alone = format!(
+                        "This change makes the check of the request pass:\n\n{}\n\nDoes it do what is asked? \
+Reply yes or no.",
+                        listed_of(after)
+                    );
+                    if self.choice_reply(system, base, &alone, &["yes", "no"], usage, cancel).await? == "yes" {
+                        said_yes.push(after);
+                    }
+                }
+                if let [after] = said_yes.as_slice() {
+                    self.notify("[judged alone, one of the two changes does what is asked]");
+                    let chosen = lines.iter().position(|(_, a)| a == *after).unwrap_or(0);
+                    return Ok((passing[chosen], true));
+                }
+                self.notify("[the pick stays torn between two changes: the one of them found first stands]");
+                let first = lines.iter().position(|(_, after)| torn.contains(after)).unwrap_or(found_first);
+                return Ok((passing[first], false));
+            }
+            Err(_) => {
+                self.notify("[the pick follows the order the changes are offered in: the first found stands]");
+                return Ok((passing[found_first], false));
+            }
         };
-        let chosen = lines.iter().position(|(_, after)| *after == reply).unwrap_or(0);
+        let chosen = lines.iter().position(|(_, after)| *after == reply).unwrap_or(found_first);
         Ok((passing[chosen], true))
+    }
+
+    /// Changes that all pass the check, told apart by what they do: the
+    /// model writes uses of the code where they would differ, the uses run
+    /// with each change in place (a Bash call), and of each line they
+    /// print differently the model says what it must print, asked both
+    /// ways round. The changes (by their place in `listed`) that print
+    /// what it says, all of them where nothing tells them apart.
+    #[allow(clippy::too_many_arguments)]
+    async fn tell_apart(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        check: &check::Check,
+        numbers: &[usize],
+        listed: &[String],
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<usize>, Stop> {
+        /// Lines asked about at most: each is two model calls.
+        const MAX_ASKED: usize = 2;
+        let all: Vec<usize> = (0..listed.len()).collect();
+        if !self.budget.allows_call() {
+            return Ok(all);
+        }
+        let ask = format!(
+            "The check of the request:\n```\n{}\n```\nEach of these changes makes it pass:\n\n{}\n\nWrite another \
+short script, in the same language and loading the project the same way, that prints the results of a few uses of \
+the code, with other inputs than the check's, where these changes would give different results (the cases the \
+changed lines decide), one per line. Reply with the script only, in one code block.",
+            check.script.trim_end(),
+            listed.join("\n\n")
+        );
+        self.notify("[asking for uses of the code where these changes differ…]");
+        let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
+        // The check's own examples print alike with every change that passes it.
+        let script = first_script(&reply)
+            .map(|script| expect::without_shared_prints(check.language(), &script, &check.script))
+            .filter(|script| script.lines().any(|line| expect::prints_a_line(check.language(), line)));
+        let Some(command) = script.and_then(|script| check.differ_command(&script, numbers)) else {
+            self.notify("[the uses do not tell the changes apart]");
+            self.record_reply(generation);
+            return Ok(all);
+        };
+        let input = json!({ "command": command, "timeout_ms": 120_000 });
+        let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        let outputs: Vec<String> = reading::outputs_by_try(&output).into_iter().map(|(_, printed)| printed).collect();
+        let printed: Vec<Vec<&str>> = outputs.iter().map(|o| o.lines().collect()).collect();
+        // Line by line, where every change printed as many lines.
+        if printed.len() != listed.len() || printed.iter().any(|p| p.len() != printed[0].len()) {
+            self.notify("[the uses do not tell the changes apart]");
+            return Ok(all);
+        }
+        let script = check.differ_script();
+        let statements = expect::printing_statements(check.language(), &script, &outputs[0]);
+        let mut kept = all.clone();
+        let mut asked = 0;
+        for line in 0..printed[0].len() {
+            let mut values: Vec<&str> = kept.iter().map(|k| printed[*k][line]).collect();
+            values.sort();
+            values.dedup();
+            if values.len() < 2 {
+                continue;
+            }
+            if asked == MAX_ASKED || !self.budget.allows_call() {
+                break;
+            }
+            asked += 1;
+            let what = match &statements {
+                Some(statements) => format!("`{}` prints", statements[line]),
+                None => format!("its line {} reads", line + 1),
+            };
+            let ask = |choices: &[&str]| {
+                let listed: Vec<String> = choices.iter().map(|v| format!("`{v}`")).collect();
+                format!(
+                    "This script:\n```\n{}\n```\nWith one change or another of the code in place, {what} {}. Once \
+the request is done, what must it print? Reply with one of: {}.",
+                    script.trim_end(),
+                    listed.join(" or "),
+                    listed.join(", ")
+                )
+            };
+            let Some(reply) = self.choice_both_ways(system, base, ask, &values, false, usage, cancel).await? else {
+                continue;
+            };
+            kept.retain(|k| printed[*k][line] == reply);
+            let statement = statements.as_ref().map_or(format!("line {}", line + 1), |s| format!("`{}`", s[line]));
+            self.notify(&format!("[{statement} must print `{reply}`: {} of the changes print it]", kept.len()));
+            if kept.len() == 1 {
+                break;
+            }
+        }
+        if kept.len() == all.len() {
+            self.notify("[the uses do not tell the changes apart]");
+        }
+        Ok(kept)
+    }
+}
+
+/// The comment lines right above the line that holds byte `at` of `text`,
+/// joined (at most three): what the code's author says the line does,
+/// which a model can hold each change against (`// add the pre prefix if
+/// we are going to a prerelease version` above `prefix = lowHasPre ? …`).
+fn comment_above(text: &str, at: usize) -> Option<String> {
+    const MAX_LINES: usize = 3;
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let mut comment: Vec<&str> = text[..start]
+        .lines()
+        .rev()
+        .take_while(|line| is_comment(line))
+        .take(MAX_LINES)
+        .map(|line| line.trim())
+        .collect();
+    comment.reverse();
+    (!comment.is_empty()).then(|| comment.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::comment_above;
+
+    #[test]
+    fn a_changed_line_is_told_with_the_comment_above_it() {
+        let text = "function f(v) {\n  const high = v.pre\n  // add the prefix if we are going to a prerelease\n  \
+// version\n  const prefix = low ? 'pre' : ''\n}\n";
+        let at = text.find("low ?").unwrap();
+        assert_eq!(
+            comment_above(text, at).as_deref(),
+            Some("// add the prefix if we are going to a prerelease // version")
+        );
+        assert_eq!(comment_above(text, text.find("v.pre").unwrap()), None);
+        assert_eq!(comment_above("x = 1\n", 2), None);
     }
 }

@@ -237,27 +237,50 @@ Reply with one word: answer or change.";
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<String>, TurnOutcome> {
+        Ok(self.choice_or_torn(system, base, ask, choices, narrow, usage, cancel).await?.ok())
+    }
+
+    /// As [`Self::choice_both_ways`], telling where the picks differ which
+    /// choices the model took, in the order given: the two it stayed torn
+    /// between, none where it took the same place both times (it read the
+    /// order, not the choices).
+    #[allow(clippy::too_many_arguments)]
+    pub(in crate::agent) async fn choice_or_torn(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        ask: impl Fn(&[&str]) -> String,
+        choices: &[&str],
+        narrow: bool,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Result<String, Vec<String>>, TurnOutcome> {
         let first = self.choice_reply(system, base, &ask(choices), choices, usage, cancel).await?;
         if choices.len() < 2 || !self.budget.allows_call() {
-            return Ok(Some(first));
+            return Ok(Ok(first));
         }
         let backward: Vec<&str> = choices.iter().rev().copied().collect();
         let second = self.choice_reply(system, base, &ask(&backward), &backward, usage, cancel).await?;
         if first == second {
-            return Ok(Some(first));
+            return Ok(Ok(first));
         }
         // A model that took the same place both times picks by the order.
         let first_both = first == choices[0] && second == backward[0];
         let last_both = Some(&first.as_str()) == choices.last() && Some(&second.as_str()) == backward.last();
-        if !narrow || choices.len() < 3 || first_both || last_both || !self.budget.allows_call() {
-            return Ok(None);
+        if first_both || last_both {
+            return Ok(Err(Vec::new()));
         }
         let pair = [first.as_str(), second.as_str()];
         let pair: Vec<&str> = choices.iter().copied().filter(|c| pair.contains(c)).collect();
-        if pair.len() != 2 {
-            return Ok(None);
+        if !narrow || choices.len() < 3 || pair.len() != 2 || !self.budget.allows_call() {
+            return Ok(Err(pair.into_iter().map(str::to_string).collect()));
         }
-        Box::pin(self.choice_both_ways(system, base, ask, &pair, false, usage, cancel)).await
+        // Of two, picks that differ took the same place: torn between them.
+        let torn: Vec<String> = pair.iter().map(|c| c.to_string()).collect();
+        match Box::pin(self.choice_or_torn(system, base, ask, &pair, false, usage, cancel)).await? {
+            Err(_) => Ok(Err(torn)),
+            picked => Ok(picked),
+        }
     }
 
     /// The model's pick among `choices`, its reply held to them where the
