@@ -3716,6 +3716,99 @@ return weight * 2 + 1\n";
 }
 
 #[tokio::test]
+async fn the_check_is_asked_about_a_definition_only_where_the_request_names_it() {
+    let shop = long_module("def shipping(weight):\n    return weight * 2 + 1\n");
+    let check = "```python\nfrom shop import shipping\nprint(shipping(10))\n```\n";
+    let about = "The request is about `def shipping(weight)` in shop.py";
+    for (request, named) in [
+        ("`shipping` of 10 returns 21 but should return 20. Fix it.", true),
+        // A symptom alone: the ranked guess is no part of the ask, which
+        // the request's own example leads.
+        ("Shipping a parcel of weight 10 costs 21 but should cost 20. Fix it.", false),
+    ] {
+        let run = Scenario::new()
+            .file("shop.py", &shop)
+            .tool_settings(whole_files())
+            .run(&["change", "change", check, "none"], request)
+            .await;
+        let requests = run.backend.requests();
+        let ask = requests
+            .iter()
+            .map(|r| r.messages.last().unwrap().text())
+            .find(|text| text.contains("Before anything changes"))
+            .unwrap_or_else(|| panic!("no check asked for: {}", run.text()));
+        assert_eq!(ask.contains(about), named, "{ask}");
+    }
+}
+
+#[tokio::test]
+async fn a_value_given_the_example_that_does_not_raise_the_error_the_request_quotes_is_asked_for_again() {
+    let code = "def label(names):\n    seen = {}\n    out = []\n    for name in names:\n        if name in seen:\n            \
+seen[name] += 1\n            out.append(name + '_' + seen[name])\n        else:\n            seen[name] = 0\n            \
+out.append(name)\n    return out\n";
+    let labels = long_module(code);
+    let run = Scenario::new()
+        .file("labels.py", &labels)
+        .tool_settings(whole_files())
+        .run(
+            &[
+                "change",
+                "change",
+                "```python\nnames = ['a', 'b']\n```\n",
+                "```python\nnames = ['a', 'a']\n```\n",
+                "none",
+            ],
+            "A list that holds one name twice breaks `label(names)`: it raises `TypeError: can only concatenate str \
+(not \"int\") to str`. Each repeat should get a number (a, a_1).",
+        )
+        .await;
+    let text = run.text();
+    let why = "it runs without the `TypeError` the request reports, so it does not show the problem";
+    assert!(text.contains(&format!("[the check is set aside: {why}]")), "{text}");
+    let asks: Vec<String> = run.backend.requests().iter().map(|r| r.messages.last().unwrap().text()).collect();
+    let values: Vec<&String> = asks.iter().filter(|a| a.contains("which it never defines")).collect();
+    assert_eq!(values.len(), 2, "{asks:#?}");
+    assert!(values[1].contains(why), "{}", values[1]);
+    // The second value raises it: the check stands, failing on the code as it is.
+    assert!(text.contains("[the check fails on the code as it is"), "{text}");
+}
+
+#[tokio::test]
+async fn a_probe_whose_uses_all_print_what_the_fixed_check_must_is_asked_for_again() {
+    let sizes = long_module("def is_small(n):\n    return n < 10\n");
+    let check = "```python\nfrom sizes import is_small\nprint(is_small(10))\n```\n";
+    // Every use prints `True`, as the fixed check must: a change that made
+    // `is_small` always true would keep them.
+    let alike = "```python\nfrom sizes import is_small\nprint(is_small(3))\nprint(is_small(5))\n```\n";
+    let differing = "```python\nfrom sizes import is_small\nprint(is_small(3))\nprint(is_small(50))\n```\n";
+    let run = Scenario::new()
+        .file("sizes.py", &sizes)
+        .tool_settings(whole_files())
+        .run(
+            &[
+                "change",
+                "change",
+                check,
+                "```\nTrue\n```\n",
+                "```\nTrue\n```\n",
+                alike,
+                differing,
+                "none",
+                "return n <= 10",
+                "return n <= 10",
+            ],
+            "`is_small` of 10 returns False, but 10 is small. Fix it.",
+        )
+        .await;
+    let text = run.text();
+    assert!(text.contains("[every use the probe makes prints `True`, as the check must once fixed"), "{text}");
+    let asked = run.backend.requests().iter().map(|r| r.messages.last().unwrap().text()).collect::<Vec<_>>();
+    assert!(asked.iter().any(|a| a.contains("Your last script's uses all print `True`")), "{asked:#?}");
+    assert!(text.contains("[a candidate must leave what the probe prints as it is]"), "{text}");
+    assert_eq!(run.read("sizes.py"), sizes.replace("n < 10", "n <= 10"), "{text}");
+}
+
+#[tokio::test]
 async fn a_probe_that_repeats_the_request_s_case_with_other_numbers_does_not_guard_the_bug() {
     let sizes = long_module("def size(n, unit):\n    return 'big' if n > 10 else 'small'\n");
     // `size(10, 4)` is the request's case again: it prints `small` now and

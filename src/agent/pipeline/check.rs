@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 use super::loading::{Loading, Runner};
 use super::reading::{COUNTS_PATTERN, normalized};
 use super::watchers::{NODE_ARGV, NODE_CALLS, PYTHON_ARGV, PYTHON_CALLS};
+
+mod guards;
 use crate::codemap::Language;
 
 /// A check that showed the problem on the code as it is.
@@ -93,10 +95,6 @@ impl Check {
 
     fn file(&self) -> PathBuf {
         self.dir.path().join(format!("check.{}", self.runner.extension))
-    }
-
-    pub fn probe_file(&self) -> PathBuf {
-        self.dir.path().join(format!("probe.{}", self.runner.extension))
     }
 
     /// How one run reads the check, with the project at `root` (a shell word).
@@ -414,106 +412,6 @@ impl Check {
             std::fs::write(dir.join("text"), text)?;
         }
         Ok(())
-    }
-
-    /// The command that runs the project's tests in the scratch copy as it
-    /// is, for [`Check::guard_with`].
-    pub fn tests_command(&self, tests: &str) -> Option<String> {
-        Some(format!("cd '{}' && {tests}", self.scratch.as_ref()?.display()))
-    }
-
-    /// The command that writes `script`, a probe of other uses of the code,
-    /// and runs it in the scratch copy as it is.
-    pub fn probe_command(&self, script: &str) -> Option<String> {
-        let scratch = self.scratch.as_ref()?.display().to_string();
-        let modules = self.dir.path().join("scratch-modules").display().to_string();
-        let script = tidy(self.runner.language, script);
-        let out = self.dir.path().join("probe.now");
-        let run = self.written_and_run(&self.probe_file(), &script, &modules, &format!("'{scratch}'"), &out);
-        Some(format!("cd '{scratch}' && {run}"))
-    }
-
-    /// What the probe printed in the scratch copy as it is.
-    pub fn probe_printed(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("probe.now")).unwrap_or_default()
-    }
-
-    /// The check's print statements whose printed line must change, each
-    /// with what it prints now (`console.log(diff('1.2.3', '1.3.0-beta.0'))`,
-    /// `minor`): the request's own cases. None where it must exit normally
-    /// or its statements cannot be paired with what it printed.
-    pub fn request_cases(&self) -> Vec<(String, String)> {
-        let Some(expected) = &self.expected else { return Vec::new() };
-        let now = normalized(&self.now_output());
-        let Some(statements) = super::expect::printing_statements(self.runner.language, &self.script, &now) else {
-            return Vec::new();
-        };
-        let mut wanted: Vec<&str> = expected.lines().map(str::trim).collect();
-        statements
-            .into_iter()
-            .zip(now.lines())
-            .filter(|(_, line)| match wanted.iter().position(|w| *w == line.trim()) {
-                Some(at) => {
-                    wanted.remove(at);
-                    false
-                }
-                None => true,
-            })
-            .map(|(statement, line)| (statement, line.trim().to_string()))
-            .collect()
-    }
-
-    fn differ_file(&self) -> PathBuf {
-        self.dir.path().join(format!("differ.{}", self.runner.extension))
-    }
-
-    /// The script of the last [`Check::differ_command`], as it ran.
-    pub fn differ_script(&self) -> String {
-        std::fs::read_to_string(self.differ_file()).unwrap_or_default()
-    }
-
-    /// The command that writes `script`, uses of the code where candidates
-    /// may differ, and runs it in the scratch copy with each staged
-    /// candidate numbered in `tries` (from 1) in place: each run's output
-    /// under a line `=== N`, then how it exited where it failed. Read by
-    /// [`super::reading::outputs_by_try`].
-    pub fn differ_command(&self, script: &str, tries: &[usize]) -> Option<String> {
-        let scratch = self.scratch.as_ref()?.display().to_string();
-        let dir = self.dir.path().display();
-        let modules = format!("{dir}/scratch-modules");
-        let script = tidy(self.runner.language, script);
-        let run = self.run_line(&modules, &format!("'{scratch}'"), &self.differ_file());
-        let run = double_quoted(&run);
-        let numbers: Vec<String> = tries.iter().map(|n| format!("{n:04}")).collect();
-        Some(format!(
-            "{}cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
-for n in {}; do\n  \
-try='{dir}/tries/'$n; f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
-echo \"=== $((10#$n))\"; $limit bash -c \"{run}\" 2>'{dir}/differ.err'; status=$?\n  \
-if [ $status -ne 0 ]; then echo \"(exits $status: $(tail -n 1 '{dir}/differ.err'))\"; fi\n  \
-rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n\
-done",
-            written(&self.differ_file(), &script),
-            numbers.join(" ")
-        ))
-    }
-
-    /// From now on a candidate must leave what the probe printed as it is;
-    /// false when it printed nothing, and guards nothing.
-    pub fn guard_with_probe(&mut self) -> io::Result<bool> {
-        let printed = normalized(&std::fs::read_to_string(self.dir.path().join("probe.now")).unwrap_or_default());
-        if printed.is_empty() {
-            return Ok(false);
-        }
-        std::fs::write(self.dir.path().join("probe.expected"), printed)?;
-        self.probe = true;
-        Ok(true)
-    }
-
-    /// From now on a candidate that passes the check must also fail no more
-    /// of the project's tests (`tests`) than `before` fail now.
-    pub fn guard_with(&mut self, tests: &str, before: usize) {
-        self.tests = Some((tests.to_string(), before));
     }
 
     /// The command that runs the check against each staged candidate in
@@ -935,6 +833,12 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         let (ok, output) = bash(&check.now_command());
         assert!(ok && check.now_output() == "4\n", "{output}");
         check.expect("6").unwrap();
+        // The request's case, and uses that all print what it must print once fixed.
+        assert_eq!(check.request_cases(), [("print(double(3))".to_string(), "4".to_string())]);
+        assert_eq!(check.fixed_alike("6\n6\n").as_deref(), Some("6"));
+        assert_eq!(check.fixed_alike("6\n5\n"), None);
+        assert_eq!(check.fixed_alike("5\n5\n"), None);
+        assert_eq!(check.fixed_alike("6\n"), None);
         check.prepare_scratch(root.path()).unwrap();
         let (ok, output) = bash(&check.probe_command("from pkg.core import double\nprint(double(-1))").unwrap());
         assert!(ok, "{output}");
@@ -947,5 +851,11 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
         let (_, output) = bash(&check.tries_command().unwrap());
         assert_eq!(passed(&output), Some(2), "{output}");
+
+        // Uses run with each staged change in place, each one's output apart.
+        let (_, output) =
+            bash(&check.differ_command("from pkg.core import double\nprint(double(-3))", &[1, 2]).unwrap());
+        let outputs = super::super::reading::outputs_by_try(&output);
+        assert_eq!(outputs, [(1, "-3\n".to_string()), (2, "-6\n".to_string())], "{output}");
     }
 }

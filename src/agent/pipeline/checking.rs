@@ -7,7 +7,7 @@
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{Stop, Target, check, edit, examples, expect, loading, reading};
+use super::{Stop, Target, check, edit, examples, loading, reading};
 use crate::agent::Conversation;
 use crate::agent::turn::Generation;
 use crate::agent::whole_file;
@@ -36,6 +36,7 @@ impl Conversation {
         system: &str,
         base: &[Message],
         target: &Target,
+        named: bool,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<check::Check>, Stop> {
@@ -61,14 +62,26 @@ impl Conversation {
         // The request's example and the name it uses but never defines
         // (`text` of `markdown.markdown(text)`), to be asked for alone.
         let mut undefined: Option<(String, String)> = None;
+        // The value given the example, once asked: a value that does not
+        // reproduce what the request reports is asked for again once.
+        let mut defining: Option<(String, String)> = None;
+        let mut valued_again = false;
+        let reported = reading::reported_error(&request);
         for _ in 0..ASKS + usize::from(from_request.is_some()) {
             let by_request = from_request.take();
+            // Whether this round's check is the example given its value.
+            let mut valued = false;
             let (generation, reply) = match (&by_request, undefined.take()) {
                 (_, Some((example, name))) if self.budget.allows_call() => {
                     asked += 1;
+                    valued = true;
+                    let again = match defining.replace((example.clone(), name.clone())) {
+                        Some(_) => refused.clone(),
+                        None => String::new(),
+                    };
                     let ask = format!(
                         "The request's example:\n```\n{}\n```\nuses `{name}`, which it never defines. Write the \
-{} lines that define `{name}` as the request describes it, in one code block, and nothing else.",
+{} lines that define `{name}` as the request describes it, in one code block, and nothing else.{again}",
                         example.trim_end(),
                         runner.language_name()
                     );
@@ -88,7 +101,8 @@ impl Conversation {
                 (None, _) if !self.budget.allows_call() => break,
                 (None, _) => {
                     asked += 1;
-                    self.ask_check(system, base, target, &loading, &refused, asked - 1, usage, cancel).await?
+                    let about = named.then_some(target);
+                    self.ask_check(system, base, language, about, &loading, &refused, asked - 1, usage, cancel).await?
                 }
             };
             let made = edit::code_blocks(&reply)
@@ -107,7 +121,10 @@ impl Conversation {
                     continue;
                 }
             };
-            let not_loaded = format!("{NOT_LOADED}: it must call the project's own `{}`", definition.name);
+            let not_loaded = match named {
+                true => format!("{NOT_LOADED}: it must call the project's own `{}`", definition.name),
+                false => format!("{NOT_LOADED}: it must run the project's own code, as the request's example does"),
+            };
             if let Some(why) = self.cannot_show(language, &loading, &check.script, &not_loaded) {
                 refused = self.set_aside_unrun(generation, "check", &why);
                 continue;
@@ -121,6 +138,11 @@ impl Conversation {
                 // An example that passes arguments cannot run on an empty
                 // command line, whatever the run shows.
                 _ if let Some(why) = check.arguments_why() => why,
+                // The request quotes an error it raised: a run without it
+                // shows something else.
+                _ if let Some(kind) = reported.filter(|kind| ran && !output.contains(kind)) => {
+                    format!("it runs without the `{kind}` the request reports, so it does not show the problem")
+                }
                 None if let Some(line) =
                     reading::quoted_report(&format!("{printed}{}", check.now_errors()), &request) =>
                 {
@@ -149,9 +171,17 @@ what it reports must change]"
             // The model is told of its own scripts only; the request's own
             // example that lacks a value is given it.
             match (by_request, reading::undefined_name(&output)) {
-                (None, _) => refused = self.told_why(&why),
                 (Some(example), Some(name)) => undefined = Some((example, name.to_string())),
                 (Some(_), None) => {}
+                (None, _) => {
+                    refused = self.told_why(&why);
+                    // A value given the example that shows nothing is asked
+                    // for again, once, told why.
+                    if valued && !valued_again {
+                        valued_again = true;
+                        undefined = defining.clone();
+                    }
+                }
             }
         }
         Ok(None)
@@ -238,22 +268,31 @@ line, as they follow the program's name on a shell command line. Reply with that
         &mut self,
         system: &str,
         base: &[Message],
-        target: &Target,
+        language: crate::codemap::Language,
+        about: Option<&Target>,
         loading: &loading::Loading,
         refused: &str,
         asked: usize,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<(Generation, String), Stop> {
-        let definition = target.definition();
-        let doc = definition.doc.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
-        let language_name = loading::runner(target.file.language).map_or("", |runner| runner.language_name());
+        // The definition the request names, where it names one: a guess at
+        // the code behind a symptom it only describes would have the
+        // script run that guess, not the example the user ran.
+        let about = about
+            .map(|target| {
+                let definition = target.definition();
+                let doc = definition.doc.as_deref().map(|d| format!(" ({d})")).unwrap_or_default();
+                format!(" The request is about `{}` in {}{doc}.", definition.signature, target.path)
+            })
+            .unwrap_or_default();
+        let language_name = loading::runner(language).map_or("", |runner| runner.language_name());
         let ask = format!(
             "Before anything changes, write a short {language_name} script that runs the example the request gives \
 and prints its result, then the result of any example the request says works as it should. It runs with no \
-command-line arguments: write any the example passes into the script itself. {} The request is about `{}` in \
-{}{doc}. Reply with the script only, in one code block.{refused}",
-            loading.hint, definition.signature, target.path,
+command-line arguments: write any the example passes into the script itself. {}{about} Reply with the script only, \
+in one code block.{refused}",
+            loading.hint,
         );
         self.notify("[writing a check of what the request expects…]");
         self.ask_script(system, base, &ask, asked, usage, cancel).await
@@ -519,71 +558,4 @@ request speaks of no such error: the script must use the project as the request'
         }
         Ok(executed)
     }
-
-    /// Where the project's tests cannot guard, the model writes a probe:
-    /// a script of other uses of the code that work as they should. What
-    /// it prints in the scratch copy as it is, a candidate must leave as
-    /// it is, so that a change which passes the check by breaking the
-    /// code's other uses is not offered.
-    #[allow(clippy::too_many_arguments)]
-    async fn probe(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        target: &Target,
-        check: &mut check::Check,
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<(), Stop> {
-        if !self.budget.allows_call() {
-            return Ok(());
-        }
-        let ask = format!(
-            "Now write another short script, in the same language and loading the project the same way, that prints \
-the results of five other uses of `{}` in {} that work as they should (not the ones the request is about), one per \
-line. Reply with the script only, in one code block.",
-            target.definition().signature,
-            target.path
-        );
-        let ask = format!("The script that shows the problem:\n```\n{}\n```\n{ask}", check.script.trim_end());
-        self.notify("[writing a probe of the code's other uses…]");
-        let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
-        let language = check.language();
-        let command = first_script(&reply)
-            .map(|script| expect::without_shared_prints(language, &script, &check.script))
-            .and_then(|script| check.probe_command(&script));
-        let Some(command) = command else {
-            self.record_reply(generation);
-            return Ok(());
-        };
-        let (mut ran, _) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
-        let script = std::fs::read_to_string(check.probe_file()).unwrap_or_default();
-        let trimmed = expect::without_request_cases(language, &script, &check.probe_printed(), &check.request_cases());
-        if let Some(command) = trimmed.filter(|_| ran).and_then(|script| check.probe_command(&script)) {
-            let mut generation = Generation::default();
-            generation.blocks.push(Block::Text {
-                text: "The probe again without its uses that print, in the request's own shape, the value the \
-request says is wrong: those are the request's case, not other uses."
-                    .into(),
-            });
-            self.notify("[the probe repeats the request's case with other values: those uses are left out]");
-            ran = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?.0;
-        }
-        match ran && check.guard_with_probe().unwrap_or(false) {
-            true => self.notify("[a candidate must leave what the probe prints as it is]"),
-            false => self.notify("[the probe does not run: candidates are judged by the check alone]"),
-        }
-        Ok(())
-    }
-}
-
-/// The first script of a reply, in a code block. A block left open is a
-/// reply cut at its token limit (a small model asked for a few uses writes
-/// far more): its unfinished last line goes.
-pub(super) fn first_script(reply: &str) -> Option<String> {
-    let cut = reply.matches("```").count() % 2 == 1;
-    edit::code_blocks(reply).into_iter().next().map(|script| match cut {
-        true => script.trim_end().rsplit_once('\n').map_or(String::new(), |(whole, _)| whole.to_string()),
-        false => script,
-    })
 }

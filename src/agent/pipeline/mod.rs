@@ -37,6 +37,7 @@ mod expect;
 mod expecting;
 mod loading;
 mod localize;
+mod probing;
 mod reading;
 mod trying;
 mod variants;
@@ -292,7 +293,7 @@ impl Conversation {
             let text = format!("`{}` is no longer in {}: nothing was changed.", candidate.qualified, candidate.path);
             return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
         }
-        let mut check = match self.write_check(system, base, &targets[0], usage, cancel).await? {
+        let mut check = match self.write_check(system, base, &targets[0], candidate.named, usage, cancel).await? {
             None => self.doctest_check(&targets[0], cancel).await?,
             made => made,
         };

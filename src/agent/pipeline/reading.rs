@@ -186,6 +186,23 @@ pub fn quoted_report<'o>(output: &'o str, request: &str) -> Option<&'o str> {
     })
 }
 
+/// The kind of error the request quotes with its message (`TypeError:
+/// can only concatenate str (not "int") to str`): an error the user saw
+/// raised, which a check of the report must raise too. A kind named alone
+/// (`should raise ValueError`) may be what the user wants instead.
+pub fn reported_error(request: &str) -> Option<&str> {
+    request.match_indices(": ").find_map(|(at, _)| {
+        let before = &request[..at];
+        let start = before.rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')).map_or(0, |i| i + 1);
+        let kind = before[start..].rsplit('.').next()?;
+        let message = request[at + 2..].chars().next().is_some_and(|c| c.is_alphanumeric() || "'\"`".contains(c));
+        let named = ["Error", "Exception"]
+            .iter()
+            .any(|end| kind.len() > end.len() && kind.ends_with(end) && kind.starts_with(char::is_uppercase));
+        (named && message).then_some(kind)
+    })
+}
+
 /// Output as checks compare it: each line's trailing blanks and the
 /// blank lines at its ends dropped.
 pub fn normalized(output: &str) -> String {
@@ -345,6 +362,16 @@ pub fn command_arguments(reply: &str, script: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_the_request_quotes_with_its_message_is_one_the_user_saw() {
+        let request = "`markdown(text)` raises `TypeError: can only concatenate str (not \"int\") to str`.";
+        assert_eq!(reported_error(request), Some("TypeError"));
+        assert_eq!(reported_error("It fails: json.decoder.JSONDecodeError: Expecting value"), Some("JSONDecodeError"));
+        assert_eq!(reported_error("parse_port('-1') returns -1; it should raise ValueError."), None);
+        assert_eq!(reported_error("It prints error: unknown option '--colr'"), None);
+        assert_eq!(reported_error("Note: Error: is a prefix"), None);
+    }
 
     #[test]
     fn the_uses_run_with_each_change_read_as_one_output_a_change() {

@@ -4,7 +4,7 @@
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::checking::first_script;
+use super::probing::first_script;
 use super::{Candidate, Stop, Target, check, expect, reading, variants};
 use crate::agent::code_text::is_comment;
 use crate::agent::turn::Generation;

@@ -1,0 +1,135 @@
+//! What guards a check's candidates beside the check itself: the
+//! project's tests, or a probe of the code's other uses, whose output a
+//! candidate must leave as it is; and the runs that tell candidates that
+//! all pass apart, by what each prints with the same uses of the code.
+
+use std::io;
+use std::path::PathBuf;
+
+use super::super::expect::printing_statements;
+use super::super::reading::normalized;
+use super::{Check, TRY_SECONDS, double_quoted, tidy, written};
+
+impl Check {
+    pub fn probe_file(&self) -> PathBuf {
+        self.dir.path().join(format!("probe.{}", self.runner.extension))
+    }
+
+    /// The command that runs the project's tests in the scratch copy as it
+    /// is, for [`Check::guard_with`].
+    pub fn tests_command(&self, tests: &str) -> Option<String> {
+        Some(format!("cd '{}' && {tests}", self.scratch.as_ref()?.display()))
+    }
+
+    /// The command that writes `script`, a probe of other uses of the code,
+    /// and runs it in the scratch copy as it is.
+    pub fn probe_command(&self, script: &str) -> Option<String> {
+        let scratch = self.scratch.as_ref()?.display().to_string();
+        let modules = self.dir.path().join("scratch-modules").display().to_string();
+        let script = tidy(self.runner.language, script);
+        let out = self.dir.path().join("probe.now");
+        let run = self.written_and_run(&self.probe_file(), &script, &modules, &format!("'{scratch}'"), &out);
+        Some(format!("cd '{scratch}' && {run}"))
+    }
+
+    /// What the probe printed in the scratch copy as it is.
+    pub fn probe_printed(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("probe.now")).unwrap_or_default()
+    }
+
+    /// The check's print statements whose printed line must change, each
+    /// with what it prints now (`console.log(diff('1.2.3', '1.3.0-beta.0'))`,
+    /// `minor`): the request's own cases. None where it must exit normally
+    /// or its statements cannot be paired with what it printed.
+    pub fn request_cases(&self) -> Vec<(String, String)> {
+        let Some(expected) = &self.expected else { return Vec::new() };
+        let now = normalized(&self.now_output());
+        let Some(statements) = printing_statements(self.runner.language, &self.script, &now) else {
+            return Vec::new();
+        };
+        let mut wanted: Vec<&str> = expected.lines().map(str::trim).collect();
+        statements
+            .into_iter()
+            .zip(now.lines())
+            .filter(|(_, line)| match wanted.iter().position(|w| *w == line.trim()) {
+                Some(at) => {
+                    wanted.remove(at);
+                    false
+                }
+                None => true,
+            })
+            .map(|(statement, line)| (statement, line.trim().to_string()))
+            .collect()
+    }
+
+    pub(super) fn differ_file(&self) -> PathBuf {
+        self.dir.path().join(format!("differ.{}", self.runner.extension))
+    }
+
+    /// The script of the last [`Check::differ_command`], as it ran.
+    pub fn differ_script(&self) -> String {
+        std::fs::read_to_string(self.differ_file()).unwrap_or_default()
+    }
+
+    /// The command that writes `script`, uses of the code where candidates
+    /// may differ, and runs it in the scratch copy with each staged
+    /// candidate numbered in `tries` (from 1) in place: each run's output
+    /// under a line `=== N`, then how it exited where it failed. Read by
+    /// [`super::super::reading::outputs_by_try`].
+    pub fn differ_command(&self, script: &str, tries: &[usize]) -> Option<String> {
+        let scratch = self.scratch.as_ref()?.display().to_string();
+        let dir = self.dir.path().display();
+        let modules = format!("{dir}/scratch-modules");
+        let script = tidy(self.runner.language, script);
+        let run = self.run_line(&modules, &format!("'{scratch}'"), &self.differ_file());
+        let run = double_quoted(&run);
+        let numbers: Vec<String> = tries.iter().map(|n| format!("{n:04}")).collect();
+        Some(format!(
+            "{}cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
+for n in {}; do\n  \
+try='{dir}/tries/'$n; f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
+echo \"=== $((10#$n))\"; $limit bash -c \"{run}\" 2>'{dir}/differ.err'; status=$?\n  \
+if [ $status -ne 0 ]; then echo \"(exits $status: $(tail -n 1 '{dir}/differ.err'))\"; fi\n  \
+rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n\
+done",
+            written(&self.differ_file(), &script),
+            numbers.join(" ")
+        ))
+    }
+
+    /// The one value every line of `printed` (two at least) reads, where
+    /// the check must print it once fixed: uses that all print it pass a
+    /// change that makes every use print it.
+    pub fn fixed_alike(&self, printed: &str) -> Option<String> {
+        let printed = normalized(printed);
+        let mut lines = printed.lines().map(str::trim);
+        let first = lines.next()?;
+        let mut count = 1;
+        for line in lines {
+            if line != first {
+                return None;
+            }
+            count += 1;
+        }
+        let expected = self.expected.as_deref()?;
+        (count >= 2 && expected.lines().any(|line| line.trim() == first)).then(|| first.to_string())
+    }
+
+    /// From now on a candidate must leave what the probe printed as it is;
+    /// false when it printed nothing, and guards nothing.
+    pub fn guard_with_probe(&mut self) -> io::Result<bool> {
+        let printed = normalized(&std::fs::read_to_string(self.dir.path().join("probe.now")).unwrap_or_default());
+        if printed.is_empty() {
+            return Ok(false);
+        }
+        std::fs::write(self.dir.path().join("probe.expected"), printed)?;
+        self.probe = true;
+        Ok(true)
+    }
+
+    /// From now on a candidate that passes the check must also fail no more
+    /// of the project's tests (`tests`) than `before` fail now.
+    pub fn guard_with(&mut self, tests: &str, before: usize) {
+        self.tests = Some((tests.to_string(), before));
+    }
+}
