@@ -3287,7 +3287,7 @@ async fn a_model_that_picks_by_the_order_of_the_words_leaves_the_intent_to_the_q
     let run = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
-        .run(&["change", "answer", "1", "none", "It is 8080."], "What is the default port?")
+        .run(&["change", "answer", "1", "1", "none", "It is 8080."], "What is the default port?")
         .await;
     assert_eq!(run.outcome.text, "It is 8080.");
     assert_eq!(run.read("utils.py"), utils);
@@ -3299,7 +3299,10 @@ async fn a_question_about_a_large_project_is_answered_from_the_definition_chosen
     let run = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
-        .run(&["answer", "answer", "DEFAULT_PORT", "none", "The default port is 8080."], "What is the default port?")
+        .run(
+            &["answer", "answer", "DEFAULT_PORT", "DEFAULT_PORT", "none", "The default port is 8080."],
+            "What is the default port?",
+        )
         .await;
     assert_eq!(run.read("utils.py"), utils);
     assert_eq!(run.outcome.text, "The default port is 8080.");
@@ -3311,8 +3314,10 @@ async fn a_question_about_a_large_project_is_answered_from_the_definition_chosen
     assert!(names.len() >= 2 && names[0] == "DEFAULT_PORT", "{names:?}");
     assert!(names.iter().all(|n| listed.contains(&format!("`{n}` in utils.py"))), "{listed}");
     assert!(listed.contains("- constant `DEFAULT_PORT` in utils.py\n```\nDEFAULT_PORT = 8080\n```"), "{listed}");
+    // Asked both ways round, the other way the second time.
+    assert_eq!(requests[2].choices.first(), names.last(), "{:?}", requests[2].choices);
     // Where the model sees no script that shows it, the answer rests on the code.
-    let sent = requests[3].messages.last().unwrap().text();
+    let sent = requests[4].messages.last().unwrap().text();
     assert!(sent.contains("DEFAULT_PORT = 8080") && sent.contains("Answer the request from the code shown,"), "{sent}");
 }
 
@@ -3351,7 +3356,7 @@ print(split_items([1, 2, 3, 4], 2))\n```\n";
         .file("parts.py", &parts)
         .tool_settings(whole_files())
         .run(
-            &["answer", "answer", "divide", script, "`split_items` does.", "`divide` does."],
+            &["answer", "answer", "divide", "divide", script, "`split_items` does.", "`divide` does."],
             "Which function splits the items into n parts, keeping their order?",
         )
         .await;
@@ -3372,7 +3377,7 @@ print(split_items([1, 2, 3, 4], 2))\n```\n";
         .file("parts.py", &parts)
         .tool_settings(whole_files())
         .run(
-            &["answer", "answer", "divide", script, "`parts_of` does.", "`divide` does."],
+            &["answer", "answer", "divide", "divide", script, "`parts_of` does.", "`divide` does."],
             "Which function splits the items into n parts, keeping their order?",
         )
         .await;
@@ -3401,7 +3406,7 @@ return [items[i::n] for i in range(n)]\n"
         .file("parts.py", &parts)
         .tool_settings(whole_files())
         .run(
-            &["answer", "answer", "partitions", "none", "`divide` does."],
+            &["answer", "answer", "partitions", "partitions", "none", "`divide` does."],
             "Which function splits the items into n parts, keeping their order?",
         )
         .await;
@@ -3453,7 +3458,18 @@ async fn the_model_s_guess_at_the_code_s_names_ranks_what_the_request_s_words_mi
         .file("utils.py", &utils)
         .tool_settings(whole_files())
         .guessing_names()
-        .run(&["MAX_LENGTH, NAME_LIMIT", "answer", "answer", "MAX_LENGTH", "none", "Up to 256 characters."], prompt)
+        .run(
+            &[
+                "MAX_LENGTH, NAME_LIMIT",
+                "answer",
+                "answer",
+                "MAX_LENGTH",
+                "MAX_LENGTH",
+                "none",
+                "Up to 256 characters.",
+            ],
+            prompt,
+        )
         .await;
     let requests = guessed.backend.requests();
     let ask = requests[0].messages.last().unwrap().text();
@@ -3465,7 +3481,7 @@ async fn the_model_s_guess_at_the_code_s_names_ranks_what_the_request_s_words_mi
     let unguessed = Scenario::new()
         .file("utils.py", &utils)
         .tool_settings(whole_files())
-        .run(&["answer", "answer", "check_name", "none", "Up to 256 characters."], prompt)
+        .run(&["answer", "answer", "check_name", "check_name", "none", "Up to 256 characters."], prompt)
         .await;
     assert_eq!(first_offered(&unguessed, 2).as_deref(), Some("check_name"));
 }

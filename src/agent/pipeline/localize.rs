@@ -112,15 +112,28 @@ nothing else."
                 })
                 .collect();
             let question = if wants_change { "must change to do what is asked" } else { "holds the answer" };
-            let ask = format!(
-                "The definitions of the project that match the request best:\n\n{}\n\nWhich one {question}? \
+            let ask = |choices: &[&str]| {
+                let listed: Vec<&str> = choices
+                    .iter()
+                    .filter_map(|choice| names.iter().position(|n| n == choice).map(|at| list[at].as_str()))
+                    .collect();
+                format!(
+                    "The definitions of the project that match the request best:\n\n{}\n\nWhich one {question}? \
 Reply with its name: {}.",
-                list.join("\n\n"),
-                names.join(", ")
-            );
+                    listed.join("\n\n"),
+                    choices.join(", ")
+                )
+            };
             let choices: Vec<&str> = names.iter().map(String::as_str).collect();
-            let reply = self.choice_reply(system, base, &ask, &choices, usage, cancel).await?;
-            names.iter().position(|n| *n == reply).unwrap_or(0)
+            // Where the definition is the answer (which function does a
+            // thing), the pick is asked both ways round: a small model's
+            // that follows the order answers with the best ranked. A
+            // change has the check's run and traceback to correct it.
+            let reply = match wants_change {
+                true => Some(self.choice_reply(system, base, &ask(&choices), &choices, usage, cancel).await?),
+                false => self.choice_both_ways(system, base, ask, &choices, true, usage, cancel).await?,
+            };
+            reply.and_then(|reply| names.iter().position(|n| *n == reply)).unwrap_or(0)
         };
         // The choice, as the user and the session see it: a Read of it.
         let candidate = &candidates[chosen];
