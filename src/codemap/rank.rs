@@ -33,6 +33,10 @@ const SPREAD: f32 = 0.5;
 const SPREADERS: usize = 10;
 /// How much a word of a definition's path weighs against a word of its body.
 const PATH_WEIGHT: usize = 2;
+/// How much a word of a definition's summary (its docstring's first
+/// sentence, what it does in its author's words) weighs against a word of
+/// its body.
+const DOC_WEIGHT: usize = 2;
 /// How much sharper than BM25's the weight of a rare word is.
 const IDF_POWER: f32 = 1.5;
 
@@ -472,7 +476,11 @@ fn document_words(found: &Found<'_>) -> Vec<String> {
         words.extend(subwords(name));
     }
     if let Some(doc) = &definition.doc {
-        words.extend(doc.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= MIN_TERM).map(str::to_lowercase));
+        for _ in 0..DOC_WEIGHT {
+            words.extend(
+                doc.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= MIN_TERM).map(str::to_lowercase),
+            );
+        }
     }
     for used in &definition.uses {
         words.extend(subwords(used));
@@ -537,6 +545,7 @@ fn bm25(documents: &[Counts], b: f32) -> Vec<f32> {
 mod tests {
     use super::*;
     use crate::workspace::Workspace;
+    use std::path::Path;
 
     fn map_of(files: &[(&str, &str)]) -> (tempfile::TempDir, CodeMap) {
         let dir = tempfile::tempdir().unwrap();
@@ -584,6 +593,21 @@ mod tests {
         let (_dir, map) = map_of(&SHOP);
         assert_eq!(top(&map, "The sales report comes out as one line")[0], "shop/report.py:render");
         assert_eq!(top(&map, "What discount is applied to prices?")[0], "shop/prices.py:DISCOUNT");
+    }
+
+    #[test]
+    fn what_a_docstring_says_a_definition_does_outweighs_the_words_of_its_body() {
+        // more-itertools as it ships: `set_partitions`'s long docstring and
+        // body speak of parts and order more often than `divide`'s one
+        // sentence, "Divide the elements from *iterable* into *n* parts,
+        // maintaining order.", which is what the question asks for.
+        let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/projects/more-itertools");
+        let mut map = CodeMap::new();
+        map.refresh(&Workspace::open(&project).unwrap());
+        let question = "Which function of more_itertools splits an iterable into a given number n of parts while \
+keeping the items in their original order (the first part gets the first items, and so on)?";
+        let ranked = top(&map, question);
+        assert_eq!(ranked[0], "more_itertools/more.py:divide", "{ranked:?}");
     }
 
     #[test]
