@@ -378,15 +378,11 @@ pub fn without_request_cases(
         }
         masked
     };
-    let telling = |value: &str| {
-        let value = value.trim().trim_matches(|c| c == '\'' || c == '"');
-        !matches!(
-            value.to_ascii_lowercase().as_str(),
-            "" | "true" | "false" | "0" | "1" | "none" | "null" | "undefined" | "nil" | "[]" | "{}"
-        )
-    };
-    let cases: Vec<(String, &str)> =
-        cases.iter().filter(|(_, now)| telling(now)).map(|(statement, now)| (shape(statement), now.trim())).collect();
+    let cases: Vec<(String, &str)> = cases
+        .iter()
+        .filter(|(_, now)| !tells_little(now))
+        .map(|(statement, now)| (shape(statement), now.trim()))
+        .collect();
     let printing: Vec<usize> =
         probe.lines().enumerate().filter(|(_, line)| prints_a_line(language, line)).map(|(i, _)| i).collect();
     if cases.is_empty() || printing.len() != printed.lines().count() {
@@ -402,6 +398,16 @@ pub fn without_request_cases(
     (!dropped.is_empty()).then(|| {
         lines.iter().enumerate().filter(|(i, _)| !dropped.contains(i)).map(|(_, l)| *l).collect::<Vec<_>>().join("\n")
     })
+}
+
+/// Whether a printed value is of the kind many uses print alike by chance,
+/// or any broken code prints: a truth value, a zero or a one, nothing.
+pub fn tells_little(value: &str) -> bool {
+    let value = value.trim().trim_matches(|c| c == '\'' || c == '"');
+    matches!(
+        value.to_ascii_lowercase().as_str(),
+        "" | "true" | "false" | "0" | "1" | "none" | "null" | "undefined" | "nil" | "[]" | "{}"
+    )
 }
 
 /// `code` with each `name.` before a name dropped (`console.log(semver.diff(x))`

@@ -6,7 +6,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use super::super::expect::printing_statements;
+use super::super::expect::{printing_statements, tells_little};
 use super::super::reading::normalized;
 use super::{Check, TRY_SECONDS, double_quoted, tidy, written};
 
@@ -98,8 +98,10 @@ done",
     }
 
     /// The one value every line of `printed` (two at least) reads, where
-    /// the check must print it once fixed: uses that all print it pass a
-    /// change that makes every use print it.
+    /// the check must print it once fixed and it tells little (`false`):
+    /// uses that all print it pass a change that makes every use print it,
+    /// as broken code easily does (a range that lets no version in). A
+    /// value of its own (`1.3.0`) no likely change prints everywhere.
     pub fn fixed_alike(&self, printed: &str) -> Option<String> {
         let printed = normalized(printed);
         let mut lines = printed.lines().map(str::trim);
@@ -112,7 +114,8 @@ done",
             count += 1;
         }
         let expected = self.expected.as_deref()?;
-        (count >= 2 && expected.lines().any(|line| line.trim() == first)).then(|| first.to_string())
+        let alike = count >= 2 && tells_little(first) && expected.lines().any(|line| line.trim() == first);
+        alike.then(|| first.to_string())
     }
 
     /// From now on a candidate must leave what the probe printed as it is;
