@@ -3322,6 +3322,28 @@ async fn a_question_about_a_large_project_is_answered_from_the_definition_chosen
 }
 
 #[tokio::test]
+async fn a_question_s_pick_torn_between_two_leaves_the_better_ranked_of_them() {
+    let utils = long_module(&format!("DEFAULT_PORT = 8080\n\n\n{PORT}"));
+    // Forward it takes the second, backward the third: torn between those
+    // two, set against each other it takes the first place both times.
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .run(
+            &["answer", "answer", "parse_port", "helper_0", "parse_port", "helper_0", "none", "8080."],
+            "What is the default port?",
+        )
+        .await;
+    let requests = run.backend.requests();
+    let offered = &requests[2].choices;
+    assert_eq!(offered[..3], ["DEFAULT_PORT", "parse_port", "helper_0"], "{offered:?}");
+    assert_eq!(requests[4].choices, ["parse_port", "helper_0"]);
+    // Not the best ranked of all, which the model never took.
+    let reads: Vec<String> = run.results().into_iter().map(|(name, _, output)| format!("{name} {output}")).collect();
+    assert!(reads[0].starts_with("Read ") && reads[0].contains("def parse_port(text):"), "{reads:?}");
+}
+
+#[tokio::test]
 async fn a_question_is_answered_from_what_a_script_of_its_example_prints_on_the_project() {
     let delays = "def retry_delays(n):\n    return [2 ** i for i in range(n)]\n";
     let utils = long_module(delays);

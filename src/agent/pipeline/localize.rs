@@ -127,11 +127,15 @@ Reply with its name: {}.",
             let choices: Vec<&str> = names.iter().map(String::as_str).collect();
             // Where the definition is the answer (which function does a
             // thing), the pick is asked both ways round: a small model's
-            // that follows the order answers with the best ranked. A
-            // change has the check's run and traceback to correct it.
+            // that follows the order answers with the best ranked, and of
+            // two it stays torn between, the better ranked stands. A change
+            // has the check's run and traceback to correct it.
             let reply = match wants_change {
                 true => Some(self.choice_reply(system, base, &ask(&choices), &choices, usage, cancel).await?),
-                false => self.choice_both_ways(system, base, ask, &choices, true, usage, cancel).await?,
+                false => match self.choice_or_torn(system, base, ask, &choices, true, usage, cancel).await? {
+                    Ok(reply) => Some(reply),
+                    Err(torn) => torn.into_iter().next(),
+                },
             };
             reply.and_then(|reply| names.iter().position(|n| *n == reply)).unwrap_or(0)
         };
