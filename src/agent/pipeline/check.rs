@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 use super::loading::{Loading, Runner};
 use super::reading::{COUNTS_PATTERN, normalized};
 use super::watchers::{NODE_ARGV, NODE_CALLS, PYTHON_ARGV, PYTHON_CALLS};
+use crate::codemap::Language;
 
 mod guards;
-use crate::codemap::Language;
 
 /// A check that showed the problem on the code as it is.
 pub struct Check {
@@ -491,12 +491,12 @@ done\nif [ $found -gt 0 ]; then exit 0; fi\necho 'no candidate passes the check'
     }
 }
 
-/// The shell lines that write `script` to `file`.
 /// `line` as it stands between double quotes in a shell command.
 fn double_quoted(line: &str) -> String {
     line.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$").replace('`', "\\`")
 }
 
+/// The shell lines that write `script` to `file`.
 fn written(file: &Path, script: &str) -> String {
     format!("cat > '{}' <<'{END}'\n{}\n{END}\n", file.display(), script.trim_end())
 }

@@ -62,8 +62,8 @@ impl Conversation {
         // The request's example and the name it uses but never defines
         // (`text` of `markdown.markdown(text)`), to be asked for alone.
         let mut undefined: Option<(String, String)> = None;
-        // The value given the example, once asked: a value that does not
-        // reproduce what the request reports is asked for again once.
+        // The example and its name once the value was asked: a value that
+        // does not reproduce what the request reports is asked for again once.
         let mut defining: Option<(String, String)> = None;
         let mut valued_again = false;
         let reported = reading::reported_error(&request);
@@ -75,10 +75,8 @@ impl Conversation {
                 (_, Some((example, name))) if self.budget.allows_call() => {
                     asked += 1;
                     valued = true;
-                    let again = match defining.replace((example.clone(), name.clone())) {
-                        Some(_) => refused.clone(),
-                        None => String::new(),
-                    };
+                    let again = if valued_again { refused.clone() } else { String::new() };
+                    defining = Some((example.clone(), name.clone()));
                     let ask = format!(
                         "The request's example:\n```\n{}\n```\nuses `{name}`, which it never defines. Write the \
 {} lines that define `{name}` as the request describes it, in one code block, and nothing else.{again}",

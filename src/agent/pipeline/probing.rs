@@ -53,9 +53,9 @@ per line. Reply with the script only, in one code block.{told}",
                 return Ok(());
             };
             let (mut ran, _) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
-            let script = std::fs::read_to_string(check.probe_file()).unwrap_or_default();
             let cases = check.request_cases();
-            let trimmed = expect::without_request_cases(language, &script, &check.probe_printed(), &cases);
+            let trimmed =
+                expect::without_request_cases(language, &check.probe_script(), &check.probe_printed(), &cases);
             if let Some(command) = trimmed.filter(|_| ran).and_then(|script| check.probe_command(&script)) {
                 let mut generation = Generation::default();
                 generation.blocks.push(Block::Text {

@@ -263,11 +263,7 @@ Reply with its new line only.",
         // one only; else the one of them found first. Else the first found.
         let reply = match self.choice_or_torn(system, base, ask, &choices, true, usage, cancel).await? {
             Ok(reply) => reply,
-            Err(torn) if !torn.is_empty() || choices.len() == 2 => {
-                let torn = match torn.is_empty() {
-                    true => choices.iter().map(|c| c.to_string()).collect(),
-                    false => torn,
-                };
+            Err(torn) if !torn.is_empty() => {
                 let mut said_yes = Vec::new();
                 for after in &torn {
                     if !self.budget.allows_call() {

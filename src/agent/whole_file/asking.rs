@@ -242,7 +242,8 @@ Reply with one word: answer or change.";
 
     /// As [`Self::choice_both_ways`], telling where the picks differ which
     /// choices the model took, in the order given: the two it stayed torn
-    /// between, none where it took the same place both times (it read the
+    /// between (of two, both: picks that differ took the same place), none
+    /// where it took the same place both times among more (it read the
     /// order, not the choices).
     #[allow(clippy::too_many_arguments)]
     pub(in crate::agent) async fn choice_or_torn(
@@ -267,7 +268,7 @@ Reply with one word: answer or change.";
         // A model that took the same place both times picks by the order.
         let first_both = first == choices[0] && second == backward[0];
         let last_both = Some(&first.as_str()) == choices.last() && Some(&second.as_str()) == backward.last();
-        if first_both || last_both {
+        if (first_both || last_both) && choices.len() > 2 {
             return Ok(Err(Vec::new()));
         }
         let pair = [first.as_str(), second.as_str()];
@@ -275,12 +276,7 @@ Reply with one word: answer or change.";
         if !narrow || choices.len() < 3 || pair.len() != 2 || !self.budget.allows_call() {
             return Ok(Err(pair.into_iter().map(str::to_string).collect()));
         }
-        // Of two, picks that differ took the same place: torn between them.
-        let torn: Vec<String> = pair.iter().map(|c| c.to_string()).collect();
-        match Box::pin(self.choice_or_torn(system, base, ask, &pair, false, usage, cancel)).await? {
-            Err(_) => Ok(Err(torn)),
-            picked => Ok(picked),
-        }
+        Box::pin(self.choice_or_torn(system, base, ask, &pair, false, usage, cancel)).await
     }
 
     /// The model's pick among `choices`, its reply held to them where the

@@ -11,8 +11,13 @@ use super::super::reading::normalized;
 use super::{Check, TRY_SECONDS, double_quoted, tidy, written};
 
 impl Check {
-    pub fn probe_file(&self) -> PathBuf {
+    pub(super) fn probe_file(&self) -> PathBuf {
         self.dir.path().join(format!("probe.{}", self.runner.extension))
+    }
+
+    /// The script of the last [`Check::probe_command`], as it ran.
+    pub fn probe_script(&self) -> String {
+        std::fs::read_to_string(self.probe_file()).unwrap_or_default()
     }
 
     /// The command that runs the project's tests in the scratch copy as it
@@ -104,24 +109,20 @@ done",
     /// value of its own (`1.3.0`) no likely change prints everywhere.
     pub fn fixed_alike(&self, printed: &str) -> Option<String> {
         let printed = normalized(printed);
-        let mut lines = printed.lines().map(str::trim);
-        let first = lines.next()?;
-        let mut count = 1;
-        for line in lines {
-            if line != first {
-                return None;
-            }
-            count += 1;
-        }
+        let lines: Vec<&str> = printed.lines().map(str::trim).collect();
+        let [first, rest @ ..] = lines.as_slice() else { return None };
         let expected = self.expected.as_deref()?;
-        let alike = count >= 2 && tells_little(first) && expected.lines().any(|line| line.trim() == first);
+        let alike = !rest.is_empty()
+            && rest.iter().all(|line| line == first)
+            && tells_little(first)
+            && expected.lines().any(|line| line.trim() == *first);
         alike.then(|| first.to_string())
     }
 
     /// From now on a candidate must leave what the probe printed as it is;
     /// false when it printed nothing, and guards nothing.
     pub fn guard_with_probe(&mut self) -> io::Result<bool> {
-        let printed = normalized(&std::fs::read_to_string(self.dir.path().join("probe.now")).unwrap_or_default());
+        let printed = normalized(&self.probe_printed());
         if printed.is_empty() {
             return Ok(false);
         }
