@@ -332,6 +332,19 @@ fn the_agent_s_searches_do_not_find_its_own_sessions() {
 #[cfg(unix)]
 #[test]
 fn an_interrupt_cancels_the_turn_and_exits_130() {
+    cancelled_by("-INT", 130);
+}
+
+/// A CI job's timeout or a `kill` ends a turn as Ctrl-C does: cancelled,
+/// its session whole.
+#[cfg(unix)]
+#[test]
+fn a_termination_cancels_the_turn_and_exits_143() {
+    cancelled_by("-TERM", 143);
+}
+
+#[cfg(unix)]
+fn cancelled_by(signal: &str, code: i32) {
     let cli = Cli::new();
     let slow = serde_json::json!([{ "text": "thinking out loud ".repeat(200), "chunkDelayMs": 20 }]);
     let script = cli.script(slow);
@@ -352,11 +365,11 @@ fn an_interrupt_cancels_the_turn_and_exits_130() {
             break;
         }
     }
-    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let status = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
     assert!(status.success());
     seen.extend(lines.map(Result::unwrap));
     let exit = child.wait().unwrap();
-    assert_eq!(exit.code(), Some(130));
+    assert_eq!(exit.code(), Some(code));
     let last: Value = serde_json::from_str(seen.last().unwrap()).unwrap();
     assert_eq!(last["kind"], "turn_finished");
     assert_eq!(last["stopReason"], "cancelled");

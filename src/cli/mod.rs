@@ -47,6 +47,8 @@ pub(crate) mod exit {
     pub const ERROR: u8 = 1;
     pub const USAGE: u8 = 2;
     pub const INTERRUPTED: u8 = 130;
+    /// Cancelled by SIGTERM (a CI job's timeout, `kill`): 128 + 15, as a shell reports it.
+    pub const TERMINATED: u8 = 143;
 }
 
 pub fn main() -> ExitCode {

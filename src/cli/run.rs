@@ -172,10 +172,16 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();
+    // A SIGTERM (a CI job's timeout, `kill`) cancels the turn as Ctrl-C
+    // does, so the programs the turn started end with it.
+    let terminated = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let on_terminate = terminated.clone();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_interrupt.cancel();
+        tokio::select! {
+            interrupted = tokio::signal::ctrl_c() => if interrupted.is_err() { return },
+            () = termination() => on_terminate.store(true, std::sync::atomic::Ordering::SeqCst),
         }
+        on_interrupt.cancel();
     });
 
     let prompt = args.prompt.join(" ");
@@ -198,8 +204,22 @@ pub(super) async fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(match outcome.stop_reason {
         StopReason::EndTurn | StopReason::MaxIterations => ExitCode::SUCCESS,
         StopReason::Error | StopReason::LoopDetected => ExitCode::from(exit::ERROR),
+        StopReason::Cancelled if terminated.load(std::sync::atomic::Ordering::SeqCst) => {
+            ExitCode::from(exit::TERMINATED)
+        }
         StopReason::Cancelled => ExitCode::from(exit::INTERRUPTED),
     })
+}
+
+/// Resolves when the process is asked to terminate (SIGTERM); never where
+/// that signal cannot be listened for.
+async fn termination() {
+    #[cfg(unix)]
+    if let Ok(mut terminate) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        terminate.recv().await;
+        return;
+    }
+    std::future::pending::<()>().await
 }
 
 fn describe(stop: StopReason) -> &'static str {
