@@ -3780,6 +3780,41 @@ async fn the_check_is_asked_about_a_definition_only_where_the_request_names_it()
 }
 
 #[tokio::test]
+async fn a_check_that_calls_what_the_project_lacks_is_asked_again_with_the_heads_of_the_code() {
+    let code = "class Invoice:\n    def __init__(self, currency):\n        self.lines = []\n\n    \
+def add(self, name, price, quantity=1):\n        self.lines.append((price, quantity))\n\n    def total(self):\n        \
+return sum(price for price, quantity in self.lines)\n";
+    let billing = long_module(code);
+    let imagined = "```python\nfrom billing import Invoice\ninvoice = Invoice('EUR')\ninvoice.add_line('pen', 2, 3)\n\
+print(invoice.total())\n```\n";
+    let run = Scenario::new()
+        .file("billing.py", &billing)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "Invoice.total", imagined, "none"],
+            "The total of an invoice ignores the quantity of each line. Fix it.",
+        )
+        .await;
+    let asks: Vec<String> = run
+        .backend
+        .requests()
+        .iter()
+        .map(|r| r.messages.last().unwrap().text())
+        .filter(|text| text.contains("Before anything changes"))
+        .collect();
+    // The first ask shows no code: heads shown up front lead a small model
+    // to wrap each in a helper of its own.
+    assert!(asks.len() >= 2 && !asks[0].contains("The project defines"), "{asks:?}");
+    assert!(asks[1].contains("The project defines no `add_line`."), "{}", asks[1]);
+    assert!(
+        asks[1].contains("`def add(self, name, price, quantity=1)` of class `Invoice` in billing.py"),
+        "{}",
+        asks[1]
+    );
+    assert!(asks[1].contains("`class Invoice` in billing.py, made by `def __init__(self, currency)`"), "{}", asks[1]);
+}
+
+#[tokio::test]
 async fn a_value_given_the_example_that_does_not_raise_the_error_the_request_quotes_is_asked_for_again() {
     let code = "def label(names):\n    seen = {}\n    out = []\n    for name in names:\n        if name in seen:\n            \
 seen[name] += 1\n            out.append(name + '_' + seen[name])\n        else:\n            seen[name] = 0\n            \

@@ -58,7 +58,7 @@ impl Conversation {
             shown.push_str(&format!("Other definitions of the project:\n{}\n", listed.join("\n")));
         }
         let ran = match self.candidate_target(&candidates[chosen]) {
-            Some(target) => self.experiment(system, base, &target, usage, cancel).await?,
+            Some(target) => self.experiment(system, base, &target, &self.outline(candidates), usage, cancel).await?,
             None => None,
         };
         let script = ran.as_ref().map(|(script, _)| script.clone());
@@ -123,6 +123,7 @@ impl Conversation {
         system: &str,
         base: &[Message],
         target: &Target,
+        outline: &str,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<(String, String)>, Stop> {
@@ -158,7 +159,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                 break;
             };
             if let Some(why) = self.cannot_show(language, &loading, &check.script, NOT_LOADED) {
-                refused = self.set_aside_unrun(generation, "script", &why);
+                refused = self.set_aside_unrun(generation, "script", &why, outline);
                 continue;
             }
             let (ran, output) = self.run_now(system, base, generation, &mut check, usage, cancel).await?;
@@ -186,7 +187,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
             };
             self.notify(&format!("[the script is set aside: {why}]"));
             self.record(Message::user_text(format!("[tack] The script was set aside: {why}.")));
-            refused = self.told_why(&why);
+            refused = self.told_why(&why, outline);
         }
         self.notify("[no script shows what the request asks about]");
         Ok(None)

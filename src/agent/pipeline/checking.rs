@@ -31,12 +31,14 @@ impl Conversation {
     /// mistake, never loads the project or prints nothing. `None` where
     /// there is no check: switched off, no Bash, a language without a
     /// runner, or no usable script within the asks.
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn write_check(
         &mut self,
         system: &str,
         base: &[Message],
         target: &Target,
         named: bool,
+        outline: &str,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<check::Check>, Stop> {
@@ -124,7 +126,7 @@ impl Conversation {
                 false => format!("{NOT_LOADED}: it must run the project's own code, as the request's example does"),
             };
             if let Some(why) = self.cannot_show(language, &loading, &check.script, &not_loaded) {
-                refused = self.set_aside_unrun(generation, "check", &why);
+                refused = self.set_aside_unrun(generation, "check", &why, outline);
                 continue;
             }
             let (ran, output) = self.run_now(system, base, generation, &mut check, usage, cancel).await?;
@@ -172,7 +174,7 @@ what it reports must change]"
                 (Some(example), Some(name)) => undefined = Some((example, name.to_string())),
                 (Some(_), None) => {}
                 (None, _) => {
-                    refused = self.told_why(&why);
+                    refused = self.told_why(&why, outline);
                     // A value given the example that shows nothing is asked
                     // for again, once, told why.
                     if valued && !valued_again {
@@ -299,24 +301,29 @@ in one code block.{refused}",
     /// Sets aside the model's `what` ("check", "script") without running
     /// it, for `why`: its reply is recorded and the notice shown. What the
     /// next ask tells the model.
-    pub(super) fn set_aside_unrun(&mut self, generation: Generation, what: &str, why: &str) -> String {
+    pub(super) fn set_aside_unrun(&mut self, generation: Generation, what: &str, why: &str, outline: &str) -> String {
         self.record_reply(generation);
         self.notify(&format!("[the {what} is set aside: {why}]"));
-        self.told_why(why)
+        self.told_why(why, outline)
     }
 
     /// What the next ask tells the model of the script set aside for
     /// `why`, with where the project defines a name it lacked.
-    pub(super) fn told_why(&self, why: &str) -> String {
-        format!("\nYour last script was set aside: {why}.{}", self.offered_where(why))
+    pub(super) fn told_why(&self, why: &str, outline: &str) -> String {
+        format!("\nYour last script was set aside: {why}.{}", self.offered_where(why, outline))
     }
 
     /// Where the project defines the name that `why` (a script set aside)
     /// says it does not offer, told to the model with the reason: a small
     /// model calls the API it remembers (`commander.option()` of an old
     /// release, for the method of `Command` it now is), and where a name
-    /// lives is what it needs to call it. Empty where `why` names none.
-    fn offered_where(&self, why: &str) -> String {
+    /// lives is what it needs to call it. Where the project defines no such
+    /// name (`invoice.add_line`), the `outline` of what the request is
+    /// about: shown before any script is written, the heads lead a small
+    /// model to wrap each listed function in a helper of its own, and the
+    /// check then runs those, not the request's example. Empty where `why`
+    /// names none.
+    fn offered_where(&self, why: &str, outline: &str) -> String {
         /// Definitions of the name told at most.
         const TOLD: usize = 3;
         let Some(name) = reading::missing_name(why) else { return String::new() };
@@ -329,7 +336,7 @@ in one code block.{refused}",
             .take(TOLD)
             .collect();
         match homes.is_empty() {
-            true => format!(" The project defines no `{name}`."),
+            true => format!(" The project defines no `{name}`. {}", outline.trim_end()),
             false => format!(" `{name}` is {}.", homes.join("; ")),
         }
     }

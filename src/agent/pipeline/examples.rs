@@ -136,6 +136,7 @@ fn prose_calls(request: &str) -> Vec<(usize, usize)> {
         }
         match call_end {
             Some(close) => {
+                let close = compared(request, close).unwrap_or(close);
                 calls.push((i, close));
                 i = close;
             }
@@ -143,6 +144,47 @@ fn prose_calls(request: &str) -> Vec<(usize, usize)> {
         }
     }
     calls
+}
+
+/// Where a call that ends at `close` is compared with another value
+/// (`Version("1.2.0") == Version("1.3.0") is True`), the end of the
+/// comparison: what the request reports is what the comparison gives, not
+/// what either side is. The other side is a call or a literal.
+fn compared(request: &str, close: usize) -> Option<usize> {
+    const OPERATORS: [&str; 8] = ["===", "!==", "==", "!=", "<=", ">=", "<", ">"];
+    let rest = &request[close..];
+    let after_space = rest.trim_start_matches(' ');
+    let operator = OPERATORS.iter().find(|op| after_space.starts_with(**op))?;
+    let operand_text = after_space[operator.len()..].trim_start_matches(' ');
+    // An operator needs a space on each side in prose (`a < b`), so that
+    // `f(x)>` in a sentence's punctuation is no comparison.
+    if operand_text.len() == after_space.len() - operator.len() || after_space.len() == rest.len() {
+        return None;
+    }
+    let operand = close + rest.len() - operand_text.len();
+    let end = match operand_text.as_bytes().first()? {
+        b'\'' | b'"' => {
+            let quote = operand_text.as_bytes()[0] as char;
+            operand + 1 + operand_text[1..].find(quote)? + 1
+        }
+        b if b.is_ascii_digit() || *b == b'-' && operand_text[1..].starts_with(|c: char| c.is_ascii_digit()) => {
+            let digits = operand_text[1..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '.'));
+            let mut end = operand + 1 + digits.unwrap_or(operand_text.len() - 1);
+            // A sentence's full stop is no decimal point.
+            while request[..end].ends_with('.') {
+                end -= 1;
+            }
+            end
+        }
+        _ => {
+            let (start, end) = prose_calls(operand_text).into_iter().next()?;
+            if start != 0 {
+                return None;
+            }
+            operand + end
+        }
+    };
+    Some(end)
 }
 
 /// Whether `code` calls: a name right before an opening parenthesis.
@@ -385,6 +427,15 @@ windowed([1, (2)], 3).\n\n    windowed(x)  # indented: a file's line\n```\ndiff(
         assert_eq!(first, Some(Stated::Becomes("premajor".into())));
         let second = stated(request, "console.log(diff('1.2.3', '1.3.0-beta.0'))", "minor", false);
         assert_eq!(second, Some(Stated::Becomes("preminor".into())));
+        // A comparison of calls is one example: the request reports what it gives.
+        let known = |name: &str| name == "Version";
+        let request = "Version(\"1.2.0\") == Version(\"1.3.0\") is True, so no update. Version(\"2.0\") < 3. \
+Version(\"1\") > it.";
+        let codes: Vec<String> =
+            request_examples(Language::Python, request, known).into_iter().map(|e| e.code).collect();
+        assert_eq!(codes, ["Version(\"1.2.0\") == Version(\"1.3.0\")", "Version(\"2.0\") < 3", "Version(\"1\")"]);
+        let statement = "print(Version(\"1.2.0\") == Version(\"1.3.0\"))";
+        assert_eq!(stated(request, statement, "True", true), Some(Stated::Becomes("False".into())));
         // A parenthesis left open is no call.
         assert!(request_examples(Language::JavaScript, "semver.diff('1.2.3' is odd", known).is_empty());
         // Where the request marks its code, its prose holds none.

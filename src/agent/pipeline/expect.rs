@@ -350,15 +350,46 @@ pub fn without_shared_prints(language: Language, probe: &str, check: &str) -> St
 /// wrong value now (`minor`). A small model asked for other uses repeats
 /// the example with other numbers, and a guard that keeps the bug there
 /// refuses the fix. A value of two kinds (`true`, `0`, `None`) is printed
-/// alike by chance, and tells no case. `cases` are the check's statements
-/// with what they print now that must change; `None` where no line goes
-/// (or the script's statements cannot be paired with what it printed).
+/// alike by chance, and tells no case: see [`doubtful_prints`]. `cases` are
+/// the check's statements with what they print now that must change;
+/// `None` where no line goes (or the script's statements cannot be paired
+/// with what it printed).
 pub fn without_request_cases(
     language: Language,
     probe: &str,
     printed: &str,
     cases: &[(String, String)],
 ) -> Option<String> {
+    let dropped: Vec<usize> =
+        case_prints(language, probe, printed, cases, false)?.into_iter().map(|(line, _)| line).collect();
+    let lines: Vec<&str> = probe.lines().collect();
+    (!dropped.is_empty()).then(|| {
+        lines.iter().enumerate().filter(|(i, _)| !dropped.contains(i)).map(|(_, l)| *l).collect::<Vec<_>>().join("\n")
+    })
+}
+
+/// The lines the probe printed (counted from 0) that may be the request's
+/// case again, where its wrong value tells little: of the shape of a
+/// check statement that must change, printing the same `true` now. Such a
+/// use (`Version("1.2.0") == Version("1.4.0")`) may be the bug again, or
+/// a use that works (`Version("1.2.0") == Version("1.2.0")`): a candidate
+/// that changes only these lines is taken where none leaves them as they are.
+pub fn doubtful_prints(language: Language, probe: &str, printed: &str, cases: &[(String, String)]) -> Vec<usize> {
+    case_prints(language, probe, printed, cases, true).unwrap_or_default().into_iter().map(|(_, at)| at).collect()
+}
+
+/// The probe's print statements of the shape of a case of `cases` that
+/// print its value now, each as its line in `probe` and the line it
+/// printed: among the cases whose value tells little where `little`, the
+/// others else. `None` where there are no such cases, or the statements
+/// cannot be paired with what they printed.
+fn case_prints(
+    language: Language,
+    probe: &str,
+    printed: &str,
+    cases: &[(String, String)],
+    little: bool,
+) -> Option<Vec<(usize, usize)>> {
     let shape = |line: &str| {
         // Printed through the examples' helper or not, one statement; the
         // closing parentheses go with the helper's.
@@ -380,7 +411,7 @@ pub fn without_request_cases(
     };
     let cases: Vec<(String, &str)> = cases
         .iter()
-        .filter(|(_, now)| !tells_little(now))
+        .filter(|(_, now)| tells_little(now) == little)
         .map(|(statement, now)| (shape(statement), now.trim()))
         .collect();
     let printing: Vec<usize> =
@@ -389,15 +420,16 @@ pub fn without_request_cases(
         return None;
     }
     let lines: Vec<&str> = probe.lines().collect();
-    let dropped: Vec<usize> = printing
+    let found = printing
         .into_iter()
         .zip(printed.lines())
-        .filter(|(i, value)| cases.iter().any(|(shape_of, now)| *now == value.trim() && *shape_of == shape(lines[*i])))
-        .map(|(i, _)| i)
+        .enumerate()
+        .filter(|(_, (i, value))| {
+            cases.iter().any(|(shape_of, now)| *now == value.trim() && *shape_of == shape(lines[*i]))
+        })
+        .map(|(at, (i, _))| (i, at))
         .collect();
-    (!dropped.is_empty()).then(|| {
-        lines.iter().enumerate().filter(|(i, _)| !dropped.contains(i)).map(|(_, l)| *l).collect::<Vec<_>>().join("\n")
-    })
+    Some(found)
 }
 
 /// Whether a printed value is of the kind many uses print alike by chance,

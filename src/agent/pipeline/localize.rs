@@ -157,6 +157,39 @@ Reply with its name: {}.",
         })
     }
 
+    /// The heads of the `candidates`, as a script that calls the project
+    /// needs them: each one's signature and file, a class's with its
+    /// constructor's: told to a model whose script called the API it
+    /// imagines (`invoice.add_line`, `buffer.get_buffer_size()`).
+    pub(super) fn outline(&self, candidates: &[Candidate]) -> String {
+        let heads: Vec<String> = candidates
+            .iter()
+            .filter_map(|candidate| {
+                let target = self.candidate_target(candidate)?;
+                let definition = target.definition();
+                let head = match (definition.kind, &definition.container) {
+                    (DefKind::Method, Some(container)) => format!("`{}` of class `{container}`", definition.signature),
+                    _ => format!("`{}`", definition.signature),
+                };
+                let constructor = match definition.kind {
+                    DefKind::Class => target
+                        .file
+                        .definitions
+                        .iter()
+                        .find(|d| constructs(d, &definition.name))
+                        .map(|d| format!(", made by `{}`", d.signature))
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                };
+                Some(format!("- {head} in {}{constructor}", target.path))
+            })
+            .collect();
+        match heads.is_empty() {
+            true => String::new(),
+            false => format!("The project defines, among others:\n{}\n", heads.join("\n")),
+        }
+    }
+
     /// The definition of `path` that `is_it` picks, as it is now.
     pub(super) fn target(&self, path: &str, is_it: impl Fn(&Definition, Language) -> bool) -> Option<Target> {
         let resolved = self.workspace.resolve(path).ok()?;

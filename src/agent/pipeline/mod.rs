@@ -293,10 +293,12 @@ impl Conversation {
             let text = format!("`{}` is no longer in {}: nothing was changed.", candidate.qualified, candidate.path);
             return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
         }
-        let mut check = match self.write_check(system, base, &targets[0], candidate.named, usage, cancel).await? {
-            None => self.doctest_check(&targets[0], cancel).await?,
-            made => made,
-        };
+        let outline = self.outline(candidates);
+        let mut check =
+            match self.write_check(system, base, &targets[0], candidate.named, &outline, usage, cancel).await? {
+                None => self.doctest_check(&targets[0], cancel).await?,
+                made => made,
+            };
         if let Some(made) = check.as_mut() {
             if let Err(error) = self.prepare_scratch(system, base, &targets[0], made, usage, cancel).await? {
                 self.notify(&format!("[no check: {error}]"));

@@ -80,7 +80,8 @@ it is fixed: a change that made every use print `{value}` would keep them. Write
                 );
                 continue;
             }
-            match ran && check.guard_with_probe().unwrap_or(false) {
+            let doubtful = expect::doubtful_prints(language, &check.probe_script(), &check.probe_printed(), &cases);
+            match ran && check.guard_with_probe(&doubtful).unwrap_or(false) {
                 true => self.notify("[a candidate must leave what the probe prints as it is]"),
                 false => self.notify("[the probe does not run: candidates are judged by the check alone]"),
             }

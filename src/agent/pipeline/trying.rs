@@ -145,8 +145,19 @@ impl Conversation {
         let timeout_ms = self.budget.seconds_left().max(10) * 1000;
         let input = json!({ "command": command, "timeout_ms": timeout_ms });
         let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
-        let numbers: Vec<usize> =
-            reading::all_passed(&output).into_iter().filter(|n| (1..=tries.len()).contains(n)).collect();
+        // One change reached through two definitions (a method and its
+        // class) is staged twice: it counts once among those that pass.
+        let mut files_after = std::collections::HashSet::new();
+        let numbers: Vec<usize> = reading::all_passed(&output)
+            .into_iter()
+            .filter(|n| (1..=tries.len()).contains(n))
+            .filter(|n| {
+                let (at, variant) = &tries[n - 1];
+                let text = &varied[*at].text;
+                let after = format!("{}{}{}", &text[..variant.at.start], variant.new, &text[variant.at.end..]);
+                files_after.insert((varied[*at].path.clone(), after))
+            })
+            .collect();
         let passing: Vec<&(usize, variants::Variant)> = numbers.iter().map(|n| &tries[n - 1]).collect();
         let Some(mut picked) = passing.first().copied().map(|first| (first, false)) else {
             self.notify("[no small change passes the check]");
