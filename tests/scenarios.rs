@@ -3415,6 +3415,31 @@ names one."
 }
 
 #[tokio::test]
+async fn an_answer_that_only_quotes_what_the_script_printed_is_asked_again() {
+    let code = "def divide(n, items):\n    \"\"\"Divide the items into n parts, keeping their order.\"\"\"\n    \
+return [items[i::n] for i in range(n)]\n";
+    let parts = long_module(code);
+    let script = "```python\nfrom parts import divide\nprint(divide(2, [1, 2, 3, 4]))\n```\n";
+    let echo = "The script printed, run on the project as it is:\n```\n[[1, 3], [2, 4]]\n```\n";
+    let run = Scenario::new()
+        .file("parts.py", &parts)
+        .tool_settings(whole_files())
+        .run(
+            &["answer", "answer", "divide", "divide", script, echo, "`divide` does."],
+            "Which function splits the items into n parts, keeping their order?",
+        )
+        .await;
+    assert_eq!(run.outcome.text, "`divide` does.");
+    assert!(
+        run.text().contains("[the answer is set aside: it only repeats what the script printed]"),
+        "{}",
+        run.text()
+    );
+    let again = run.backend.requests().last().unwrap().messages.last().unwrap().text();
+    assert!(again.ends_with("Your last answer was set aside: it only repeats what the script printed."), "{again}");
+}
+
+#[tokio::test]
 async fn a_definition_too_long_to_show_beside_the_chosen_one_is_listed_by_its_head() {
     // The chosen definition alone fills what an answer is shown of code.
     let long_doc: String = (0..160).map(|i| format!("    Partitions of the items, way {i} of many.\n")).collect();

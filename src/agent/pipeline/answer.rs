@@ -62,6 +62,7 @@ impl Conversation {
             None => None,
         };
         let script = ran.as_ref().map(|(script, _)| script.clone());
+        let printed = ran.as_ref().map(|(_, printed)| printed.clone());
         let (ran, from) = match ran {
             Some((script, printed)) => (
                 format!(
@@ -87,7 +88,18 @@ impl Conversation {
             self.record_reply(generation);
             // An answer that names what the project does not define is
             // asked again once, told so: the second stands.
-            let unfounded = self.unfounded(&text, &request, &shown, script.as_deref());
+            let unfounded = self.unfounded(&text, &request, &shown, script.as_deref()).or_else(|| {
+                // An answer that only quotes the script's output, framed in
+                // the ask's own words, has not said what it means: asked
+                // again once, told so; the second stands (where the output
+                // itself is the answer, it is given again).
+                printed.as_deref().filter(|printed| only_quotes(&text, printed, &format!("{request}\n{ask}"))).map(
+                    |_| {
+                        let why = "it only repeats what the script printed".to_string();
+                        (why, false)
+                    },
+                )
+            });
             match unfounded.filter(|_| !asked_again && self.budget.allows_call()) {
                 Some((why, scripts_own)) => {
                     asked_again = true;
@@ -276,14 +288,46 @@ fn code_names(answer: &str) -> Vec<&str> {
     names
 }
 
+/// Whether `answer` only quotes `printed` (a script's output) in a code
+/// block, with no word of its own beside it: each word outside its code
+/// blocks is one of `asked` (the request and the ask) or of the output.
+fn only_quotes(answer: &str, printed: &str, asked: &str) -> bool {
+    let squeezed = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let printed = squeezed(printed);
+    let blocks = edit::code_blocks(answer);
+    if printed.is_empty() || !blocks.iter().any(|block| squeezed(block) == printed) {
+        return false;
+    }
+    let words = |text: &str| -> std::collections::BTreeSet<String> {
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    };
+    let known: std::collections::BTreeSet<String> = words(asked).union(&words(&printed)).cloned().collect();
+    // The prose: the answer with its fenced blocks taken out.
+    let prose: String = answer.split("```").step_by(2).collect::<Vec<_>>().join(" ");
+    words(&prose).is_subset(&known)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::code_names;
+    use super::{code_names, only_quotes};
 
     #[test]
     fn an_answer_s_code_names_are_those_a_program_defines() {
         let answer = "Use `split_iterable` (or `more.divide()`, `parseArgs`); it gives `None` from a `list`, \
 not `'x_y'` or `__init__`.";
         assert_eq!(code_names(answer), ["split_iterable", "divide", "parseArgs"]);
+    }
+
+    #[test]
+    fn an_answer_that_only_quotes_the_output_is_told_from_one_that_reads_it() {
+        let asked = "Which output format does it use?\nThis script prints, run on the project as it is:\nAnswer the \
+request from the code shown and what the script printed, in one or two sentences.";
+        let printed = "<p>Hello, world!</p>\n";
+        let echo = "The script printed, run on the project as it is, is:\n\n```\n<p>Hello, world!</p>\n```\n";
+        assert!(only_quotes(echo, printed, asked));
+        let read = "It uses `xhtml`: the script printed\n```\n<p>Hello, world!</p>\n```";
+        assert!(!only_quotes(read, printed, asked));
+        // Words of its own, no quote of the output: an answer.
+        assert!(!only_quotes("The output format is xhtml.", printed, asked));
     }
 }
