@@ -508,7 +508,8 @@ if {passes}; then echo \"passes: $(basename \"$try\")\"; found=$((found + 1)); {
 rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n  \
 if [ $found -ge {MAX_PASSING} ]; then break; fi\n\
 done\nif [ $found -gt 0 ]; then exit 0; fi\n\
-if [ -n \"$lenient\" ]; then for t in $lenient; do echo \"passes: $t\"; done; exit 0; fi\n\
+if [ -n \"$lenient\" ]; then for t in $(printf '%s\\n' $lenient | head -n {MAX_PASSING}); do echo \"passes: $t\"; done; \
+exit 0; fi\n\
 echo 'no candidate passes the check'; exit 1"
         ))
     }
@@ -903,10 +904,14 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
             ("pkg/core.py", "def same(a, b):\n    return a == b\n".to_string()),
             // Every use now prints what the check must: broken, not fixed.
             ("pkg/core.py", "def same(a, b):\n    return False\n".to_string()),
+            ("pkg/core.py", "def same(a, b):\n    return b == a\n".to_string()),
+            ("pkg/core.py", "def same(a, b):\n    return a[:] == b\n".to_string()),
+            ("pkg/core.py", "def same(a, b):\n    return a == b[:]\n".to_string()),
         ];
         same.stage(&tries, &[("pkg/core.py", now)]).unwrap();
         let (_, output) = bash(&same.tries_command().unwrap());
-        assert_eq!(super::super::reading::all_passed(&output), [2], "{output}");
+        // As many as pass strictly at most.
+        assert_eq!(super::super::reading::all_passed(&output), [2, 4, 5], "{output}");
         std::fs::write(root.path().join("pkg/core.py"), "def double(x):\n    return 2 * x if x < 0 else x + 1\n")
             .unwrap();
 
