@@ -3840,6 +3840,34 @@ print(invoice.total())\n```\n";
 }
 
 #[tokio::test]
+async fn a_check_that_crashes_on_an_input_of_its_own_the_request_never_names_is_set_aside() {
+    let utils = long_module(PORT);
+    let made_up = "```python\nfrom utils import parse_port\nprint(parse_port('8080'))\nprint(parse_port('abc'))\n```\n";
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .run(&["change", "change", made_up, "none"], "parse_port in utils.py accepts 0, but ports start at 1. Fix it.")
+        .await;
+    let text = run.text();
+    assert!(
+        text.contains(
+            "[the check is set aside: it stops on an error the project gives for the script's own input `abc`"
+        ),
+        "{text}"
+    );
+    // The request's own value is no input of the script's own: its crash may be the report.
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", made_up, "none"],
+            "parse_port('abc') in utils.py should raise a clearer error. Fix it.",
+        )
+        .await;
+    assert!(!run.text().contains("the script's own input"), "{}", run.text());
+}
+
+#[tokio::test]
 async fn a_value_given_the_example_that_does_not_raise_the_error_the_request_quotes_is_asked_for_again() {
     let code = "def label(names):\n    seen = {}\n    out = []\n    for name in names:\n        if name in seen:\n            \
 seen[name] += 1\n            out.append(name + '_' + seen[name])\n        else:\n            seen[name] = 0\n            \

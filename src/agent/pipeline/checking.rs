@@ -380,7 +380,9 @@ in one code block.{refused}",
     /// its lines the run passes through is a `raise` or `throw`), explains
     /// it in words of its own, and the request speaks of no such error. A
     /// small model declares a flag twice and takes commander's refusal for
-    /// the bug. `None` where the crash may be what the request reports.
+    /// the bug. Or the project refused an input of the script's own that
+    /// the request never names. `None` where the crash may be what the
+    /// request reports.
     fn misused(&self, output: &str, request: &str, script: &str) -> Option<String> {
         /// Words of its own a message explains a misuse in at least.
         const EXPLAINED_WORDS: usize = 3;
@@ -389,15 +391,24 @@ in one code block.{refused}",
             reading::frames(output).into_iter().find_map(|(file, line)| Some((self.running(&file, line)?, line)))?;
         let raising = target.text.lines().nth(line.checked_sub(1)?)?.trim_start();
         let on_purpose = raising.starts_with("raise ") || raising.starts_with("throw ");
-        let misuse = on_purpose
-            && reading::explained(error, script) >= EXPLAINED_WORDS
-            && !reading::speaks_of(request, error, script);
-        misuse.then(|| {
-            format!(
+        if reading::speaks_of(request, error, script) {
+            return None;
+        }
+        if on_purpose && reading::explained(error, script) >= EXPLAINED_WORDS {
+            return Some(format!(
                 "it stops on an error the project raises on purpose where it is misused (`{error}`), and the \
 request speaks of no such error: the script must use the project as the request's example does"
-            )
-        })
+            ));
+        }
+        // The project refused an input the script made up (`parse_port('abc')`
+        // for a report that it accepts 0): a crash the request never spoke of.
+        let invented = reading::quoted_values(error).into_iter().find(|value| {
+            value.chars().any(char::is_alphanumeric) && script.contains(value) && !request.contains(value)
+        })?;
+        Some(format!(
+            "it stops on an error the project gives for the script's own input `{invented}` (`{error}`), and the \
+request speaks of no such input or error: the script must run what the request reports"
+        ))
     }
 
     /// The project's own definitions named `name` (not local helpers, not

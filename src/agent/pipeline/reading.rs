@@ -290,6 +290,30 @@ pub fn speaks_of(request: &str, error: &str, script: &str) -> bool {
     message.windows(2).any(|pair| request.windows(2).any(|said| said == pair))
 }
 
+/// The values an error's message quotes, in single or double quotes
+/// that stand apart from words (`invalid literal for int() with base 10:
+/// 'abc'` quotes `abc`; the apostrophe of `can't` opens nothing).
+pub fn quoted_values(error: &str) -> Vec<&str> {
+    let bytes = error.as_bytes();
+    let apart = |at: Option<usize>| at.is_none_or(|i| !bytes[i].is_ascii_alphanumeric());
+    let mut values = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let quote = bytes[at];
+        if matches!(quote, b'\'' | b'"') && apart(at.checked_sub(1)) {
+            let close =
+                (at + 1..bytes.len()).find(|&i| bytes[i] == quote && apart(Some(i + 1).filter(|&n| n < bytes.len())));
+            if let Some(close) = close {
+                values.push(&error[at + 1..close]);
+                at = close + 1;
+                continue;
+            }
+        }
+        at += 1;
+    }
+    values
+}
+
 /// The words of an error's message that are the project's, not the
 /// script's own: how much the project explains it (`cannot add option due
 /// to conflicting flag`), where an error raised with the input alone
@@ -497,5 +521,12 @@ defined. Did you mean: 'next'?";
         assert!(layout_changed("a\n\nb", "a\nb"));
         assert!(!layout_changed("a\nb\n\n", "a\nb"));
         assert!(!layout_changed("a\nb", "a\n\nc"));
+    }
+
+    #[test]
+    fn the_values_an_error_quotes_are_read_apart_from_apostrophes() {
+        assert_eq!(quoted_values("ValueError: invalid literal for int() with base 10: 'abc'"), ["abc"]);
+        assert_eq!(quoted_values("error: can't find \"x y\" or 'z'"), ["x y", "z"]);
+        assert!(quoted_values("TypeError: it isn't so").is_empty());
     }
 }
