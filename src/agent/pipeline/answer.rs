@@ -58,19 +58,18 @@ impl Conversation {
             shown.push_str(&format!("Other definitions of the project:\n{}\n", listed.join("\n")));
         }
         let ran = match self.candidate_target(&candidates[chosen]) {
-            Some(target) => self.experiment(system, base, &target, &self.outline(candidates), usage, cancel).await?,
+            Some(target) => self.experiment(system, base, &target, candidates, usage, cancel).await?,
             None => None,
         };
-        let script = ran.as_ref().map(|(script, _)| script.clone());
-        let printed = ran.as_ref().map(|(_, printed)| printed.clone());
-        let (ran, from) = match ran {
-            Some((script, printed)) => (
+        let (script, printed) = ran.unzip();
+        let (ran, from) = match (&script, &printed) {
+            (Some(script), Some(printed)) => (
                 format!(
                     "This script:\n```\n{script}\n```\nprints, run on the project as it is:\n```\n{printed}\n```\n"
                 ),
                 "the code shown and what the script printed",
             ),
-            None => (String::new(), "the code shown"),
+            _ => (String::new(), "the code shown"),
         };
         let request = super::prompt_of(base);
         let asked =
@@ -135,7 +134,7 @@ impl Conversation {
         system: &str,
         base: &[Message],
         target: &Target,
-        outline: &str,
+        candidates: &[Candidate],
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<(String, String)>, Stop> {
@@ -171,7 +170,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                 break;
             };
             if let Some(why) = self.cannot_show(language, &loading, &check.script, NOT_LOADED) {
-                refused = self.set_aside_unrun(generation, "script", &why, outline);
+                refused = self.set_aside_unrun(generation, "script", &why, candidates);
                 continue;
             }
             let (ran, output) = self.run_now(system, base, generation, &mut check, usage, cancel).await?;
@@ -199,7 +198,7 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
             };
             self.notify(&format!("[the script is set aside: {why}]"));
             self.record(Message::user_text(format!("[tack] The script was set aside: {why}.")));
-            refused = self.told_why(&why, outline);
+            refused = self.told_why(&why, candidates);
         }
         self.notify("[no script shows what the request asks about]");
         Ok(None)
@@ -298,13 +297,11 @@ fn only_quotes(answer: &str, printed: &str, asked: &str) -> bool {
     if printed.is_empty() || !blocks.iter().any(|block| squeezed(block) == printed) {
         return false;
     }
-    let words = |text: &str| -> std::collections::BTreeSet<String> {
-        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
-    };
-    let known: std::collections::BTreeSet<String> = words(asked).union(&words(&printed)).cloned().collect();
+    let known: std::collections::BTreeSet<String> =
+        reading::lowercase_words(asked).chain(reading::lowercase_words(&printed)).collect();
     // The prose: the answer with its fenced blocks taken out.
     let prose: String = answer.split("```").step_by(2).collect::<Vec<_>>().join(" ");
-    words(&prose).is_subset(&known)
+    reading::lowercase_words(&prose).all(|word| known.contains(&word))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{Stop, Target, check, edit, examples, loading, reading};
+use super::{Candidate, Stop, Target, check, edit, examples, loading, reading};
 use crate::agent::Conversation;
 use crate::agent::turn::Generation;
 use crate::agent::whole_file;
@@ -38,7 +38,7 @@ impl Conversation {
         base: &[Message],
         target: &Target,
         named: bool,
-        outline: &str,
+        candidates: &[Candidate],
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<check::Check>, Stop> {
@@ -126,7 +126,7 @@ impl Conversation {
                 false => format!("{NOT_LOADED}: it must run the project's own code, as the request's example does"),
             };
             if let Some(why) = self.cannot_show(language, &loading, &check.script, &not_loaded) {
-                refused = self.set_aside_unrun(generation, "check", &why, outline);
+                refused = self.set_aside_unrun(generation, "check", &why, candidates);
                 continue;
             }
             let (ran, output) = self.run_now(system, base, generation, &mut check, usage, cancel).await?;
@@ -174,7 +174,7 @@ what it reports must change]"
                 (Some(example), Some(name)) => undefined = Some((example, name.to_string())),
                 (Some(_), None) => {}
                 (None, _) => {
-                    refused = self.told_why(&why, outline);
+                    refused = self.told_why(&why, candidates);
                     // A value given the example that shows nothing is asked
                     // for again, once, told why.
                     if valued && !valued_again {
@@ -301,16 +301,22 @@ in one code block.{refused}",
     /// Sets aside the model's `what` ("check", "script") without running
     /// it, for `why`: its reply is recorded and the notice shown. What the
     /// next ask tells the model.
-    pub(super) fn set_aside_unrun(&mut self, generation: Generation, what: &str, why: &str, outline: &str) -> String {
+    pub(super) fn set_aside_unrun(
+        &mut self,
+        generation: Generation,
+        what: &str,
+        why: &str,
+        candidates: &[Candidate],
+    ) -> String {
         self.record_reply(generation);
         self.notify(&format!("[the {what} is set aside: {why}]"));
-        self.told_why(why, outline)
+        self.told_why(why, candidates)
     }
 
     /// What the next ask tells the model of the script set aside for
     /// `why`, with where the project defines a name it lacked.
-    pub(super) fn told_why(&self, why: &str, outline: &str) -> String {
-        format!("\nYour last script was set aside: {why}.{}", self.offered_where(why, outline))
+    pub(super) fn told_why(&self, why: &str, candidates: &[Candidate]) -> String {
+        format!("\nYour last script was set aside: {why}.{}", self.offered_where(why, candidates))
     }
 
     /// Where the project defines the name that `why` (a script set aside)
@@ -318,12 +324,12 @@ in one code block.{refused}",
     /// model calls the API it remembers (`commander.option()` of an old
     /// release, for the method of `Command` it now is), and where a name
     /// lives is what it needs to call it. Where the project defines no such
-    /// name (`invoice.add_line`), the `outline` of what the request is
-    /// about: shown before any script is written, the heads lead a small
-    /// model to wrap each listed function in a helper of its own, and the
-    /// check then runs those, not the request's example. Empty where `why`
-    /// names none.
-    fn offered_where(&self, why: &str, outline: &str) -> String {
+    /// name (`invoice.add_line`), the heads of the `candidates`, what the
+    /// request is about: read only then, as shown before any script is
+    /// written they lead a small model to wrap each listed function in a
+    /// helper of its own, and the check then runs those, not the request's
+    /// example. Empty where `why` names none.
+    fn offered_where(&self, why: &str, candidates: &[Candidate]) -> String {
         /// Definitions of the name told at most.
         const TOLD: usize = 3;
         let Some(name) = reading::missing_name(why) else { return String::new() };
@@ -336,7 +342,7 @@ in one code block.{refused}",
             .take(TOLD)
             .collect();
         match homes.is_empty() {
-            true => format!(" The project defines no `{name}`. {}", outline.trim_end()),
+            true => format!(" The project defines no `{name}`. {}", self.outline(candidates).trim_end()),
             false => format!(" `{name}` is {}.", homes.join("; ")),
         }
     }

@@ -163,10 +163,7 @@ fn compared(request: &str, close: usize) -> Option<usize> {
     }
     let operand = close + rest.len() - operand_text.len();
     let end = match operand_text.as_bytes().first()? {
-        b'\'' | b'"' => {
-            let quote = operand_text.as_bytes()[0] as char;
-            operand + 1 + operand_text[1..].find(quote)? + 1
-        }
+        quote @ (b'\'' | b'"') => operand + 1 + operand_text[1..].find(*quote as char)? + 1,
         b if b.is_ascii_digit() || *b == b'-' && operand_text[1..].starts_with(|c: char| c.is_ascii_digit()) => {
             let digits = operand_text[1..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '.'));
             let mut end = operand + 1 + digits.unwrap_or(operand_text.len() - 1);

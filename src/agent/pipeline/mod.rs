@@ -293,9 +293,8 @@ impl Conversation {
             let text = format!("`{}` is no longer in {}: nothing was changed.", candidate.qualified, candidate.path);
             return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
         }
-        let outline = self.outline(candidates);
         let mut check =
-            match self.write_check(system, base, &targets[0], candidate.named, &outline, usage, cancel).await? {
+            match self.write_check(system, base, &targets[0], candidate.named, candidates, usage, cancel).await? {
                 None => self.doctest_check(&targets[0], cancel).await?,
                 made => made,
             };

@@ -276,18 +276,22 @@ pub fn shows_nothing(output: &str, failed: bool) -> Option<String> {
 /// `Error` every kind is), or writes two words in a row of its message
 /// that are the project's, not the `script`'s own (the flags it declared).
 pub fn speaks_of(request: &str, error: &str, script: &str) -> bool {
-    let words = |text: &str| -> Vec<String> {
-        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
-    };
     let (kind, message) = error.split_once(": ").unwrap_or((error, ""));
     let kind = kind.rsplit(['.', ' ']).next().unwrap_or(kind);
     let generic = matches!(kind, "Error" | "Exception");
     if !generic && request.split(|c: char| !c.is_alphanumeric()).any(|w| w == kind) {
         return true;
     }
-    let (request, own) = (words(request), words(script));
-    let message: Vec<String> = words(message).into_iter().filter(|w| !own.contains(w)).collect();
+    let (request, own): (Vec<String>, Vec<String>) =
+        (lowercase_words(request).collect(), lowercase_words(script).collect());
+    let message: Vec<String> = lowercase_words(message).filter(|w| !own.contains(w)).collect();
     message.windows(2).any(|pair| request.windows(2).any(|said| said == pair))
+}
+
+/// The words of `text` (runs of letters and digits), lowercased: how a
+/// request, a script and a message are compared word for word.
+pub fn lowercase_words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase)
 }
 
 /// The values an error's message quotes, in single or double quotes
@@ -295,14 +299,14 @@ pub fn speaks_of(request: &str, error: &str, script: &str) -> bool {
 /// 'abc'` quotes `abc`; the apostrophe of `can't` opens nothing).
 pub fn quoted_values(error: &str) -> Vec<&str> {
     let bytes = error.as_bytes();
-    let apart = |at: Option<usize>| at.is_none_or(|i| !bytes[i].is_ascii_alphanumeric());
+    // A quote stands apart where no letter or digit touches it outside.
+    let apart = |at: Option<usize>| at.and_then(|i| bytes.get(i)).is_none_or(|b| !b.is_ascii_alphanumeric());
     let mut values = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
         let quote = bytes[at];
         if matches!(quote, b'\'' | b'"') && apart(at.checked_sub(1)) {
-            let close =
-                (at + 1..bytes.len()).find(|&i| bytes[i] == quote && apart(Some(i + 1).filter(|&n| n < bytes.len())));
+            let close = (at + 1..bytes.len()).find(|&i| bytes[i] == quote && apart(Some(i + 1)));
             if let Some(close) = close {
                 values.push(&error[at + 1..close]);
                 at = close + 1;
@@ -319,8 +323,7 @@ pub fn quoted_values(error: &str) -> Vec<&str> {
 /// to conflicting flag`), where an error raised with the input alone
 /// (`ValueError: 0`) explains nothing.
 pub fn explained(error: &str, script: &str) -> usize {
-    let own: Vec<String> =
-        script.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
+    let own: Vec<String> = lowercase_words(script).collect();
     let (_, message) = error.split_once(": ").unwrap_or(("", error));
     message
         .split(|c: char| !c.is_alphabetic())
