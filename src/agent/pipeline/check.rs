@@ -859,6 +859,14 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         check.expect("6").unwrap();
         // The request's case, and uses that all print what it must print once fixed.
         assert_eq!(check.request_cases(), [("print(double(3))".to_string(), "4".to_string())]);
+        // A line printed as it must read but for its blanks is no case, as the tries read it.
+        let loads = loading(root.path(), Language::Python, "pkg/core.py");
+        let mut spaced =
+            Check::new(runner, loads, "from pkg.core import double\nprint([1, 2])\nprint(double(3))\n").unwrap();
+        let (ok, output) = bash(&spaced.now_command());
+        assert!(ok && spaced.now_output() == "[1, 2]\n4\n", "{output}");
+        spaced.expect("[1,2]\n6").unwrap();
+        assert_eq!(spaced.request_cases(), [("print(double(3))".to_string(), "4".to_string())]);
         // A value of its own is no likely change's everywhere; a truth value is.
         assert_eq!(check.fixed_alike("6\n6\n"), None);
         check.expect("True").unwrap();

@@ -6,7 +6,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use super::super::expect::{printing_statements, tells_little};
+use super::super::expect::{loose, printing_statements, tells_little};
 use super::super::reading::normalized;
 use super::{Check, DOUBTFUL, TRY_SECONDS, double_quoted, tidy, written};
 
@@ -52,11 +52,12 @@ impl Check {
         let Some(statements) = printing_statements(self.runner.language, &self.script, &now) else {
             return Vec::new();
         };
-        let mut wanted: Vec<&str> = expected.lines().map(str::trim).collect();
+        // Compared as the tries compare them: `[1,2]` printed is `[1, 2]` wanted.
+        let mut wanted: Vec<String> = expected.lines().map(loose).collect();
         statements
             .into_iter()
             .zip(now.lines())
-            .filter(|(_, line)| match wanted.iter().position(|w| *w == line.trim()) {
+            .filter(|(_, line)| match wanted.iter().position(|w| *w == loose(line)) {
                 Some(at) => {
                     wanted.remove(at);
                     false
