@@ -379,6 +379,12 @@ pub fn command_arguments(reply: &str, script: &str) -> Option<Vec<String>> {
     if words.len() > 1 && words.first().is_some_and(|w| !w.starts_with('-') && named(w)) {
         words.remove(0);
     }
+    // A sentence is no command line: a small model asked for the
+    // arguments may explain its script instead.
+    const SENTENCE_WORDS: usize = 6;
+    if words.len() >= SENTENCE_WORDS && line.ends_with('.') {
+        return None;
+    }
     match words.as_slice() {
         [] => None,
         [only] if only.eq_ignore_ascii_case("none") => None,
@@ -417,6 +423,11 @@ mod tests {
         assert_eq!(words("`--colr`"), Some("--colr".into()));
         assert_eq!(words("$ node check.js -s / --first a/b/c"), Some("-s|/|--first|a/b/c".into()));
         assert_eq!(words("python3 - --loud ''"), Some("--loud|".into()));
+        assert_eq!(words("The updated file ensures that the weight of the box counts."), None);
+        assert_eq!(
+            words("-m 'The updated file ensures that the weight counts.'"),
+            Some("-m|The updated file ensures that the weight counts.".into())
+        );
         // The program's name as the script gives it is no argument; an operand is.
         assert_eq!(words("my-cli -abc"), Some("-abc".into()));
         assert_eq!(words("split a/b/c"), Some("split|a/b/c".into()));
