@@ -57,12 +57,15 @@ impl Check {
         statements
             .into_iter()
             .zip(now.lines())
-            .filter(|(_, line)| match wanted.iter().position(|w| *w == loose(line)) {
-                Some(at) => {
-                    wanted.remove(at);
-                    false
+            .filter(|(_, line)| {
+                let line = loose(line);
+                match wanted.iter().position(|w| *w == line) {
+                    Some(at) => {
+                        wanted.remove(at);
+                        false
+                    }
+                    None => true,
                 }
-                None => true,
             })
             .map(|(statement, line)| (statement, line.trim().to_string()))
             .collect()
