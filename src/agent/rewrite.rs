@@ -236,23 +236,45 @@ pub fn rewrite_of(file: &str, block: &str) -> Option<Rewrite> {
 
 /// The diff `ops` with the block's last lines, when they only close
 /// brackets (`}`, `});`), matched to the file's first such lines after the
-/// code before them rather than to its last ones. Matched to the file's
-/// end, they would delete every line between: playlist.js's totalDuration,
-/// shown alone, took the rest of the file with it.
+/// code before them rather than to later ones. Matched to the file's end or
+/// to the next function's close, they would delete every line between:
+/// playlist.js's totalDuration, shown alone, took the rest of the file with
+/// it, and semver.js's isAtLeast, with its return line changed, took bump.
 fn closing_lines_near(mut ops: Vec<DiffOp>, old_keys: &[&str]) -> Vec<DiffOp> {
     let is_closing = |line: &&str| {
         let line = line.trim();
         line == "end" || (!line.is_empty() && line.chars().all(|c| "}])>;,".contains(c)))
     };
-    let [.., DiffOp::Delete { old_index, old_len, new_index }, DiffOp::Equal { old_index: last, len, .. }] = ops[..]
+    // What follows the closing lines in the file only, not in the block.
+    let trailing = ops.iter().rev().take_while(|op| matches!(op, DiffOp::Delete { .. })).count();
+    let kept = ops.len() - trailing;
+    if kept < 2 {
+        return ops;
+    }
+    let DiffOp::Equal { old_index: last, len, .. } = ops[kept - 1] else { return ops };
+    let closing = &old_keys[last..last + len];
+    if !closing.iter().all(is_closing) {
+        return ops;
+    }
+    let (old_index, old_len, new_index, new_len) = match ops[kept - 2] {
+        DiffOp::Delete { old_index, old_len, new_index } => (old_index, old_len, new_index, 0),
+        DiffOp::Replace { old_index, old_len, new_index, new_len } => (old_index, old_len, new_index, new_len),
+        _ => return ops,
+    };
+    let Some(at) =
+        (old_index..(old_index + old_len + 1).saturating_sub(len)).find(|&at| old_keys[at..at + len] == *closing)
     else {
         return ops;
     };
-    let closing = &old_keys[last..last + len];
-    if len <= old_len && closing.iter().all(is_closing) && old_keys[old_index..old_index + len] == *closing {
-        ops.truncate(ops.len() - 2);
-        ops.push(DiffOp::Equal { old_index, new_index, len });
-    }
+    let before = match (at - old_index, new_len) {
+        (0, 0) => None,
+        (0, new_len) => Some(DiffOp::Insert { old_index, new_index, new_len }),
+        (old_len, 0) => Some(DiffOp::Delete { old_index, old_len, new_index }),
+        (old_len, new_len) => Some(DiffOp::Replace { old_index, old_len, new_index, new_len }),
+    };
+    ops.truncate(kept - 2);
+    ops.extend(before);
+    ops.push(DiffOp::Equal { old_index: at, new_index: new_index + new_len, len });
     ops
 }
 
@@ -295,6 +317,19 @@ mod tests {
         let rewrite = rewrite_of(file, block).unwrap();
         let applied = file.replacen(&rewrite.old_string, &rewrite.new_string, 1);
         assert_eq!(applied, file.replace("sum += get(id)", "sum += await get(id)"));
+    }
+
+    #[test]
+    fn a_function_shown_alone_with_a_line_changed_keeps_the_function_after_it() {
+        let file = "function parse(v) {\n  return v.split('.');\n}\n\n/** At least `min`. */\n\
+                    function isAtLeast(v, min) {\n  const a = parse(v);\n  return a[0] >= min;\n}\n\n\
+                    function bump(v) {\n  const p = parse(v);\n  return p[0] + 1;\n}\n\n\
+                    module.exports = { parse, isAtLeast, bump };\n";
+        let block = "/** At least `min`. */\nfunction isAtLeast(v, min) {\n  const a = parse(v);\n  \
+                     return a[0] > min || a[1] >= 0;\n}";
+        let rewrite = rewrite_of(file, block).unwrap();
+        let applied = file.replacen(&rewrite.old_string, &rewrite.new_string, 1);
+        assert_eq!(applied, file.replace("return a[0] >= min;", "return a[0] > min || a[1] >= 0;"));
     }
 
     #[test]
