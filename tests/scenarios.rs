@@ -2259,6 +2259,33 @@ async fn a_reply_that_only_copies_files_back_is_asked_once_more_for_the_other_fi
 }
 
 #[tokio::test]
+async fn a_request_the_model_is_torn_on_is_the_change_its_answer_shows() {
+    // "Can you fix it?": the 1.5B said change one way round and answer the
+    // other, and asked to work its answer out, wrote the file with the fix.
+    let playlist = "function total(ids) {\n  let sum = 0;\n  for (const id of ids) {\n    sum += get(id);\n  }\n  return sum;\n}\n";
+    let fixed = playlist.replace("sum += get(id)", "sum += await get(id)").replace("function", "async function");
+    let reply = format!("Answer: `get` returns a promise.\n\n```javascript\n{fixed}```\n");
+    let prompt = "total in playlist.js returns NaN. Can you fix it?";
+    let run = Scenario::new()
+        .file("playlist.js", playlist)
+        .tool_settings(whole_files())
+        .run(&["change", "answer", &reply], prompt)
+        .await;
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+    assert_eq!(run.read("playlist.js"), fixed);
+
+    // Where the model says answer both ways round, code in its answer is
+    // an answer: the file stays as it is.
+    let run = Scenario::new()
+        .file("playlist.js", playlist)
+        .tool_settings(whole_files())
+        .run(&["answer", "answer", &reply], prompt)
+        .await;
+    assert_eq!(run.read("playlist.js"), playlist);
+    assert_eq!(run.outcome.text, "`get` returns a promise.");
+}
+
+#[tokio::test]
 async fn an_import_line_fixed_to_another_name_renames_its_uses_in_the_file() {
     // The 0.5B copied main.py back, then wrote the import line fixed alone.
     let config = "def read_config():\n    return {\"debug\": True}\n";

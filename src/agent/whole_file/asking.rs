@@ -48,6 +48,9 @@ pub(super) struct Asking<'a> {
     pub(super) prompt: &'a str,
     /// The request asks for an answer, not a change.
     pub(super) question: bool,
+    /// The model's word on the request's intent was split, and its form
+    /// decided it (see `Conversation::intent`).
+    pub(super) undecided: bool,
     pub(super) handed: &'a [HandedFile],
     /// The test files whose tests failed before any change: what the
     /// change must make pass, not a place for it.
@@ -204,18 +207,29 @@ impl Conversation {
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<bool, TurnOutcome> {
+        Ok(self.intent(system, base, usage, cancel).await?.unwrap_or_else(|| !asks_question(&prompt_of(base))))
+    }
+
+    /// Whether the request asks for a change (else for an answer), where
+    /// the model says the same whichever way it is asked; `None` where it
+    /// is undecided, and the request's own form must decide: a question
+    /// mark asks a question.
+    pub(in crate::agent) async fn intent(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<bool>, TurnOutcome> {
         // Asked with the two words in both orders: a small model that picks
-        // by the order (the 0.5B always picks the first word) is undecided,
-        // and the request's own form decides: a question mark asks a question.
+        // by the order (the 0.5B always picks the first word) is undecided.
         let forward = "Does this request ask to change the code, or to answer a question about it? \
 Reply with one word: change or answer.";
         let backward = "Does this request ask to answer a question about the code, or to change the code? \
 Reply with one word: answer or change.";
         let ask = |choices: &[&str]| if choices[0] == "change" { forward } else { backward }.to_string();
-        match self.choice_both_ways(system, base, ask, &["change", "answer"], false, usage, cancel).await? {
-            Some(picked) => Ok(picked == "change"),
-            None => Ok(!asks_question(&prompt_of(base))),
-        }
+        let picked = self.choice_both_ways(system, base, ask, &["change", "answer"], false, usage, cancel).await?;
+        Ok(picked.map(|picked| picked == "change"))
     }
 
     /// The model's pick among `choices`, asked as `ask` words it for them

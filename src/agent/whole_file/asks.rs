@@ -30,16 +30,23 @@ impl Conversation {
         // the answer (`listen_address()` for "which port…"): asked for the
         // answer alone, it reads the files for one.
         if asking.question {
+            // "Can you fix it?": where the model was torn between change
+            // and answer and only the question mark made it a question, a
+            // reply that shows a handed file changed is the model's own
+            // word that the request asks for that change (the 1.5B, asked
+            // to work out its answer, wrote playlist.js with the fix).
+            let shown_changes = self.changes_shown(&text, prompt, handed, only_named.as_ref());
+            if asking.undecided && !shown_changes.is_empty() {
+                self.notify("[the reply shows a file changed: the request is taken as asking for that change]");
+                return Ok((text, shown_changes));
+            }
             // Worked out line by line, the answer is its last line; a
             // working out that ends without one is asked for it, with the
             // working out kept in the conversation.
             if let Some(answer) = answer_line(&text) {
                 return Ok((answer, Vec::new()));
             }
-            if copies_only(&text, handed)
-                || only_code(&text)
-                || !self.changes_shown(&text, prompt, handed, only_named.as_ref()).is_empty()
-            {
+            if copies_only(&text, handed) || only_code(&text) || !shown_changes.is_empty() {
                 let shown: String = handed.iter().map(HandedFile::shown).collect();
                 let notice = "[the reply did not answer the question — asking for the answer…]";
                 let ask = "Answer the question in one sentence. Change no file.";

@@ -77,9 +77,10 @@ impl Conversation {
         self.report_compaction(compaction, cancel).await;
         let mut usage = Usage::default();
         // Whether the request asks for an answer rather than a change is
-        // the model's word (see `ask_intent`), in any wording and language.
-        let question = match self.ask_intent(&system, &messages, &mut usage, cancel).await {
-            Ok(change) => !change,
+        // the model's word (see `intent`), in any wording and language.
+        let (question, undecided) = match self.intent(&system, &messages, &mut usage, cancel).await {
+            Ok(Some(change)) => (!change, false),
+            Ok(None) => (asks_question(&prompt), true),
             Err(outcome) => return adding(usage)(outcome),
         };
         // A change is checked by the tests handed over: those that fail
@@ -100,7 +101,7 @@ impl Conversation {
         let mut stop_hook_active = false;
         for _ in 0..self.settings.max_iterations.max(1) {
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
-            let asked = (system.as_str(), messages.as_slice(), prompt.as_str(), question);
+            let asked = (system.as_str(), messages.as_slice(), prompt.as_str(), (question, undecided));
             let round = self.whole_file_round(asked, &handed, (only_named.clone(), &checks), cancel).await;
             let cancelled = match round {
                 Ok((round_text, round_usage, cancelled)) => {
@@ -175,7 +176,7 @@ are now…]",
     /// while they ran. `Err` ends the turn.
     async fn whole_file_round(
         &mut self,
-        (system, messages, prompt, question): (&str, &[Message], &str, bool),
+        (system, messages, prompt, (question, undecided)): (&str, &[Message], &str, (bool, bool)),
         handed: &[HandedFile],
         (only_named, checks): (Option<WorkspacePath>, &[String]),
         cancel: &CancellationToken,
@@ -183,7 +184,7 @@ are now…]",
         let shown: String = handed.iter().map(HandedFile::shown).collect();
         let first_ask = with_files(messages.to_vec(), &shown, self.first_ask(question));
         let mut generation = self.whole_file_reply(system, first_ask.clone(), cancel).await?;
-        let asking = Asking { system, messages, prompt, question, handed, checks };
+        let asking = Asking { system, messages, prompt, question, undecided, handed, checks };
         // In plan mode the files a reply shows are the plan, not changes.
         let (mut text, mut changes) = if self.policy.mode == PermissionMode::Plan {
             (reply_text(&generation), Vec::new())
@@ -244,7 +245,7 @@ are now…]",
             self.notify(&format!("[the reply changed {names}, which it had not been shown — handing it over…]"));
             let mut widened = handed.to_vec();
             widened.extend(self.hand_over_files(unseen, &[]));
-            let asked = (system, messages, prompt, question);
+            let asked = (system, messages, prompt, (question, undecided));
             let round = Box::pin(self.whole_file_round(asked, &widened, (only_named, checks), cancel)).await;
             return match round {
                 Ok((text, mut round_usage, cancelled)) => {
