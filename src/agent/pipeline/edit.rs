@@ -5,7 +5,7 @@
 
 pub(super) use crate::agent::code_text::code_blocks;
 use crate::agent::code_text::same_code;
-use crate::codemap::{Definition, FileMap};
+use crate::codemap::{Definition, FileMap, Language, parse, tree};
 
 /// The definition as the model reads it: its path and place, the imports
 /// of its file that bring a name it uses, then its text, in one code block.
@@ -65,16 +65,124 @@ fn indent_of(line: &str) -> usize {
 /// The code of the reply's block that holds the definition (the first
 /// block that has its head line, else the first block), from that line on:
 /// a reply often repeats the imports it was shown, or quotes the request
-/// in a block of its own. `None` when the reply has no block.
-pub fn definition_code(reply: &str, old: &str) -> Option<String> {
+/// in a block of its own. Where the block holds the definition inside more
+/// (its class around it, or in JavaScript an assignment to its class's
+/// prototype), that definition alone (see [`own_definition`]). `None` when
+/// the reply has no block.
+pub fn definition_code(language: Language, reply: &str, definition: &Definition, old: &str) -> Option<String> {
     let blocks = code_blocks(reply);
     let head = head(old)?;
     let code = blocks.iter().find(|block| holds(block, head)).or(blocks.first())?;
+    let code = &unqualified_head(language, code, definition);
+    if let Some(own) = own_definition(language, code, definition, old) {
+        return Some(own);
+    }
     let lines: Vec<&str> = code.lines().collect();
     match lines.iter().position(|line| line.trim() == head) {
         Some(at) if at > 0 => Some(lines[at..].join("\n")),
         _ => Some(code.clone()),
     }
+}
+
+/// `code` with a method's head written under its qualified name
+/// (`def Parser.parse(self):`, `Command.option(flags) {`), which no
+/// language parses, written under its own name: the name the model was
+/// shown it by.
+fn unqualified_head(language: Language, code: &str, definition: &Definition) -> String {
+    let qualified = format!("{}(", definition.qualified(language));
+    let own = format!("{}(", definition.name);
+    if definition.container.is_none() || !code.contains(&qualified) {
+        return code.to_string();
+    }
+    let openers = ["def ", "async def ", "fn ", "pub fn ", "func ", "async ", "static ", ""];
+    code.lines()
+        .map(|line| {
+            let body = line.trim_start();
+            let is_head =
+                openers.iter().any(|opener| body.strip_prefix(opener).is_some_and(|r| r.starts_with(&qualified)))
+                    && matches!(body.trim_end().chars().last(), Some(':' | '{'));
+            match is_head {
+                true => line.replacen(&qualified, &own, 1),
+                false => line.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The version of `definition` a block writes where the block holds more
+/// than it: a small model asked for one method often writes its class
+/// around it, with the class's other methods, or (in JavaScript) writes it
+/// as `Command.prototype.opts = function () {…}` where the file writes
+/// `opts() {…}` in its class. Taken from the head line through the end of
+/// its body, as the file writes methods, dedented to its head; the lines
+/// around it are not the definition's. `None` where the block does not
+/// nest or reshape it.
+fn own_definition(language: Language, code: &str, definition: &Definition, old: &str) -> Option<String> {
+    let map = parse(language, code);
+    let same = |d: &&Definition| d.name == definition.name && d.kind == definition.kind;
+    let found = map.definitions.iter().find(same)?;
+    if let Some(method) = prototype_as_method(language, code, found, old) {
+        return Some(dedented(&method));
+    }
+    let nested = map.definitions.iter().any(|outer| {
+        outer.range != found.range && outer.range.start <= found.range.start && found.range.end <= outer.range.end
+    });
+    nested.then(|| dedented(&code[found.range.clone()]))
+}
+
+/// `Class.prototype.name = function (params) {body}` (or an arrow
+/// function) written as the method `name(params) {body}`, where the file
+/// writes the definition as a method: the line that names it is no
+/// assignment.
+fn prototype_as_method(language: Language, code: &str, found: &Definition, old: &str) -> Option<String> {
+    if !matches!(language, Language::JavaScript | Language::TypeScript | Language::Tsx) {
+        return None;
+    }
+    let call = format!("{}(", found.name);
+    let head = old.lines().find(|line| line.contains(&call))?;
+    if head.contains("function") || head.contains('=') {
+        return None;
+    }
+    let tree = tree(language, code)?;
+    let node = tree.root_node().descendant_for_byte_range(found.range.start, found.range.end)?;
+    let mut stack = vec![node];
+    let mut assignment = None;
+    while let Some(node) = stack.pop() {
+        if node.kind() == "assignment_expression" {
+            assignment = Some(node);
+            break;
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor).filter(|c| c.start_byte() < found.range.end));
+    }
+    let assignment = assignment?;
+    let function = assignment.child_by_field_name("right")?;
+    let text = |n: tree_sitter::Node| &code[n.byte_range()];
+    let parameters = match (function.child_by_field_name("parameters"), function.child_by_field_name("parameter")) {
+        (Some(list), _) => text(list).to_string(),
+        (None, Some(one)) => format!("({})", text(one)),
+        (None, None) => return None,
+    };
+    let body = function.child_by_field_name("body")?;
+    let body = match body.kind() {
+        "statement_block" => text(body).to_string(),
+        _ => format!("{{\n  return {};\n}}", text(body)),
+    };
+    let modifier = if text(function).starts_with("async") { "async " } else { "" };
+    let star = if function.kind().starts_with("generator") { "*" } else { "" };
+    let statement_line = code[..assignment.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+    let comments = &code[found.range.start.min(statement_line)..statement_line];
+    let indent = &code[statement_line..assignment.start_byte()];
+    Some(format!("{comments}{indent}{modifier}{star}{}{parameters} {body}", found.name))
+}
+
+/// `code` with the indentation of its first line that is not blank taken
+/// off every line that has it.
+fn dedented(code: &str) -> String {
+    let first = code.lines().find(|l| !l.trim().is_empty()).unwrap_or_default();
+    let pad = &first[..indent_of(first)];
+    code.lines().map(|line| line.strip_prefix(pad).unwrap_or(line)).collect::<Vec<_>>().join("\n")
 }
 
 /// The definition `old` with the lines a reply quotes (its first block)
@@ -367,11 +475,80 @@ mod tests {
         );
         assert!(code_blocks("No change is needed.").is_empty());
         assert_eq!(code_blocks("```js\nconst a = 1\n"), ["const a = 1"]);
-        let old = "    def area(self):\n        return 1";
+        let file = "class Shape:\n    def area(self):\n        return 1\n\n    def side(self):\n        return 0\n";
+        let (map, at) = method_of(Language::Python, file, "area");
+        let (definition, old) = (&map.definitions[at], &file[map.definitions[at].range.clone()]);
+        let code = |reply: &str| definition_code(Language::Python, reply, definition, old);
         let reply = "```python\nimport math\nfrom x import y\n\ndef area(self):\n    return 2\n```";
-        assert_eq!(definition_code(reply, old), Some("def area(self):\n    return 2".into()));
+        assert_eq!(code(reply), Some("def area(self):\n    return 2".into()));
         // A block that quotes the request comes before the one with the definition.
         let reply = "```\n>>> area()\n1\n```\nFixed:\n```python\ndef area(self):\n    return 2\n```";
-        assert_eq!(definition_code(reply, old), Some("def area(self):\n    return 2".into()));
+        assert_eq!(code(reply), Some("def area(self):\n    return 2".into()));
+    }
+
+    /// The map of `file` and the place in it of the definition `name`.
+    fn method_of(language: Language, file: &str, name: &str) -> (FileMap, usize) {
+        let map = parse(language, file);
+        let at = map.definitions.iter().position(|d| d.name == name).unwrap();
+        (map, at)
+    }
+
+    #[test]
+    fn a_method_written_inside_its_class_is_that_method_alone() {
+        let file = "class Shape:\n    def area(self):\n        return 1\n\n    def side(self):\n        return 0\n";
+        let (map, at) = method_of(Language::Python, file, "area");
+        let (definition, old) = (&map.definitions[at], &file[map.definitions[at].range.clone()]);
+        let reply = "```python\nclass Shape:\n    def area(self):\n        return 2\n\n    def side(self):\n        \
+return 0\n\nprint(Shape().area())\n```";
+        let code = definition_code(Language::Python, reply, definition, old).unwrap();
+        assert_eq!(code, "def area(self):\n    return 2");
+        let (after, _) = replaced(file, definition, &code);
+        assert_eq!(after, file.replace("return 1", "return 2"));
+
+        let file =
+            "class Command {\n  opts() {\n    return this._values;\n  }\n\n  name() {\n    return 'x';\n  }\n}\n";
+        let (map, at) = method_of(Language::JavaScript, file, "opts");
+        let (definition, old) = (&map.definitions[at], &file[map.definitions[at].range.clone()]);
+        let reply = "```javascript\nclass Command {\n  opts() {\n    return { ...this._values };\n  }\n\n  name() {\n    \
+return 'x';\n  }\n}\n```";
+        let code = definition_code(Language::JavaScript, reply, definition, old).unwrap();
+        assert_eq!(code, "opts() {\n  return { ...this._values };\n}");
+        let (after, _) = replaced(file, definition, &code);
+        assert_eq!(after, file.replace("return this._values;", "return { ...this._values };"));
+    }
+
+    #[test]
+    fn a_method_head_written_under_its_qualified_name_is_written_under_its_own() {
+        let file = "class Shape:\n    def area(self):\n        return 1\n";
+        let (map, at) = method_of(Language::Python, file, "area");
+        let (definition, old) = (&map.definitions[at], &file[map.definitions[at].range.clone()]);
+        let reply = "```python\ndef Shape.area(self):\n    return Shape.area(self) + 1\n```";
+        let code = definition_code(Language::Python, reply, definition, old).unwrap();
+        assert_eq!(code, "def area(self):\n    return Shape.area(self) + 1");
+
+        let file = "class Command {\n  option(flags) {\n    return this;\n  }\n}\n";
+        let (map, at) = method_of(Language::JavaScript, file, "option");
+        let (definition, old) = (&map.definitions[at], &file[map.definitions[at].range.clone()]);
+        let reply = "```js\nCommand.option(flags) {\n  this.flags = flags;\n  return this;\n}\n```";
+        let code = definition_code(Language::JavaScript, reply, definition, old).unwrap();
+        assert_eq!(code, "option(flags) {\n  this.flags = flags;\n  return this;\n}");
+    }
+
+    #[test]
+    fn a_method_written_as_a_prototype_assignment_is_written_as_the_file_writes_methods() {
+        let file = "class Command {\n  /**\n   * The values.\n   */\n  opts() {\n    return this._values;\n  }\n}\n";
+        let (map, at) = method_of(Language::JavaScript, file, "opts");
+        let (definition, old) = (&map.definitions[at], &file[map.definitions[at].range.clone()]);
+        let reply = "Here:\n```javascript\n/**\n * The values.\n */\nCommand.prototype.opts = function() {\n  return \
+{ ...this._values };\n};\n```";
+        let code = definition_code(Language::JavaScript, reply, definition, old).unwrap();
+        assert_eq!(code, "/**\n * The values.\n */\nopts() {\n  return { ...this._values };\n}");
+        let (after, placed) = replaced(file, definition, &code);
+        assert_eq!(after, file.replace("return this._values;", "return { ...this._values };"));
+        assert!(super::super::verify::check(Language::JavaScript, file, &map, definition, &placed, &after).is_ok());
+        // An arrow function with an expression body becomes a method that returns it.
+        let reply = "```js\nCommand.prototype.opts = async (key) => this._values[key];\n```";
+        let code = definition_code(Language::JavaScript, reply, definition, old).unwrap();
+        assert_eq!(code, "async opts(key) {\n  return this._values[key];\n}");
     }
 }

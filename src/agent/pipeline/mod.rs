@@ -455,7 +455,10 @@ that line as it must read for the check to pass, in one code block.",
                         .find(|t| edit::holds_head(&reply, t.old()))
                         .or(alone)
                         .or(targets.first())
-                        .and_then(|t| edit::definition_code(&reply, t.old()).map(|code| (t, code)))
+                        .and_then(|t| {
+                            edit::definition_code(t.file.language, &reply, t.definition(), t.old())
+                                .map(|code| (t, code))
+                        })
                         .ok_or_else(|| "the reply holds no code block".to_string()),
                 },
             };
