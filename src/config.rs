@@ -376,6 +376,10 @@ pub struct PipelineSettings {
     /// With a check, small variants of the definitions found (an operator,
     /// a number or a name changed) are tried before the model's versions.
     pub variants: bool,
+    /// Of several variants that pass the check, the one that alters
+    /// fewest uses near the check's (its calls with one literal put to
+    /// another value) is kept, before the model is asked to pick.
+    pub near_uses: bool,
     /// Before the definitions are ranked, the model guesses the names the
     /// code uses for what the request speaks of, and the ranking searches
     /// them with the request's words. Off by default: on the real-project
@@ -392,6 +396,7 @@ impl Default for PipelineSettings {
             max_seconds: 300,
             check: true,
             variants: true,
+            near_uses: true,
             guess_names: false,
         }
     }

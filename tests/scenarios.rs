@@ -4110,12 +4110,32 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
     );
     assert_eq!(run.read("people.py"), people.replace("age > 18", "age > 17"));
 
-    // Of three, a model torn between two both ways round is asked between
-    // those two, both ways: a pick the same both ways then stands.
+    // Of three, the one that alters fewest uses near the check's
+    // (`is_adult(17)`, `is_adult(0)`, …: `or known` and `known=False` make
+    // both true) stands, before any pick is asked.
     let people = long_module("def is_adult(age, known=True):\n    return age > 18 or not known\n");
     let run = Scenario::new()
         .file("people.py", &people)
         .tool_settings(whole_files())
+        .run(
+            &["change", "change", check, "```\nTrue\n```\n", "```\nTrue\n```\n", probe, "none"],
+            "is_adult of 18 returns False but should return True. Fix it.",
+        )
+        .await;
+    let near = run.results().into_iter().rev().nth(1).map(|(_, _, output)| output).unwrap_or_default();
+    assert!(near.contains("=== 0\n--- use\nFalse\n"), "{near}");
+    assert!(run.text().contains("the changes alter "), "{}", run.text());
+    let requests = run.backend.requests();
+    assert_eq!(requests.iter().filter(|r| !r.choices.is_empty()).count(), 4, "the intent and the line's value only");
+    assert_eq!(run.read("people.py"), people.replace("age > 18", "age >= 18"), "{}", run.text());
+
+    // Without that step, a model torn between two both ways round is asked
+    // between those two, both ways: a pick the same both ways then stands.
+    let picked = || tack::config::PipelineSettings { near_uses: false, ..Default::default() };
+    let run = Scenario::new()
+        .file("people.py", &people)
+        .tool_settings(whole_files())
+        .pipeline(picked())
         .run(
             &[
                 "change",
@@ -4146,6 +4166,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
     let run = Scenario::new()
         .file("people.py", &people)
         .tool_settings(whole_files())
+        .pipeline(picked())
         .run(
             &[
                 "change",

@@ -37,6 +37,7 @@ mod expect;
 mod expecting;
 mod loading;
 mod localize;
+mod neighbours;
 mod probing;
 mod reading;
 mod trying;

@@ -254,6 +254,16 @@ asked.",
         if let [one] = kept.as_slice() {
             return Ok((passing[*one], true));
         }
+        // Before the model's pick by reading: of a 0.5B's picks among
+        // such lines, a consistent one was the wrong change.
+        let kept_tries: Vec<usize> = kept.iter().map(|k| numbers[*k]).collect();
+        let near = match self.settings.pipeline.near_uses {
+            true => self.least_changing(check, &kept_tries, cancel).await?,
+            false => None,
+        };
+        if let Some(least) = near {
+            return Ok((passing[kept[least]], true));
+        }
         let listed_of = |after: &str| -> String {
             let at = lines.iter().position(|(_, a)| a == after).unwrap_or(0);
             listed[at].clone()

@@ -86,6 +86,16 @@ impl Check {
     /// under a line `=== N`, then how it exited where it failed. Read by
     /// [`super::super::reading::outputs_by_try`].
     pub fn differ_command(&self, script: &str, tries: &[usize]) -> Option<String> {
+        self.runs_with_each(script, tries, false)
+    }
+
+    /// [`Check::differ_command`], with a first run under `=== 0` on the
+    /// code as it is: what the uses printed before any change.
+    pub fn differ_command_from_now(&self, script: &str, tries: &[usize]) -> Option<String> {
+        self.runs_with_each(script, tries, true)
+    }
+
+    fn runs_with_each(&self, script: &str, tries: &[usize], now_first: bool) -> Option<String> {
         let scratch = self.scratch.as_ref()?.display().to_string();
         let dir = self.dir.path().display();
         let modules = format!("{dir}/scratch-modules");
@@ -93,8 +103,12 @@ impl Check {
         let run = self.run_line(&modules, &format!("'{scratch}'"), &self.differ_file());
         let run = double_quoted(&run);
         let numbers: Vec<String> = tries.iter().map(|n| format!("{n:04}")).collect();
+        let now = match now_first {
+            true => format!("echo '=== 0'; $limit bash -c \"{run}\" 2>/dev/null\n"),
+            false => String::new(),
+        };
         Some(format!(
-            "{}cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
+            "{}cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n{now}\
 for n in {}; do\n  \
 try='{dir}/tries/'$n; f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
 echo \"=== $((10#$n))\"; $limit bash -c \"{run}\" 2>'{dir}/differ.err'; status=$?\n  \

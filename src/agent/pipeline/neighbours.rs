@@ -1,0 +1,333 @@
+//! Uses of the code near the check's own, to choose among changes that all
+//! pass it: the check's printing statements with one literal argument at a
+//! time put to another value (another literal the check writes, a string
+//! cut short at a separator, a number one off). A fix changes what the
+//! request reports and little else; a wrong change that happens to pass
+//! (a flag read from the wrong object, a condition turned around) changes
+//! more of what the code did around it. So of the changes, the one that
+//! changes fewest of these uses from what they printed before is kept,
+//! where one changes strictly fewest: the minimal behaviour change that
+//! program repair prefers among plausible patches.
+
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::expect::prints_a_line;
+use super::{Stop, check, reading};
+use crate::agent::Conversation;
+use crate::agent::turn::Generation;
+use crate::codemap::Language;
+use crate::protocol::Block;
+
+/// Uses run at most: one process runs them all, per change.
+const MAX_USES: usize = 48;
+/// Printed before each use's output, to tell one use's lines from the next.
+pub const MARK: &str = "--- use";
+
+/// A literal of a statement: its byte range, and whether it is a string
+/// (its quote) or a number.
+#[derive(Debug, Clone, PartialEq)]
+struct Literal {
+    at: std::ops::Range<usize>,
+    quote: Option<char>,
+}
+
+impl Literal {
+    fn value<'s>(&self, line: &'s str) -> &'s str {
+        match self.quote {
+            Some(_) => &line[self.at.start + 1..self.at.end - 1],
+            None => &line[self.at.clone()],
+        }
+    }
+}
+
+/// The string and number literals of one line of code, in order.
+fn literals(line: &str) -> Vec<Literal> {
+    let bytes = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == b'\'' || c == b'"' {
+            let start = i;
+            i += 1;
+            while i < bytes.len() && bytes[i] != c {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            if i >= bytes.len() {
+                break;
+            }
+            i += 1;
+            out.push(Literal { at: start..i, quote: Some(c as char) });
+        } else if c.is_ascii_digit()
+            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || b"_.$".contains(&bytes[i - 1])))
+        {
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i < bytes.len() && (bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' || bytes[i] == b'.') {
+                // `1e3`, `0x1f`, `1.5`, `2n`: left as they are.
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'.') {
+                    i += 1;
+                }
+                continue;
+            }
+            out.push(Literal { at: start..i, quote: None });
+        } else if c.is_ascii_alphanumeric() || c == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The other values a string literal may take: every literal string the
+/// statements write, and each cut short before a separator (`2.0.0-rc.1`
+/// gives `2`, `2.0`, `2.0.0`, `2.0.0-rc`).
+fn string_values(all: &[String]) -> Vec<String> {
+    let mut values: Vec<String> = Vec::new();
+    for value in all {
+        let cuts = value.char_indices().filter(|(_, c)| !c.is_alphanumeric()).map(|(i, _)| i);
+        for end in cuts.chain([value.len()]) {
+            let cut = &value[..end];
+            if !cut.is_empty() && !values.iter().any(|v| v == cut) {
+                values.push(cut.to_string());
+            }
+        }
+    }
+    values
+}
+
+fn number_values(all: &[String]) -> Vec<String> {
+    let mut values: Vec<String> = Vec::new();
+    for value in all {
+        let Ok(n) = value.parse::<u64>() else { continue };
+        for v in [Some(n), n.checked_sub(1), n.checked_add(1), Some(0)].into_iter().flatten() {
+            let v = v.to_string();
+            if !values.contains(&v) {
+                values.push(v);
+            }
+        }
+    }
+    values
+}
+
+/// Whether `line` closes every bracket it opens (outside its strings):
+/// one statement on one line.
+fn balanced(line: &str, found: &[Literal]) -> bool {
+    let mut depth = 0i32;
+    for (i, c) in line.char_indices() {
+        if found.iter().any(|l| l.quote.is_some() && l.at.contains(&i)) {
+            continue;
+        }
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    depth == 0
+}
+
+/// The script of uses near the check's (see the module's doc): its lines
+/// that are not printing statements, as they are, then each near use
+/// after a [`MARK`] line, guarded so that one that raises prints so and
+/// the next still runs. `None` where the language has no such guard here,
+/// or the check's printing statements have no literal to vary.
+pub fn script(language: Language, check: &str) -> Option<String> {
+    let (mark, guard): (String, fn(&str) -> String) = match language {
+        Language::Python => (format!("print({MARK:?})"), |use_| {
+            format!("try:\n    {use_}\nexcept Exception as _error:\n    print('raises', type(_error).__name__)")
+        }),
+        Language::JavaScript | Language::TypeScript => (format!("console.log({MARK:?});"), |use_| {
+            format!("try {{ {use_} }} catch (_error) {{ console.log('throws', _error && _error.name); }}")
+        }),
+        _ => return None,
+    };
+    let statements: Vec<(&str, Vec<Literal>)> = check
+        .lines()
+        .filter(|line| prints_a_line(language, line))
+        .map(|line| (line, literals(line)))
+        .filter(|(line, found)| !found.is_empty() && balanced(line, found))
+        .collect();
+    let all = |string: bool| -> Vec<String> {
+        let values = statements.iter().flat_map(|(line, found)| {
+            found.iter().filter(move |l| l.quote.is_some() == string).map(move |l| l.value(line).to_string())
+        });
+        values.collect()
+    };
+    let (strings, numbers) = (string_values(&all(true)), number_values(&all(false)));
+    let own: Vec<&str> = statements.iter().map(|(line, _)| line.trim()).collect();
+    // One list per statement, taken in turn, so that the first statement
+    // does not take every place.
+    let mut per_statement: Vec<Vec<String>> = Vec::new();
+    for (line, found) in &statements {
+        let mut uses = Vec::new();
+        for literal in found {
+            let values = if literal.quote.is_some() { &strings } else { &numbers };
+            for value in values {
+                if value == literal.value(line) {
+                    continue;
+                }
+                let written = match literal.quote {
+                    Some(quote) if value.contains(quote) || value.contains('\\') => continue,
+                    Some(quote) => format!("{quote}{value}{quote}"),
+                    None => value.clone(),
+                };
+                let use_ = format!("{}{written}{}", &line[..literal.at.start], &line[literal.at.end..]);
+                if !own.contains(&use_.trim()) && !uses.contains(&use_) {
+                    uses.push(use_);
+                }
+            }
+        }
+        per_statement.push(uses);
+    }
+    let mut uses: Vec<String> = Vec::new();
+    let longest = per_statement.iter().map(Vec::len).max().unwrap_or(0);
+    for i in 0..longest {
+        for list in &per_statement {
+            if let Some(use_) = list.get(i).filter(|u| uses.len() < MAX_USES && !uses.contains(u)) {
+                uses.push(use_.clone());
+            }
+        }
+    }
+    if uses.is_empty() {
+        return None;
+    }
+    let mut out: Vec<String> =
+        check.lines().filter(|line| !prints_a_line(language, line)).map(str::to_string).collect();
+    for use_ in &uses {
+        out.push(mark.clone());
+        out.push(guard(use_.trim()));
+    }
+    Some(out.join("\n") + "\n")
+}
+
+/// What each use printed, by the [`MARK`] lines of one run's output.
+fn by_use(output: &str) -> Vec<String> {
+    let mut uses: Vec<String> = Vec::new();
+    let mut started = false;
+    for line in output.lines() {
+        if line.trim_end() == MARK {
+            uses.push(String::new());
+            started = true;
+        } else if let (true, Some(last)) = (started, uses.last_mut()) {
+            last.push_str(line.trim_end());
+            last.push('\n');
+        }
+    }
+    uses
+}
+
+/// Of the changes whose runs printed `outputs`, the one whose uses differ
+/// least from the `original` run's, counted use by use (a use a run never
+/// reached differs), where one differs strictly least; with how many of
+/// the uses each changed. `None` where the original printed no use, or
+/// no change differs least alone.
+pub fn least_changed(original: &str, outputs: &[String]) -> Option<(usize, Vec<usize>)> {
+    let before = by_use(original);
+    if before.is_empty() {
+        return None;
+    }
+    let changed: Vec<usize> = outputs
+        .iter()
+        .map(|output| {
+            let after = by_use(output);
+            (0..before.len()).filter(|i| after.get(*i) != Some(&before[*i])).count()
+        })
+        .collect();
+    let least = *changed.iter().min()?;
+    match changed.iter().filter(|n| **n == least).count() {
+        1 => Some((changed.iter().position(|n| *n == least)?, changed)),
+        _ => None,
+    }
+}
+
+impl Conversation {
+    /// Of the passing changes numbered `tries` (among the staged ones),
+    /// the place in `tries` of the one that changes fewest uses near the
+    /// check's (see the module's doc), run in one Bash call on the code as
+    /// it is and with each change in place; `None` where no one changes
+    /// fewest alone.
+    pub(super) async fn least_changing(
+        &mut self,
+        check: &check::Check,
+        tries: &[usize],
+        cancel: &CancellationToken,
+    ) -> Result<Option<usize>, Stop> {
+        let Some(script) = script(check.language(), &check.script) else { return Ok(None) };
+        let Some(command) = check.differ_command_from_now(&script, tries) else { return Ok(None) };
+        self.notify("[running uses near the check's on the code as it is and with each change…]");
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: "Uses of the code near the check's, on the code as it is and with each change that passes it: the \
+change that alters fewest of them is the likeliest fix."
+                .into(),
+        });
+        let input = json!({ "command": command, "timeout_ms": 120_000 });
+        let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        let runs = reading::outputs_by_try(&output);
+        let Some((_, original)) = runs.iter().find(|(n, _)| *n == 0) else { return Ok(None) };
+        let outputs: Vec<String> = tries
+            .iter()
+            .map(|n| runs.iter().find(|(m, _)| m == n).map(|(_, printed)| printed.clone()).unwrap_or_default())
+            .collect();
+        let Some((least, changed)) = least_changed(original, &outputs) else {
+            self.notify("[the near uses do not single out one change]");
+            return Ok(None);
+        };
+        let uses = by_use(original).len();
+        let counts: Vec<String> = changed.iter().map(|n| n.to_string()).collect();
+        self.notify(&format!(
+            "[of {uses} uses near the check's, the changes alter {}: the one that alters fewest is kept]",
+            counts.join(", ")
+        ));
+        Ok(Some(least))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_literals_of_a_statement_are_its_strings_and_whole_numbers() {
+        let line = "console.log(semver.diff('1.2.3', \"2.0.0-rc.1\"), x2, 10, 1.5, [1, 2]);";
+        let found: Vec<&str> = literals(line).iter().map(|l| l.value(line)).collect();
+        assert_eq!(found, ["1.2.3", "2.0.0-rc.1", "10", "1", "2"]);
+    }
+
+    #[test]
+    fn near_uses_vary_one_literal_at_a_time_and_leave_the_check_out() {
+        let check = "const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '2.0.0-rc.1'));\n";
+        let script = script(Language::JavaScript, check).unwrap();
+        assert!(script.starts_with("const semver = require('semver');\nconsole.log(\"--- use\");\n"));
+        assert!(script.contains("try { console.log(semver.diff('2.0.0', '2.0.0-rc.1')); } catch"));
+        assert!(script.contains("try { console.log(semver.diff('1.2.3', '2.0.0-rc')); } catch"));
+        assert!(script.contains("try { console.log(semver.diff('1.2.3', '1.2')); } catch"));
+        assert!(!script.contains("try { console.log(semver.diff('1.2.3', '2.0.0-rc.1')); }"));
+        let check = "import more\n\nprint(list(more.windowed([1, 2, 3], 3)))\n";
+        let script = super::script(Language::Python, check).unwrap();
+        assert!(script.contains("try:\n    print(list(more.windowed([1, 2, 3], 2)))\nexcept Exception as _error:"));
+        assert_eq!(super::script(Language::Python, "import more\nprint(more.version())\n"), None);
+        assert_eq!(super::script(Language::Go, check), None);
+    }
+
+    #[test]
+    fn the_change_that_alters_fewest_near_uses_is_kept_where_it_alone_does() {
+        let original = "--- use\nmajor\n--- use\nminor\n--- use\nraises ValueError\n";
+        let narrow = "--- use\npremajor\n--- use\nminor\n--- use\nraises ValueError\n".to_string();
+        let broad = "--- use\npremajor\n--- use\npreminor\n--- use\nnull\n".to_string();
+        let crashed = "--- use\npremajor\n".to_string();
+        assert_eq!(least_changed(original, &[broad.clone(), narrow.clone(), crashed]), Some((1, vec![3, 1, 3])));
+        assert_eq!(least_changed(original, &[narrow.clone(), narrow]), None);
+        assert_eq!(least_changed("", &[broad]), None);
+    }
+}
