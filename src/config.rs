@@ -378,7 +378,8 @@ pub struct PipelineSettings {
     pub variants: bool,
     /// Of several variants that pass the check, the one that alters
     /// fewest uses near the check's (its calls with one literal put to
-    /// another value) is kept, before the model is asked to pick.
+    /// another value) is kept, before the model is asked what a use must
+    /// print or which change to pick.
     pub near_uses: bool,
     /// Before the definitions are ranked, the model guesses the names the
     /// code uses for what the request speaks of, and the ranking searches

@@ -250,19 +250,19 @@ asked.",
             })
             .collect();
         self.notify(&format!("[{} small changes pass the check: asking which does what is asked…]", passing.len()));
-        let kept = self.tell_apart(system, base, check, numbers, &listed, usage, cancel).await?;
-        if let [one] = kept.as_slice() {
-            return Ok((passing[*one], true));
-        }
-        // Before the model's pick by reading: of a 0.5B's picks among
-        // such lines, a consistent one was the wrong change.
-        let kept_tries: Vec<usize> = kept.iter().map(|k| numbers[*k]).collect();
+        // First by what they do near the check: of a 0.5B's picks among
+        // such lines, and of a 1.5B's word on what a use must print, a
+        // consistent one was the wrong change (semver's `diff`).
         let near = match self.settings.pipeline.near_uses {
-            true => self.least_changing(check, &kept_tries, cancel).await?,
+            true => self.least_changing(check, numbers, cancel).await?,
             false => None,
         };
         if let Some(least) = near {
-            return Ok((passing[kept[least]], true));
+            return Ok((passing[least], true));
+        }
+        let kept = self.tell_apart(system, base, check, numbers, &listed, usage, cancel).await?;
+        if let [one] = kept.as_slice() {
+            return Ok((passing[*one], true));
         }
         let listed_of = |after: &str| -> String {
             let at = lines.iter().position(|(_, a)| a == after).unwrap_or(0);
