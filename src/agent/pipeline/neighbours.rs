@@ -41,48 +41,49 @@ impl Literal {
     }
 }
 
-/// The string and number literals of one line of code, in order.
-fn literals(line: &str) -> Vec<Literal> {
-    let bytes = line.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c == b'\'' || c == b'"' {
-            let start = i;
-            i += 1;
-            while i < bytes.len() && bytes[i] != c {
-                i += if bytes[i] == b'\\' { 2 } else { 1 };
-            }
-            if i >= bytes.len() {
-                break;
-            }
-            i += 1;
-            out.push(Literal { at: start..i, quote: Some(c as char) });
-        } else if c.is_ascii_digit()
-            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || b"_.$".contains(&bytes[i - 1])))
-        {
-            let start = i;
-            while i < bytes.len() && bytes[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i < bytes.len() && (bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' || bytes[i] == b'.') {
-                // `1e3`, `0x1f`, `1.5`, `2n`: left as they are.
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'.') {
-                    i += 1;
+/// The string and whole-number literals of `line`, in order, where it is
+/// one whole statement alone (a comment after it aside); `None` where it
+/// is not (a call it opens and does not close, two statements).
+fn literals(language: Language, line: &str) -> Option<Vec<Literal>> {
+    let tree = crate::codemap::tree(language, line)?;
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let statements = root.named_children(&mut cursor).filter(|n| n.kind() != "comment").count();
+    if root.has_error() || statements != 1 {
+        return None;
+    }
+    let mut found = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let text = &line[node.byte_range()];
+        match node.kind() {
+            // A string with a prefix (`f"…"`, `b'…'`), three quotes or a
+            // template is left as it is: a value put in it may not read
+            // as that value.
+            "string" => {
+                let quote = text.chars().next().filter(|q| *q == '\'' || *q == '"');
+                if let Some(quote) = quote {
+                    let triple = text.starts_with(&quote.to_string().repeat(3));
+                    if text.len() >= 2 && text.ends_with(quote) && !triple {
+                        found.push(Literal { at: node.byte_range(), quote: Some(quote) });
+                    }
                 }
-                continue;
             }
-            out.push(Literal { at: start..i, quote: None });
-        } else if c.is_ascii_alphanumeric() || c == b'_' {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
+            // `1.5`, `1e3`, `0x1f`, `2n` are left as they are too.
+            "integer" | "number" => {
+                if text.bytes().all(|b| b.is_ascii_digit()) {
+                    found.push(Literal { at: node.byte_range(), quote: None });
+                }
             }
-        } else {
-            i += 1;
+            "template_string" => {}
+            _ => {
+                let mut cursor = node.walk();
+                let children: Vec<tree_sitter::Node> = node.children(&mut cursor).collect();
+                stack.extend(children.into_iter().rev());
+            }
         }
     }
-    out
+    Some(found)
 }
 
 /// The other values a string literal may take: every literal string the
@@ -116,26 +117,6 @@ fn number_values(all: &[String]) -> Vec<String> {
     values
 }
 
-/// Whether `line` closes every bracket it opens (outside its strings):
-/// one statement on one line.
-fn balanced(line: &str, found: &[Literal]) -> bool {
-    let mut depth = 0i32;
-    for (i, c) in line.char_indices() {
-        if found.iter().any(|l| l.quote.is_some() && l.at.contains(&i)) {
-            continue;
-        }
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            _ => {}
-        }
-        if depth < 0 {
-            return false;
-        }
-    }
-    depth == 0
-}
-
 /// The script of uses near the check's (see the module's doc): its lines
 /// that are not printing statements, as they are, then each near use
 /// after a [`MARK`] line, guarded so that one that raises prints so and
@@ -154,8 +135,8 @@ pub fn script(language: Language, check: &str) -> Option<String> {
     let statements: Vec<(&str, Vec<Literal>)> = check
         .lines()
         .filter(|line| prints_a_line(language, line))
-        .map(|line| (line, literals(line)))
-        .filter(|(line, found)| !found.is_empty() && balanced(line, found))
+        .filter_map(|line| Some((line, literals(language, line)?)))
+        .filter(|(_, found)| !found.is_empty())
         .collect();
     let all = |string: bool| -> Vec<String> {
         let values = statements.iter().flat_map(|(line, found)| {
@@ -300,8 +281,13 @@ mod tests {
     #[test]
     fn the_literals_of_a_statement_are_its_strings_and_whole_numbers() {
         let line = "console.log(semver.diff('1.2.3', \"2.0.0-rc.1\"), x2, 10, 1.5, [1, 2]);";
-        let found: Vec<&str> = literals(line).iter().map(|l| l.value(line)).collect();
+        let found: Vec<&str> = literals(Language::JavaScript, line).unwrap().iter().map(|l| l.value(line)).collect();
         assert_eq!(found, ["1.2.3", "2.0.0-rc.1", "10", "1", "2"]);
+        let line = "print(f'{n}', b'x', 'it\\'s', 0x1f, 7)  # seven";
+        let found: Vec<&str> = literals(Language::Python, line).unwrap().iter().map(|l| l.value(line)).collect();
+        assert_eq!(found, ["it\\'s", "7"]);
+        assert_eq!(literals(Language::Python, "print(parse('1.2',"), None);
+        assert_eq!(literals(Language::JavaScript, "console.log(1); console.log(2);"), None);
     }
 
     #[test]
