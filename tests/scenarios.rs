@@ -2934,6 +2934,32 @@ async fn a_question_of_fact_is_worked_out_from_the_lines_and_answered_with_the_l
 }
 
 #[tokio::test]
+async fn a_question_is_told_the_values_its_constants_compute() {
+    // Shown `CAPACITY = READINGS_PER_DAY * …`, the 1.5B quoted the line
+    // right and took 86400 // 45 for 182.2: the value is worked out for it.
+    let config = "POLL_INTERVAL_S = 45\nRETENTION_DAYS = 2\n";
+    let buffer = "import config\n\nREADINGS_PER_DAY = 86_400 // config.POLL_INTERVAL_S\n\
+                  CAPACITY = READINGS_PER_DAY * config.RETENTION_DAYS + 32\nSIZE = len(CAPACITY)\n";
+    let files = [("config.py", config), ("buffer.py", buffer)];
+    let prompt = "How many readings does the buffer hold? Answer with the number.";
+    let run = whole_file_turn(&files, ANSWER, &["Answer: 3872\n"], prompt).await;
+    let sent = run.backend.requests()[2].messages.last().unwrap().text();
+    assert!(sent.contains("- `READINGS_PER_DAY` in buffer.py is 1920\n- `CAPACITY` in buffer.py is 3872\n"), "{sent}");
+    // Written out, or only known by running code, a value is not told.
+    assert!(!sent.contains("`RETENTION_DAYS` in") && !sent.contains("`SIZE` in"), "{sent}");
+    assert_eq!(run.outcome.text, "3872");
+    assert_eq!((run.read("config.py"), run.read("buffer.py")), (config.to_string(), buffer.to_string()));
+
+    // A change is asked of the files alone.
+    let fixed = buffer.replace("+ 32", "+ 64");
+    let reply = format!("buffer.py\n```python\n{fixed}```\n");
+    let run = whole_file_run(&files, &[&reply], "Leave 64 spare slots in the buffer.").await;
+    let sent = run.backend.requests()[2].messages.last().unwrap().text();
+    assert!(!sent.contains("is 3872"), "{sent}");
+    assert_eq!(run.read("buffer.py"), fixed);
+}
+
+#[tokio::test]
 async fn a_tiny_model_is_asked_a_question_of_fact_for_the_answer_alone() {
     // Asked to work the answer out, the 0.5B wrote "Answer: 15" alone.
     let backend =

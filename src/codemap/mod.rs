@@ -11,6 +11,7 @@
 mod names;
 mod parse;
 pub mod rank;
+mod values;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,6 +20,7 @@ use std::time::SystemTime;
 
 pub use names::{redeclared, unbound_names};
 pub use parse::{DefKind, Definition, FileMap, Language, parse, tree};
+pub use values::{Computed, Source, computed};
 
 use crate::workspace::Workspace;
 

@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 use super::checking::NOT_LOADED;
 use super::{Candidate, Stop, Target, check, edit, loading, reading};
 use crate::agent::{Conversation, TurnOutcome};
-use crate::codemap::DefKind;
+use crate::codemap::{DefKind, Definition, Source};
 use crate::protocol::{AgentStatus, Event, Message, Role, StopReason, Usage};
 
 impl Conversation {
@@ -255,13 +255,38 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                 else {
                     continue;
                 };
-                let line = format!("- `{}` in {}", text.split_whitespace().collect::<Vec<_>>().join(" "), found.path);
+                let value = self.computed_value(found.path, found.definition);
+                let value = value.map(|v| format!(", which computes {v}")).unwrap_or_default();
+                let written = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                let line = format!("- `{written}` in {}{value}", found.path);
                 if !told.contains(&line) {
                     told.push(line);
                 }
             }
         }
         told
+    }
+
+    /// The value the constant `definition` of `path` computes (see
+    /// [`crate::codemap::computed`]), folded over its file and the files of
+    /// the constants it names; `None` where it is written out or does not fold.
+    fn computed_value(&self, path: &str, definition: &Definition) -> Option<String> {
+        let mut paths = vec![path];
+        let named = self.code_map.definitions().filter(|f| {
+            f.definition.kind == DefKind::Constant
+                && definition.uses.contains(&f.definition.name)
+                && !crate::codemap::rank::is_aside(f.path)
+        });
+        for found in named {
+            if !paths.contains(&found.path) {
+                paths.push(found.path);
+            }
+        }
+        let read: Vec<Target> = paths.iter().filter_map(|path| self.target(path, |_, _| true)).collect();
+        let sources: Vec<Source> =
+            read.iter().map(|t| Source { path: &t.path, text: &t.text, file: &t.file }).collect();
+        let computed = crate::codemap::computed(&sources);
+        computed.into_iter().find(|c| c.path == path && c.name == definition.name).map(|c| c.value)
     }
 }
 

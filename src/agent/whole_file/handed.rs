@@ -2,6 +2,7 @@
 //! knows of them: their names, kinds and the parts shown.
 
 use crate::agent::code_text::*;
+use crate::codemap::{FileMap, Language, Source, computed, parse};
 use crate::workspace::WorkspacePath;
 use crate::workspace::mentions::names_conventionally;
 use serde_json::Value;
@@ -164,4 +165,28 @@ impl HandedFile {
             ),
         }
     }
+}
+
+/// The values the handed files' constants compute, worked out from the
+/// code (see [`crate::codemap::computed`]), to follow the files shown with
+/// a question: asked how many readings a buffer holds, the 1.5B quoted
+/// `CAPACITY = READINGS_PER_DAY * …` right and then took 86400 // 45 for
+/// 182.2. Empty where no constant is computed.
+pub(super) fn computed_values(handed: &[HandedFile]) -> String {
+    let parsed: Vec<(String, &str, FileMap)> = handed
+        .iter()
+        .filter(|f| f.part.is_none())
+        .filter_map(|f| {
+            let path = f.path.display().to_string();
+            let language = Language::of_path(&path)?;
+            Some((path, f.text.as_str(), parse(language, &f.text)))
+        })
+        .collect();
+    let sources: Vec<Source> = parsed.iter().map(|(path, text, file)| Source { path, text, file }).collect();
+    let lines: Vec<String> =
+        computed(&sources).into_iter().map(|c| format!("- `{}` in {} is {}", c.name, c.path, c.value)).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!("The values these files' constants compute, worked out from the code:\n{}\n\n", lines.join("\n"))
 }

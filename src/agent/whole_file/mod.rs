@@ -181,7 +181,10 @@ are now…]",
         (only_named, checks): (Option<WorkspacePath>, &[String]),
         cancel: &CancellationToken,
     ) -> Result<(String, Usage, bool), TurnOutcome> {
-        let shown: String = handed.iter().map(HandedFile::shown).collect();
+        let mut shown: String = handed.iter().map(HandedFile::shown).collect();
+        if question {
+            shown.push_str(&computed_values(handed));
+        }
         let first_ask = with_files(messages.to_vec(), &shown, self.first_ask(question));
         let mut generation = self.whole_file_reply(system, first_ask.clone(), cancel).await?;
         let asking = Asking { system, messages, prompt, question, undecided, handed, checks };
