@@ -2934,6 +2934,20 @@ async fn a_question_of_fact_is_worked_out_from_the_lines_and_answered_with_the_l
 }
 
 #[tokio::test]
+async fn a_new_test_file_imports_what_it_tests_from_the_module_that_defines_it() {
+    // Asked for tests of slug.py, the 0.5B wrote them calling `slugify`
+    // with no import: every test failed with a NameError.
+    let slug =
+        "import re\n\n\ndef slugify(title):\n    return re.sub(r\"[^a-z0-9]+\", \"-\", title.lower()).strip(\"-\")\n";
+    let tests = "def test_plain_words():\n    assert slugify(\"Hello, World!\") == \"hello-world\"\n";
+    let reply = format!("test_slug.py\n```python\n{tests}```\n");
+    let run =
+        whole_file_run(&[("slug.py", slug)], &[&reply], "Write test_slug.py with tests for slugify in slug.py.").await;
+    assert_eq!(run.read("test_slug.py"), format!("from slug import slugify\n\n{tests}"));
+    assert_eq!(run.read("slug.py"), slug);
+}
+
+#[tokio::test]
 async fn a_question_is_told_the_values_its_constants_compute() {
     // Shown `CAPACITY = READINGS_PER_DAY * …`, the 1.5B quoted the line
     // right and took 86400 // 45 for 182.2: the value is worked out for it.

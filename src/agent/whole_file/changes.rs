@@ -1,14 +1,61 @@
 //! The changes a reply shows, made into Edit and Write calls, and the
 //! files a change leaves using what it renamed or removed.
 
-use super::{handed::*, reply::*};
+use super::{handed::*, line::with_import, reply::*};
 use crate::agent::Conversation;
 use crate::agent::code_text::*;
 use crate::agent::inline::{inline_calls, wrapper};
 use crate::agent::kept::sparing;
 use crate::agent::rewrite::{Rewrite, rewrite_of};
+use crate::codemap::{Language, parse, unbound_names};
 use crate::workspace::WorkspacePath;
 use serde_json::Value;
+
+/// `text`, a new Python file at `path`, with an import for the names it
+/// reads that nothing in it binds, where each is defined at the top of
+/// one other handed file (`from slug import slugify` for a test file that
+/// calls `slugify`), as an editor's quick fix adds a missing import: asked
+/// for tests of a module, the 0.5B wrote them without importing it. As it
+/// is where a name has no one such home, or none is missing.
+pub(super) fn with_homes_imported(path: &str, text: &str, handed: &[HandedFile]) -> String {
+    if Language::of_path(path) != Some(Language::Python) {
+        return text.to_string();
+    }
+    let Some(unbound) = unbound_names(Language::Python, text) else { return text.to_string() };
+    let mut imports: Vec<(String, Vec<&str>)> = Vec::new();
+    for name in &unbound {
+        let homes: Vec<&HandedFile> = handed
+            .iter()
+            .filter(|f| {
+                f.part.is_none() && f.path.rel != path && Language::of_path(&f.path.rel) == Some(Language::Python)
+            })
+            .filter(|f| {
+                parse(Language::Python, &f.text)
+                    .definitions
+                    .iter()
+                    .any(|d| d.name == *name && d.container.is_none() && !d.local)
+            })
+            .collect();
+        let [home] = homes.as_slice() else { return text.to_string() };
+        let Some(module) = python_module(&home.path.rel) else { return text.to_string() };
+        match imports.iter_mut().find(|(m, _)| *m == module) {
+            Some((_, names)) => names.push(name),
+            None => imports.push((module, vec![name])),
+        }
+    }
+    imports.iter().fold(text.to_string(), |text, (module, names)| {
+        with_import(&text, &format!("from {module} import {}", names.join(", ")))
+    })
+}
+
+/// The module a Python file at `path` (from the root) is imported as:
+/// `shop/cart.py` is `shop.cart`, a package's `__init__.py` the package.
+fn python_module(path: &str) -> Option<String> {
+    let stem = path.strip_suffix(".py")?;
+    let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+    let parts: Vec<&str> = stem.split('/').collect();
+    parts.iter().all(|part| crate::text::is_identifier(part)).then(|| parts.join("."))
+}
 
 /// How alike `block` is to `file` (0 to 1, by characters) when it is a
 /// whole new version of it that shares too few lines for `rewrite_of`: it
@@ -333,7 +380,13 @@ impl Conversation {
             done.push(path.rel.clone());
             let file_path = Value::from(path.display());
             if !path.abs.exists() {
-                calls.push(("Write", serde_json::json!({ "file_path": file_path, "content": shown.text })));
+                let content = with_homes_imported(&path.rel, &shown.text, handed);
+                // A new file is held to what a changed one is: one cut off
+                // mid-string by a reply that ran on is no file to write.
+                if self.breaks_file(&path, "", &content) {
+                    continue;
+                }
+                calls.push(("Write", serde_json::json!({ "file_path": file_path, "content": content })));
                 continue;
             }
             let Ok(text) = self.workspace.read_text(&path) else { continue };

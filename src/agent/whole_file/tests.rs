@@ -539,3 +539,25 @@ fn a_change_that_drops_what_the_file_declares_is_unmeant_unless_the_request_name
     assert_eq!(dropped_declarations(fix, text, &renamed), None);
     assert_eq!(dropped_declarations(fix, text, &text.replace("max);", "max - 1);")), None);
 }
+
+#[test]
+fn a_new_python_file_imports_what_it_calls_from_the_one_file_that_defines_it() {
+    let slug =
+        "import re\n\n\ndef slugify(title):\n    return re.sub(r\"[^a-z0-9]+\", \"-\", title.lower()).strip(\"-\")\n";
+    let cart = "TAX = 0.2\n\n\nclass Cart:\n    def total(self):\n        return 0\n";
+    let handed =
+        [handed_file("slug.py", slug), handed_file("shop/cart.py", cart), handed_file("notes.md", "slugify\n")];
+    let tests = "\"\"\"Tests.\"\"\"\nimport pytest\n\n\ndef test_plain():\n    assert slugify(\"Hello World\") == \"hello-world\"\n    \
+                 assert Cart().total() == 0 and TAX\n";
+    let imported = with_homes_imported("test_slug.py", tests, &handed);
+    assert_eq!(
+        imported,
+        "\"\"\"Tests.\"\"\"\nimport pytest\nfrom shop.cart import Cart, TAX\nfrom slug import slugify\n\n\ndef test_plain():\n    \
+         assert slugify(\"Hello World\") == \"hello-world\"\n    assert Cart().total() == 0 and TAX\n"
+    );
+    // A name no handed file defines, or two define, leaves the file as it is.
+    let unknown = "def test_it():\n    assert parse_date('x')\n";
+    assert_eq!(with_homes_imported("test_dates.py", unknown, &handed), unknown);
+    let twice = [handed_file("slug.py", slug), handed_file("old/slug.py", slug)];
+    assert_eq!(with_homes_imported("test_slug.py", tests, &twice), tests);
+}
