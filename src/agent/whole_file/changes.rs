@@ -1,7 +1,7 @@
 //! The changes a reply shows, made into Edit and Write calls, and the
 //! files a change leaves using what it renamed or removed.
 
-use super::{handed::*, line::with_import, reply::*};
+use super::{handed::*, reply::*};
 use crate::agent::Conversation;
 use crate::agent::code_text::*;
 use crate::agent::inline::{inline_calls, wrapper};

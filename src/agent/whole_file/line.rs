@@ -26,48 +26,6 @@ pub(super) fn added_import(current: &[(&HandedFile, String)], reply_lines: &[Str
     Some(edit(file.path.display(), text, &with_import(text, import)))
 }
 
-/// `text` with `import` added after its last import, or else at the top,
-/// below a leading shebang, comments and docstring.
-pub(super) fn with_import(text: &str, import: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    let top_level_import = |line: &&str| !line.starts_with(char::is_whitespace) && is_import(line);
-    let (at, spaced) = match lines.iter().rposition(top_level_import) {
-        // A parenthesized import runs on to its closing line.
-        Some(last) if lines[last].contains('(') && !lines[last].contains(')') => {
-            (lines[last..].iter().position(|line| line.contains(')')).map_or(last, |end| last + end) + 1, false)
-        }
-        Some(last) => (last + 1, false),
-        None => {
-            let mut at = 0;
-            let mut in_docstring: Option<&str> = None;
-            while let Some(line) = lines.get(at) {
-                let trimmed = line.trim();
-                if let Some(quote) = in_docstring {
-                    in_docstring = (!trimmed.contains(quote)).then_some(quote);
-                } else if let Some(quote) = ["\"\"\"", "'''"].into_iter().find(|q| trimmed.starts_with(q)) {
-                    let closed = trimmed.len() > quote.len() && trimmed[quote.len()..].contains(quote);
-                    in_docstring = (!closed).then_some(quote);
-                } else if !(trimmed.is_empty() || is_comment(trimmed)) {
-                    break;
-                }
-                at += 1;
-            }
-            (at, true)
-        }
-    };
-    let mut out: Vec<&str> = lines[..at].to_vec();
-    out.push(import);
-    if spaced && lines.get(at).is_some_and(|line| !line.trim().is_empty()) {
-        out.push("");
-    }
-    out.extend(&lines[at..]);
-    let mut joined = out.join("\n");
-    if text.ends_with('\n') || text.is_empty() {
-        joined.push('\n');
-    }
-    joined
-}
-
 /// How many of `line`'s words `fixed` changes, when it keeps the line:
 /// changes at least one and at most a third of them, and at most doubles
 /// its length (`== 1` to `== 0`; not `import os` to `import math`). A line
