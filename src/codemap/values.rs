@@ -84,13 +84,7 @@ pub fn computed(sources: &[Source]) -> Vec<Computed> {
     let mut out = Vec::new();
     for source in sources {
         for definition in source.file.definitions.iter().filter(|d| is_constant(d)) {
-            let Some(text) = source.text.get(definition.range.clone()) else { continue };
-            let Some(tree) = tree(source.file.language, text) else { continue };
-            let Some(node) = value_node(tree.root_node(), &definition.name, text) else { continue };
-            if written_out(node) {
-                continue;
-            }
-            let Some(value) = fold(sources, source, node, text, 0) else { continue };
+            let Some(value) = fold_constant(sources, source, definition, 0, true) else { continue };
             let value = value.written(source.file.language);
             if value.len() <= MAX_WRITTEN {
                 out.push(Computed { path: source.path.to_string(), name: definition.name.clone(), value });
@@ -166,13 +160,24 @@ fn is_literal_kind(kind: &str) -> bool {
     )
 }
 
-fn fold_constant(sources: &[Source], source: &Source, definition: &Definition, depth: usize) -> Option<Value> {
+/// The value `definition` holds; `None` where it does not fold, or where
+/// `computed_only` and it is written out already.
+fn fold_constant(
+    sources: &[Source],
+    source: &Source,
+    definition: &Definition,
+    depth: usize,
+    computed_only: bool,
+) -> Option<Value> {
     if depth > MAX_DEPTH {
         return None;
     }
     let text = source.text.get(definition.range.clone())?;
     let tree = tree(source.file.language, text)?;
     let node = value_node(tree.root_node(), &definition.name, text)?;
+    if computed_only && written_out(node) {
+        return None;
+    }
     fold(sources, source, node, text, depth)
 }
 
@@ -282,7 +287,7 @@ fn fold(sources: &[Source], source: &Source, node: tree_sitter::Node, text: &str
         }
         "identifier" => {
             let (found, definition) = resolve(sources, source, own, None)?;
-            fold_constant(sources, found, definition, depth + 1)
+            fold_constant(sources, found, definition, depth + 1, false)
         }
         // `config.RETENTION_DAYS`, `settings.LIMIT`: a module's constant.
         "attribute" | "member_expression" | "selector_expression" | "scoped_identifier" => {
@@ -295,7 +300,7 @@ fn fold(sources: &[Source], source: &Source, node: tree_sitter::Node, text: &str
             let object = &text[object.byte_range()];
             let object = object.rsplit(['.', ':']).next().unwrap_or(object);
             let (found, definition) = resolve(sources, source, &text[name.byte_range()], Some(object))?;
-            fold_constant(sources, found, definition, depth + 1)
+            fold_constant(sources, found, definition, depth + 1, false)
         }
         _ => None,
     }
