@@ -386,6 +386,11 @@ pub struct PipelineSettings {
     /// them with the request's words. Off by default: on the real-project
     /// tasks it turned none with either coder model, at one call a turn.
     pub guess_names: bool,
+    /// In a workspace whose files fit in one message, a change request
+    /// that writes an example of the project's code that runs as written
+    /// goes through the check and the candidates first; the whole-file way
+    /// takes it where the example makes no check or no change passes it.
+    pub examples_first: bool,
 }
 
 impl Default for PipelineSettings {
@@ -399,6 +404,7 @@ impl Default for PipelineSettings {
             variants: true,
             near_uses: true,
             guess_names: false,
+            examples_first: true,
         }
     }
 }

@@ -3678,6 +3678,55 @@ async fn the_request_s_own_example_is_run_as_written_and_costs_no_model_call() {
 }
 
 #[tokio::test]
+async fn a_small_workspace_s_request_with_a_runnable_example_is_changed_where_the_example_passes() {
+    // The file fits in one message, which goes the whole-file way, but the
+    // request's example makes a check: the variant that passes it is found.
+    let calc = "def at_least(x, n):\n    return x > n\n";
+    let probe = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\nprint(at_least(1, 3))\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", calc)
+        .tool_settings(whole_files())
+        .examples_first()
+        .run(&["change", "change", probe], "`at_least(3, 3)` returns False but should return True. Fix it.")
+        .await;
+    assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
+    assert!(run.text().contains("[running the request's own examples, as written…]"), "{}", run.text());
+    assert!(run.outcome.text.contains("`x > n` → `x >= n` on line 2"), "{}", run.outcome.text);
+    assert_eq!(run.backend.used(), 3, "the intent, both ways, and the probe: no whole-file ask");
+}
+
+#[tokio::test]
+async fn a_small_workspace_s_request_no_checked_change_is_found_for_goes_the_whole_file_way() {
+    let greet = "def greeting(name):\n    return name\n";
+    let fixed = "def greeting(name):\n    return f\"Hello, {name}\"\n";
+    let probe = "```python\nfrom greet import greeting\nprint(greeting('Al'))\n```\n";
+    let wrong = "```python\ndef greeting(name):\n    return name.upper()\n```\n";
+    let whole = format!("greet.py\n```python\n{fixed}```\n");
+    let run = Scenario::new()
+        .file("greet.py", greet)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { candidates: 1, ..Default::default() })
+        .examples_first()
+        .run(
+            &["change", "change", probe, wrong, "change", "change", &whole],
+            "`greeting('Bo')` returns 'Bo' but should return 'Hello, Bo'. Fix it.",
+        )
+        .await;
+    let text = run.text();
+    assert!(text.contains("[running the request's own examples, as written…]"), "{text}");
+    assert!(text.contains("[candidate 1 refused: "), "{text}");
+    assert!(text.contains("[no change found passes the request's example — handing the files over whole…]"), "{text}");
+    assert_eq!(run.read("greet.py"), fixed);
+    // The whole-file ask holds the request and the files, and none of the
+    // pipeline's steps, which stay in the history.
+    let asked = &run.backend.requests()[6].messages;
+    let all: String = asked.iter().map(|m| m.text()).collect::<Vec<_>>().join("\n");
+    assert!(all.contains("returns 'Bo' but should return 'Hello, Bo'"), "{all}");
+    assert!(!all.contains("The change was refused") && !all.contains("name.upper()"), "{all}");
+    assert!(run.history_len > 4, "the pipeline's steps are recorded");
+}
+
+#[tokio::test]
 async fn a_check_that_reads_its_command_line_runs_with_the_example_s_arguments() {
     let code = "import argparse\n\n\ndef main(argv=None):\n    parser = argparse.ArgumentParser()\n    \
 parser.add_argument('--loud', action='store_true')\n    args = parser.parse_args(argv)\n    \
@@ -4060,7 +4109,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "return age > 17",
                 "return age > 17",
             ],
-            "is_adult of 18 returns False but should return True. Fix it.",
+            "is_adult of eighteen returns False but should return True. Fix it.",
         )
         .await;
     // `>=` passes first, `18` → `17` too: the model's pick, the same both
@@ -4076,6 +4125,24 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
     let said: Vec<String> = run.results().into_iter().map(|(name, _, _)| name).collect();
     assert_eq!(said.last().map(String::as_str), Some("Edit"));
 
+    // Where the request writes the number a change would take out of the
+    // code (`18`), that change is left out before any pick.
+    let run = Scenario::new()
+        .file("people.py", &people)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", check, "```\nTrue\n```\n", "```\nTrue\n```\n", probe],
+            "is_adult of 18 returns False but should return True. Fix it.",
+        )
+        .await;
+    let text = run.text();
+    assert!(
+        text.contains("[left out, as it takes a number the request writes out of the code: `age > 18` → `age > 17`"),
+        "{text}"
+    );
+    assert_eq!(run.read("people.py"), people.replace("age > 18", "age >= 18"));
+    assert_eq!(run.backend.used(), 6, "no pick is asked");
+
     // Told apart first by what they do: where the two print otherwise
     // (`is_adult(17.5)`), the model says what it must print, and the
     // change that prints it stands, with no pick of lines.
@@ -4085,7 +4152,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
         .tool_settings(whole_files())
         .run(
             &["change", "change", check, "```\nTrue\n```\n", "```\nTrue\n```\n", probe, uses, "False", "False"],
-            "is_adult of 18 returns False but should return True. Fix it.",
+            "is_adult of eighteen returns False but should return True. Fix it.",
         )
         .await;
     let told = "[`print(is_adult(17.5))` must print `False`: 1 of the changes print it]";
@@ -4113,7 +4180,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "yes",
                 "yes",
             ],
-            "is_adult of 18 returns False but should return True. Fix it.",
+            "is_adult of eighteen returns False but should return True. Fix it.",
         )
         .await;
     assert!(run.text().contains("[the pick stays torn between two changes: the one of them found first stands]"));
@@ -4138,7 +4205,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "no",
                 "yes",
             ],
-            "is_adult of 18 returns False but should return True. Fix it.",
+            "is_adult of eighteen returns False but should return True. Fix it.",
         )
         .await;
     assert!(run.text().contains("[judged alone, one of the two changes does what is asked]"), "{}", run.text());
@@ -4159,7 +4226,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
         .tool_settings(whole_files())
         .run(
             &["change", "change", check, "```\nTrue\n```\n", "```\nTrue\n```\n", probe, "none"],
-            "is_adult of 18 returns False but should return True. Fix it.",
+            "is_adult of eighteen returns False but should return True. Fix it.",
         )
         .await;
     let near = run.results().into_iter().rev().nth(1).map(|(_, _, output)| output).unwrap_or_default();
@@ -4190,7 +4257,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "return age > 18 or known",
                 "return age > 18 or known",
             ],
-            "is_adult of 18 returns False but should return True. Fix it.",
+            "is_adult of eighteen returns False but should return True. Fix it.",
         )
         .await;
     let requests = run.backend.requests();
@@ -4223,7 +4290,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "no",
                 "no",
             ],
-            "is_adult of 18 returns False but should return True. Fix it.",
+            "is_adult of eighteen returns False but should return True. Fix it.",
         )
         .await;
     assert!(run.text().contains("[the pick stays torn between two changes: the one of them found first stands]"));

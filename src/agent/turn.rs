@@ -266,9 +266,13 @@ impl Conversation {
     pub(super) async fn turn_loop(&mut self, cancel: &CancellationToken) -> TurnOutcome {
         if std::mem::take(&mut self.pipeline_turn) {
             let selection = self.whole_file_selection.take();
-            return self.pipeline_turn(selection, cancel).await;
+            return self.pipeline_turn(selection, false, cancel).await;
         }
         if let Some(selection) = self.whole_file_selection.take() {
+            let pipeline = &self.settings.pipeline;
+            if pipeline.examples_first && pipeline.check && self.may_run_commands() {
+                return self.pipeline_turn(Some(selection), true, cancel).await;
+            }
             return self.whole_file_turn(selection, cancel).await;
         }
         let mode = self.policy.mode;

@@ -96,6 +96,7 @@ pub struct Scenario {
     tool_settings: tack::config::ToolSettings,
     pipeline: tack::config::PipelineSettings,
     guess_names: bool,
+    examples_first: bool,
     checks: tack::config::CheckSettings,
 }
 
@@ -128,6 +129,7 @@ impl Scenario {
             tool_settings: Default::default(),
             pipeline: Default::default(),
             guess_names: false,
+            examples_first: false,
             checks: Default::default(),
         }
     }
@@ -147,6 +149,14 @@ impl Scenario {
     /// (left out of other scenarios' scripts).
     pub fn guessing_names(mut self) -> Scenario {
         self.guess_names = true;
+        self
+    }
+
+    /// A small workspace's change request with a runnable example goes
+    /// through the pipeline's check first (left out of other scenarios'
+    /// scripts, written for the whole-file way).
+    pub fn examples_first(mut self) -> Scenario {
+        self.examples_first = true;
         self
     }
 
@@ -310,8 +320,13 @@ impl Scenario {
                 max_agent_depth: self.max_agent_depth,
                 hooks: self.command_hooks.clone(),
                 // A scenario's script holds the model's guess at the
-                // code's names only where it asks for that step.
-                pipeline: tack::config::PipelineSettings { guess_names: self.guess_names, ..self.pipeline.clone() },
+                // code's names, and the steps of a request's example
+                // before the whole-file way, only where it asks for them.
+                pipeline: tack::config::PipelineSettings {
+                    guess_names: self.guess_names,
+                    examples_first: self.examples_first,
+                    ..self.pipeline.clone()
+                },
                 checks: self.checks.clone(),
                 ..LoopSettings::default()
             },

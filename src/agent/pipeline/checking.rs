@@ -30,14 +30,16 @@ impl Conversation {
     /// The model's is asked for again, told why, when it fails on its own
     /// mistake, never loads the project or prints nothing. `None` where
     /// there is no check: switched off, no Bash, a language without a
-    /// runner, or no usable script within the asks.
+    /// runner, or no usable script within the asks. With `examples_only`,
+    /// the model writes no script: the request's examples make the check
+    /// or there is none.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn write_check(
         &mut self,
         system: &str,
         base: &[Message],
         target: &Target,
-        named: bool,
+        (named, examples_only): (bool, bool),
         candidates: &[Candidate],
         usage: &mut Usage,
         cancel: &CancellationToken,
@@ -51,13 +53,7 @@ impl Conversation {
         // The request's own examples, run as written, come before any
         // script the model writes: what the user ran is the surest
         // reproduction, and it costs no model call.
-        let known = |name: &str| {
-            loading.top() == Some(name)
-                || self.code_map.definitions().any(|f| {
-                    !f.definition.local && f.definition.name == name && !crate::codemap::rank::is_aside(f.path)
-                })
-        };
-        let examples = examples::request_examples(language, &request, known);
+        let examples = self.request_examples(language, &loading, &request);
         let mut from_request = loading.examples_script(language, &examples);
         let mut asked = 0;
         let mut refused = String::new();
@@ -98,7 +94,7 @@ impl Conversation {
                     });
                     (generation, format!("```\n{script}```"))
                 }
-                (None, _) if !self.budget.allows_call() => break,
+                (None, _) if examples_only || !self.budget.allows_call() => break,
                 (None, _) => {
                     asked += 1;
                     let about = named.then_some(target);
@@ -185,6 +181,24 @@ what it reports must change]"
             }
         }
         Ok(None)
+    }
+
+    /// The calls the request writes that run as written on the project
+    /// (see [`examples::request_examples`]): each starts at a definition
+    /// of the project, or at the package `loading` imports.
+    pub(super) fn request_examples(
+        &self,
+        language: crate::codemap::Language,
+        loading: &loading::Loading,
+        request: &str,
+    ) -> Vec<examples::Example> {
+        let known = |name: &str| {
+            loading.top() == Some(name)
+                || self.code_map.definitions().any(|f| {
+                    !f.definition.local && f.definition.name == name && !crate::codemap::rank::is_aside(f.path)
+                })
+        };
+        examples::request_examples(language, request, known)
     }
 
     /// The check the project's own documentation makes, where the request

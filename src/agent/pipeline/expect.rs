@@ -337,8 +337,12 @@ pub fn without_shared_prints(language: Language, probe: &str, check: &str) -> St
     // Without qualifiers: the check's `diff(…)`, with the package's names
     // in scope, is the probe's `semver.diff(…)`.
     let key = |line: &str| unqualified(without_trailing_comment(language, line).trim().trim_end_matches(';'));
-    let runs_an_example =
-        |line: &&str| prints_a_line(language, line) || is_bare_call(&key(line)) && !line.starts_with([' ', '\t']);
+    // The line that puts a required module's names in scope, as the
+    // request's examples are run (see `loading`), loads; it shows nothing.
+    let loads = |line: &str| line.trim_start().starts_with("Object.assign(globalThis,");
+    let runs_an_example = |line: &&str| {
+        prints_a_line(language, line) || is_bare_call(&key(line)) && !line.starts_with([' ', '\t']) && !loads(line)
+    };
     let shared: Vec<String> = check.lines().filter(runs_an_example).map(key).collect();
     probe.lines().filter(|line| !(runs_an_example(line) && shared.contains(&key(line)))).collect::<Vec<_>>().join("\n")
 }
@@ -531,6 +535,15 @@ console.log(semver.diff('1.2.3', '1.2.4')) // 'patch'";
         assert_eq!(
             without_shared_prints(Language::JavaScript, probe, scoped),
             "const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '1.2.4')) // 'patch'"
+        );
+        // The line that puts a required file's names in scope loads them
+        // for the probe as for the check: it stays.
+        let loaded = "const text_js = require('./text.js');\nObject.assign(globalThis, text_js);\n";
+        let check = format!("{loaded}console.log(truncate('abcdefghij', 5));\n");
+        let probe = format!("{loaded}console.log(truncate('abcdefghij', 5));\nconsole.log(truncate('ab', 5));\n");
+        assert_eq!(
+            without_shared_prints(Language::JavaScript, &probe, &check),
+            format!("{loaded}console.log(truncate('ab', 5));")
         );
         // A helper that prints, called with the check's example, is left
         // out too; its definition and the other calls stay.

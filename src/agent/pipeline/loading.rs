@@ -90,7 +90,8 @@ pub struct Loading {
     /// The JavaScript package's name, which `require` finds through a link.
     pub(super) package: Option<String>,
     /// What a script imports or requires to load the project: the Python
-    /// package or module, the JavaScript package.
+    /// package or module, the JavaScript package, else the JavaScript
+    /// file by its path from the root (`./text.js`).
     top: Option<String>,
     /// The Python module that holds the code (`more_itertools.recipes`).
     module: Option<String>,
@@ -166,7 +167,7 @@ _failed += _runner.run(_test).failed\nraise SystemExit(1 if _failed else 0)\n"
         script.lines().any(|line| {
             let words: Vec<&str> =
                 line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
-            match self.package.is_some() {
+            match self.package.is_some() || top.starts_with("./") {
                 true => (line.contains("require(") || words.contains(&"import")) && quoted(line),
                 false => matches!(words.first(), Some(&"import" | &"from")) && words.contains(&top.as_str()),
             }
@@ -268,7 +269,10 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
                 }
                 (None, _) => format!("`require('./{path}')` loads the code."),
             };
-            Loading { hint, python_path: None, top: name.clone(), package: name, module: None }
+            // Without a package, the file itself, required by its path from
+            // the root, where the check runs.
+            let top = name.clone().or_else(|| Some(format!("./{path}")));
+            Loading { hint, python_path: None, top, package: name, module: None }
         }
         _ => Loading {
             hint: "The check runs in the project's root folder.".to_string(),

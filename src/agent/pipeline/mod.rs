@@ -137,13 +137,28 @@ impl Conversation {
     /// One turn of the pipeline. A request the map finds nothing for goes
     /// the way it went before the pipeline: the whole-file way with the
     /// `whole_files` profile, tools otherwise.
+    ///
+    /// With `examples_first`, for a workspace whose files fit in one
+    /// message, the pipeline leads only where the request writes an example
+    /// of the project's code that runs as written (`isAtLeast('2.0.0',
+    /// '1.5.0') returns false`), and changes the code only where that
+    /// example makes a check and a change passes it: a small model's
+    /// whole-file change is a guess no example holds it to, while the
+    /// check, the variants and the candidates find the one that passes. A
+    /// question, a request without such an example, and one no checked
+    /// change was found for go the whole-file way, which can add code where
+    /// the pipeline only replaces a definition.
     pub(super) async fn pipeline_turn(
         &mut self,
         selection: Option<super::whole_file::Selection>,
+        examples_first: bool,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
         let prompt = prompt_of(&self.history);
         let settings = self.settings.pipeline.clone();
+        // What the pipeline records from here on is set aside when the
+        // whole-file way takes the turn over.
+        let aside = self.history.len();
         let mut usage = Usage::default();
         // A Stop hook that blocks (a project's tests, say) sends the pipeline
         // round again, its reason added to the request.
@@ -162,6 +177,9 @@ impl Conversation {
                 candidates = candidates.len(),
                 "pipeline"
             );
+            if examples_first && rounds == 1 && !self.writes_examples(&request, &candidates) {
+                return self.whole_file_instead(selection, aside, usage, cancel).await;
+            }
             if candidates.is_empty() && rounds == 1 {
                 self.notify("[the code map finds nothing the request names — working with tools]");
                 return match (selection, self.tools.profile()) {
@@ -175,6 +193,9 @@ impl Conversation {
             }
             let system = SYSTEM.to_string();
             let (base, _) = self.prompt_messages(self.backend.count_tokens(&system));
+            // Only the first round stands on the request's examples: the
+            // rounds a Stop hook sends back carry its reason instead.
+            let checked_only = examples_first && rounds == 1;
             if rounds == 1 && settings.guess_names && self.budget.allows_call() {
                 match self.guess_code_names(&system, &base, &mut usage, cancel).await {
                     Ok(names) => self.code_names = names,
@@ -200,15 +221,22 @@ impl Conversation {
                     }
                 };
                 wants_change = Some(change);
+                if checked_only && !change {
+                    return Ok(None);
+                }
                 let chosen = self.choose(&system, &base, &candidates, change, &mut usage, cancel).await?;
                 if change {
-                    self.change(&system, &base, &request, &candidates, chosen, &mut usage, cancel).await
+                    self.change(&system, &base, &request, &candidates, chosen, checked_only, &mut usage, cancel).await
                 } else {
-                    self.answer(&system, &base, &candidates, chosen, &mut usage, cancel).await
+                    self.answer(&system, &base, &candidates, chosen, &mut usage, cancel).await.map(Some)
                 }
             }
             .await;
-            let mut outcome = outcome.unwrap_or_else(|stop| stop);
+            let mut outcome = match outcome {
+                Ok(Some(outcome)) => outcome,
+                Ok(None) => return self.whole_file_instead(selection, aside, usage, cancel).await,
+                Err(stop) => stop,
+            };
             if outcome.stop_reason == StopReason::EndTurn {
                 let reason = match self.why_not_done(stop_hook_active, &outcome.text, cancel).await {
                     Ok(reason) => reason,
@@ -231,6 +259,39 @@ impl Conversation {
             outcome.usage += usage;
             return outcome;
         }
+    }
+
+    /// Whether `request` writes an example that runs as written on the
+    /// project, in the language of a definition it points to.
+    fn writes_examples(&self, request: &str, candidates: &[Candidate]) -> bool {
+        let mut languages: Vec<(crate::codemap::Language, &str)> = Vec::new();
+        for candidate in candidates {
+            let Some(language) = crate::codemap::Language::of_path(&candidate.path) else { continue };
+            if !languages.iter().any(|(known, _)| *known == language) {
+                languages.push((language, &candidate.path));
+            }
+        }
+        languages.into_iter().any(|(language, path)| {
+            let loading = loading::loading(self.workspace.root(), language, path);
+            !self.request_examples(language, &loading, request).is_empty()
+        })
+    }
+
+    /// The whole-file way with `selection`, where the pipeline took no
+    /// turn of a small workspace: what it recorded from `aside` on stays
+    /// in the history and the session, but out of the whole-file asks.
+    async fn whole_file_instead(
+        &mut self,
+        selection: Option<super::whole_file::Selection>,
+        aside: usize,
+        usage: Usage,
+        cancel: &CancellationToken,
+    ) -> TurnOutcome {
+        let Some(selection) = selection else { return Box::pin(self.turn_loop(cancel)).await };
+        self.whole_file_aside = Some(aside);
+        let mut outcome = self.whole_file_turn(selection, cancel).await;
+        outcome.usage += usage;
+        outcome
     }
 
     /// Makes `name` a call of the reply in `generation`, records both, and
@@ -276,7 +337,9 @@ impl Conversation {
     }
 
     /// Asks for the candidate's new version until one is verified or the
-    /// budget is spent; proposes the verified one as an Edit.
+    /// budget is spent; proposes the verified one as an Edit. `None`, where
+    /// `checked_only`, when the request's examples made no check or no
+    /// change passed it: another way may take the turn.
     #[allow(clippy::too_many_arguments)]
     async fn change(
         &mut self,
@@ -285,25 +348,30 @@ impl Conversation {
         request: &str,
         candidates: &[Candidate],
         chosen: usize,
+        checked_only: bool,
         usage: &mut Usage,
         cancel: &CancellationToken,
-    ) -> Result<TurnOutcome, Stop> {
+    ) -> Result<Option<TurnOutcome>, Stop> {
         let candidate = &candidates[chosen];
         let mut targets = self.targets(candidate);
         if targets.is_empty() {
             let text = format!("`{}` is no longer in {}: nothing was changed.", candidate.qualified, candidate.path);
-            return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
+            return Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }));
         }
-        let mut check =
-            match self.write_check(system, base, &targets[0], candidate.named, candidates, usage, cancel).await? {
-                None => self.doctest_check(&targets[0], cancel).await?,
-                made => made,
-            };
+        let named = (candidate.named, checked_only);
+        let mut check = match self.write_check(system, base, &targets[0], named, candidates, usage, cancel).await? {
+            None => self.doctest_check(&targets[0], cancel).await?,
+            made => made,
+        };
         if let Some(made) = check.as_mut() {
             if let Err(error) = self.prepare_scratch(system, base, &targets[0], made, usage, cancel).await? {
                 self.notify(&format!("[no check: {error}]"));
                 check = None;
             }
+        }
+        if checked_only && check.is_none() {
+            self.notify("[the request's example makes no check — handing the files over whole…]");
+            return Ok(None);
         }
         // Where the check crashes, the crash names where it happened: the
         // project's definitions its traceback passes through come first,
@@ -363,7 +431,7 @@ is asked, in one code block.",
             if let Some(outcome) =
                 self.try_variants(system, base, check, &traced, &executed, candidates, chosen, usage, cancel).await?
             {
-                return Ok(outcome);
+                return Ok(Some(outcome));
             }
         }
         // The model's versions are asked with the check beside the code, as
@@ -495,7 +563,7 @@ that line as it must read for the check to pass, in one code block.",
                         true => format!("Changed `{}` in {}.", target.qualified(), target.path),
                         false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
                     };
-                    return Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() });
+                    return Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }));
                 }
                 Err((why, _)) => {
                     self.notify(&format!("[candidate {} refused: {why}]", n + 1));
@@ -505,6 +573,10 @@ that line as it must read for the check to pass, in one code block.",
                 }
             }
         }
+        if checked_only {
+            self.notify("[no change found passes the request's example — handing the files over whole…]");
+            return Ok(None);
+        }
         let tried: Vec<String> = refusals.iter().enumerate().map(|(i, why)| format!("{}. {why}", i + 1)).collect();
         let text = format!(
             "No change was made to `{}` in {}: no candidate passed verification.\n{}",
@@ -512,7 +584,7 @@ that line as it must read for the check to pass, in one code block.",
             candidate.path,
             tried.join("\n")
         );
-        Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
+        Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }))
     }
 
     /// Which of `targets` (shown in `shown`, with the check) the model says

@@ -158,7 +158,29 @@ impl Conversation {
                 files_after.insert((varied[*at].path.clone(), after))
             })
             .collect();
-        let passing: Vec<&(usize, variants::Variant)> = numbers.iter().map(|n| &tries[n - 1]).collect();
+        let mut passing: Vec<&(usize, variants::Variant)> = numbers.iter().map(|n| &tries[n - 1]).collect();
+        // A change that takes a number the request writes out of the code,
+        // for one it never writes, goes against the request's own word
+        // (`COMFORT_MAX = 24` made 25, where "the range is 18 to 24
+        // inclusive"): where others pass too, it is left out.
+        let request = super::prompt_of(base);
+        let against: Vec<bool> = passing
+            .iter()
+            .map(|(at, variant)| takes_out_a_number(&request, &varied[*at].text[variant.at.clone()], &variant.new))
+            .collect();
+        let mut numbers = numbers;
+        if against.contains(&true) && against.contains(&false) {
+            let left_out: Vec<String> =
+                passing.iter().zip(&against).filter(|(_, a)| **a).map(|((_, v), _)| v.what.clone()).collect();
+            self.notify(&format!(
+                "[left out, as it takes a number the request writes out of the code: {}]",
+                left_out.join("; ")
+            ));
+            let mut kept = against.iter().map(|a| !*a);
+            numbers.retain(|_| kept.next().unwrap_or(true));
+            let mut kept = against.iter().map(|a| !*a);
+            passing.retain(|_| kept.next().unwrap_or(true));
+        }
         let Some(mut picked) = passing.first().copied().map(|first| (first, false)) else {
             self.notify("[no small change passes the check]");
             return Ok(None);
@@ -432,9 +454,34 @@ fn comment_above(text: &str, at: usize) -> Option<String> {
     (!comment.is_empty()).then(|| comment.join(" "))
 }
 
+/// Whether changing the whole number `old` to `new` takes a number the
+/// request writes out of the code for one it never writes.
+fn takes_out_a_number(request: &str, old: &str, new: &str) -> bool {
+    let whole = |word: &str| !word.is_empty() && word.chars().all(|c| c.is_ascii_digit());
+    // A number of its own, not a part of a version or a decimal (`2.0.0`).
+    let written = |number: &str| {
+        request
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '_'))
+            .any(|word| word.trim_end_matches('.') == number)
+    };
+    whole(old) && whole(new) && written(old) && !written(new)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::comment_above;
+    use super::{comment_above, takes_out_a_number};
+
+    #[test]
+    fn a_change_that_takes_a_number_the_request_writes_out_of_the_code_is_told() {
+        let request = "is_comfortable(24) returns False: the range is 18 to 24 inclusive. Fix it.";
+        assert!(takes_out_a_number(request, "24", "25"));
+        assert!(!takes_out_a_number(request, "24", "18"), "to another number it writes");
+        assert!(!takes_out_a_number(request, "23", "24"), "a number it does not write");
+        assert!(!takes_out_a_number(request, "2", "3"), "a digit of a longer number is not one it writes");
+        assert!(!takes_out_a_number(request, "<", "<="));
+        let versions = "isAtLeast('2.0.0', '1.5.0') returns false";
+        assert!(!takes_out_a_number(versions, "2", "3"), "a part of a version is no number of its own");
+    }
 
     #[test]
     fn a_changed_line_is_told_with_the_comment_above_it() {

@@ -60,7 +60,7 @@ pub(super) struct Asking<'a> {
 impl Conversation {
     /// Whether the harness may run its own Bash calls: the tool is on and
     /// the turn is no plan.
-    pub(super) fn may_run_commands(&self) -> bool {
+    pub(in crate::agent) fn may_run_commands(&self) -> bool {
         self.tools.harness_can_call("Bash") && self.policy.mode != PermissionMode::Plan
     }
 

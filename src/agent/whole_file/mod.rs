@@ -61,7 +61,8 @@ impl Conversation {
         if let Some((name, rules)) = &selection.rules {
             system.push_str(&format!("\n\nThe project's rules (from {name}):\n{}", rules.trim_end()));
         }
-        let prompt = self.history.iter().rev().find(|m| m.role == Role::User).map(Message::text).unwrap_or_default();
+        let aside = self.whole_file_aside.take().unwrap_or(self.history.len()).min(self.history.len());
+        let prompt = prompt_of(&self.history[..aside]);
         let Selection { files, named, .. } = selection;
         let new = new_files(&self.workspace, &prompt, MAX_FILES);
         // "Add a function to calc.py": a block of new code alone goes there.
@@ -74,6 +75,8 @@ impl Conversation {
         let shown: String = handed.iter().map(HandedFile::shown).collect();
         let fixed_tokens = self.backend.count_tokens(&system) + self.backend.count_tokens(&shown);
         let (mut messages, compaction) = self.prompt_messages(fixed_tokens);
+        // Compaction leaves out the oldest messages first: those after `aside` end the list.
+        messages.truncate(messages.len().saturating_sub(self.history.len() - aside));
         self.report_compaction(compaction, cancel).await;
         let mut usage = Usage::default();
         // Whether the request asks for an answer rather than a change is
