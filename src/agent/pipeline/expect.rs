@@ -339,7 +339,7 @@ pub fn without_shared_prints(language: Language, probe: &str, check: &str) -> St
     let key = |line: &str| unqualified(without_trailing_comment(language, line).trim().trim_end_matches(';'));
     // The line that puts a required module's names in scope, as the
     // request's examples are run (see `loading`), loads; it shows nothing.
-    let loads = |line: &str| line.trim_start().starts_with("Object.assign(globalThis,");
+    let loads = |line: &str| line.trim_start().starts_with(super::loading::JS_NAMES_IN_SCOPE);
     let runs_an_example = |line: &&str| {
         prints_a_line(language, line) || is_bare_call(&key(line)) && !line.starts_with([' ', '\t']) && !loads(line)
     };

@@ -80,6 +80,10 @@ instead of reading `process.argv` (an array as `process.argv` holds them: `['nod
     }
 }
 
+/// Starts the line of a JavaScript script of the request's examples that
+/// puts the required module's names in scope, as the request writes them.
+pub const JS_NAMES_IN_SCOPE: &str = "Object.assign(globalThis, ";
+
 /// How the check loads the project: told to the model, set up by the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Loading {
@@ -124,7 +128,7 @@ return list(value) if hasattr(value, \"__next__\") else value\n\n\n{prints}"
                 let name: String =
                     top.rsplit('/').next()?.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
                 let prints = example_lines(examples, |args| format!("console.log({args});\n"), str::to_string, ";");
-                Some(format!("const {name} = require('{top}');\nObject.assign(globalThis, {name});\n{prints}"))
+                Some(format!("const {name} = require('{top}');\n{JS_NAMES_IN_SCOPE}{name});\n{prints}"))
             }
             _ => None,
         }

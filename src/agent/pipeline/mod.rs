@@ -358,9 +358,11 @@ impl Conversation {
             let text = format!("`{}` is no longer in {}: nothing was changed.", candidate.qualified, candidate.path);
             return Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }));
         }
-        let named = (candidate.named, checked_only);
-        let mut check = match self.write_check(system, base, &targets[0], named, candidates, usage, cancel).await? {
-            None => self.doctest_check(&targets[0], cancel).await?,
+        let target = &targets[0];
+        let made =
+            self.write_check(system, base, target, candidate.named, checked_only, candidates, usage, cancel).await?;
+        let mut check = match made {
+            None => self.doctest_check(target, cancel).await?,
             made => made,
         };
         if let Some(made) = check.as_mut() {

@@ -158,7 +158,7 @@ impl Conversation {
                 files_after.insert((varied[*at].path.clone(), after))
             })
             .collect();
-        let mut passing: Vec<&(usize, variants::Variant)> = numbers.iter().map(|n| &tries[n - 1]).collect();
+        let passing: Vec<&(usize, variants::Variant)> = numbers.iter().map(|n| &tries[n - 1]).collect();
         // A change that takes a number the request writes out of the code,
         // for one it never writes, goes against the request's own word
         // (`COMFORT_MAX = 24` made 25, where "the range is 18 to 24
@@ -168,19 +168,19 @@ impl Conversation {
             .iter()
             .map(|(at, variant)| takes_out_a_number(&request, &varied[*at].text[variant.at.clone()], &variant.new))
             .collect();
-        let mut numbers = numbers;
-        if against.contains(&true) && against.contains(&false) {
+        let (numbers, passing): (Vec<usize>, Vec<&(usize, variants::Variant)>) = if against.contains(&true)
+            && against.contains(&false)
+        {
             let left_out: Vec<String> =
                 passing.iter().zip(&against).filter(|(_, a)| **a).map(|((_, v), _)| v.what.clone()).collect();
             self.notify(&format!(
                 "[left out, as it takes a number the request writes out of the code: {}]",
                 left_out.join("; ")
             ));
-            let mut kept = against.iter().map(|a| !*a);
-            numbers.retain(|_| kept.next().unwrap_or(true));
-            let mut kept = against.iter().map(|a| !*a);
-            passing.retain(|_| kept.next().unwrap_or(true));
-        }
+            numbers.iter().zip(&passing).zip(&against).filter(|(_, against)| !**against).map(|(kept, _)| kept).unzip()
+        } else {
+            (numbers, passing)
+        };
         let Some(mut picked) = passing.first().copied().map(|first| (first, false)) else {
             self.notify("[no small change passes the check]");
             return Ok(None);
