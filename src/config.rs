@@ -391,6 +391,11 @@ pub struct PipelineSettings {
     /// goes through the check and the candidates first; the whole-file way
     /// takes it where the example makes no check or no change passes it.
     pub examples_first: bool,
+    /// In a workspace whose files fit in one message, a change request
+    /// the project's failing tests make a check of (where the request
+    /// writes no example) goes through the check and the candidates first,
+    /// as one with an example does.
+    pub tests_first: bool,
 }
 
 impl Default for PipelineSettings {
@@ -405,6 +410,7 @@ impl Default for PipelineSettings {
             near_uses: true,
             guess_names: false,
             examples_first: true,
+            tests_first: true,
         }
     }
 }

@@ -3696,6 +3696,47 @@ async fn a_small_workspace_s_request_with_a_runnable_example_is_changed_where_th
 }
 
 #[tokio::test]
+async fn a_small_workspace_s_failing_test_makes_the_check_a_change_must_pass() {
+    // The request writes no example that runs, but the project's own test
+    // fails: run alone, it is the check, and the variant that passes it
+    // (and breaks no other test) is found.
+    let pricing = "def discount(total):\n    if total > 100:\n        return 0.1\n    return 0\n";
+    let tests = "from pricing import discount\n\n\ndef test_from_100():\n    assert discount(100) == 0.1\n\n\n\
+def test_above():\n    assert discount(200) == 0.1\n\n\ndef test_below():\n    assert discount(99.5) == 0\n";
+    let probe = "```python\nfrom pricing import discount\nprint(discount(20))\nprint(discount(500))\n```\n";
+    let run = Scenario::new()
+        .file("pricing.py", pricing)
+        .file("test_pricing.py", tests)
+        .tool_settings(whole_files())
+        .tests_first()
+        .run(&["change", "change", probe], "Orders of exactly 100 get no discount, but they should. Fix it.")
+        .await;
+    let text = run.text();
+    assert!(text.contains("[running the project's failing tests alone (test_pricing.py::test_from_100)…]"), "{text}");
+    assert_eq!(run.read("pricing.py"), pricing.replace("total > 100", "total >= 100"), "{text}");
+    assert_eq!(run.read("test_pricing.py"), tests, "the test is the check, never the change");
+    assert_eq!(run.backend.used(), 3, "the intent, both ways, and the probe: no whole-file ask");
+}
+
+#[tokio::test]
+async fn a_small_workspace_s_passing_tests_leave_the_request_to_the_whole_file_way() {
+    let pricing = "def discount(total):\n    return 0.1 if total >= 100 else 0\n";
+    let tests = "from pricing import discount\n\n\ndef test_from_100():\n    assert discount(100) == 0.1\n";
+    let fixed = "def discount(amount):\n    return 0.1 if amount >= 100 else 0\n";
+    let run = Scenario::new()
+        .file("pricing.py", pricing)
+        .file("test_pricing.py", tests)
+        .tool_settings(whole_files())
+        .tests_first()
+        .run(&["change", "change", &format!("pricing.py\n```python\n{fixed}```\n")], "Call the parameter amount.")
+        .await;
+    let text = run.text();
+    assert!(!text.contains("failing tests alone"), "{text}");
+    assert!(bash_commands(&run)[0].contains("test_pricing.py"), "the tests ran first");
+    assert_eq!(run.read("pricing.py"), fixed);
+}
+
+#[tokio::test]
 async fn a_small_workspace_s_request_no_checked_change_is_found_for_goes_the_whole_file_way() {
     let greet = "def greeting(name):\n    return name\n";
     let fixed = "def greeting(name):\n    return f\"Hello, {name}\"\n";
@@ -3715,7 +3756,7 @@ async fn a_small_workspace_s_request_no_checked_change_is_found_for_goes_the_who
     let text = run.text();
     assert!(text.contains("[running the request's own examples, as written…]"), "{text}");
     assert!(text.contains("[candidate 1 refused: "), "{text}");
-    assert!(text.contains("[no change found passes the request's example — handing the files over whole…]"), "{text}");
+    assert!(text.contains("[no change found passes the check — handing the files over whole…]"), "{text}");
     assert_eq!(run.read("greet.py"), fixed);
     // The whole-file ask holds the request and the files, and none of the
     // pipeline's steps, which stay in the history.

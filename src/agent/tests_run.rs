@@ -39,7 +39,10 @@ for path in sys.argv[1:]:
                 traceback.print_exc(file=sys.stdout)
         elif name.startswith("Test") and isinstance(test, type) and issubclass(test, unittest.TestCase):
             cases = unittest.defaultTestLoader.loadTestsFromTestCase(test)
-            failed += not unittest.TextTestRunner(stream=sys.stdout, verbosity=0).run(cases).wasSuccessful()
+            result = unittest.TextTestRunner(stream=sys.stdout, verbosity=0).run(cases)
+            for case, _ in result.failures + result.errors:
+                print(f"FAILED {path}::{name}::{case._testMethodName}")
+            failed += not result.wasSuccessful()
 print(f"{failed} failed" if failed else "passed")
 sys.exit(1 if failed else 0)"#;
 
@@ -54,6 +57,9 @@ pub(super) struct TestFailure {
     pub(super) report: String,
     /// The files that hold a failing test.
     pub(super) files: Vec<String>,
+    /// The failing tests, as pytest names them (`test_pricing.py::test_from_100`,
+    /// `test_slug.py::TestSlug::test_empty`).
+    pub(super) tests: Vec<String>,
 }
 
 impl Conversation {
@@ -79,6 +85,7 @@ impl Conversation {
         Ok(output.filter(|output| tests_failed(output)).map(|output| TestFailure {
             report: format!("the tests in {} fail:\n```\n{}\n```", tests.join(", "), last_lines(&output, SHOWN_LINES)),
             files: failing_files(&tests, &output),
+            tests: failing_test_ids(&output),
         }))
     }
 
@@ -192,6 +199,21 @@ fn failing_files(tests: &[&str], output: &str) -> Vec<String> {
     if named.is_empty() { tests.iter().map(|test| test.to_string()).collect() } else { named }
 }
 
+/// The tests a run's output reports failing, as pytest and the plain
+/// runner name them on their `FAILED` lines, once each.
+fn failing_test_ids(output: &str) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for line in output.lines() {
+        let Some(named) = line.strip_prefix("FAILED ") else { continue };
+        // pytest adds the error after " - ".
+        let id = named.split(" - ").next().unwrap_or(named).trim();
+        if id.contains("::") && !ids.iter().any(|known| known == id) {
+            ids.push(id.to_string());
+        }
+    }
+    ids
+}
+
 pub(super) fn last_lines(text: &str, count: usize) -> String {
     let lines: Vec<&str> = text.trim_end().lines().collect();
     lines[lines.len().saturating_sub(count)..].join("\n")
@@ -228,6 +250,10 @@ mod tests {
         assert_eq!(failing_files(&["tests/test_shop.py", "tests/test_text.py"], output), ["tests/test_shop.py"]);
         let broken = "Traceback (most recent call last):\nImportError: cannot import name 'x'\nexit code 1";
         assert_eq!(failing_files(&["test_a.py", "test_b.py"], broken), ["test_a.py", "test_b.py"]);
+        let twice =
+            "FAILED t.py::test_a - AssertionError\nFAILED t.py::TestB::test_c\nFAILED t.py::test_a\nexit code 1";
+        assert_eq!(failing_test_ids(twice), ["t.py::test_a", "t.py::TestB::test_c"]);
+        assert!(failing_test_ids(broken).is_empty());
     }
 
     #[test]
@@ -253,7 +279,8 @@ mod tests {
         std::fs::write(
             dir.path().join("test_cases.py"),
             "import unittest\nfrom pricing import discount\n\nclass TestDiscount(unittest.TestCase):\n    \
-             def test_none_below(self):\n        self.assertEqual(discount(5), 0)\n",
+             def test_none_below(self):\n        self.assertEqual(discount(5), 0)\n\n    \
+             def test_from_100(self):\n        self.assertEqual(discount(100), 0.1)\n",
         )
         .unwrap();
         let run = |tests: &[&str]| {
@@ -265,7 +292,16 @@ mod tests {
         assert!(!failing.status.success(), "{printed}");
         assert!(printed.contains("FAILED test_pricing.py::test_from_100"), "{printed}");
         assert!(!printed.contains("test_above"), "a passing test is not reported: {printed}");
-        let passing = run(&["test_cases.py"]);
+        let case = run(&["test_cases.py"]);
+        let printed = String::from_utf8_lossy(&case.stdout);
+        assert!(!case.status.success(), "{printed}");
+        assert_eq!(failing_test_ids(&printed), ["test_cases.py::TestDiscount::test_from_100"], "{printed}");
+        std::fs::write(
+            dir.path().join("test_above.py"),
+            "from pricing import discount\n\ndef test_above():\n    assert discount(200) == 0.1\n",
+        )
+        .unwrap();
+        let passing = run(&["test_above.py"]);
         assert!(passing.status.success(), "{}", String::from_utf8_lossy(&passing.stdout));
     }
 }

@@ -97,6 +97,7 @@ pub struct Scenario {
     pipeline: tack::config::PipelineSettings,
     guess_names: bool,
     examples_first: bool,
+    tests_first: bool,
     checks: tack::config::CheckSettings,
 }
 
@@ -130,6 +131,7 @@ impl Scenario {
             pipeline: Default::default(),
             guess_names: false,
             examples_first: false,
+            tests_first: false,
             checks: Default::default(),
         }
     }
@@ -157,6 +159,14 @@ impl Scenario {
     /// scripts, written for the whole-file way).
     pub fn examples_first(mut self) -> Scenario {
         self.examples_first = true;
+        self
+    }
+
+    /// A small workspace's change request whose project's tests fail goes
+    /// through the pipeline's check first (left out of other scenarios'
+    /// scripts, written for the whole-file way).
+    pub fn tests_first(mut self) -> Scenario {
+        self.tests_first = true;
         self
     }
 
@@ -325,6 +335,7 @@ impl Scenario {
                 pipeline: tack::config::PipelineSettings {
                     guess_names: self.guess_names,
                     examples_first: self.examples_first,
+                    tests_first: self.tests_first,
                     ..self.pipeline.clone()
                 },
                 checks: self.checks.clone(),

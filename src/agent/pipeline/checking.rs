@@ -23,16 +23,14 @@ const ARGUMENTS_TOKENS: u32 = 60;
 
 impl Conversation {
     /// The check (see [`check`]): a script that runs the request's
-    /// example, run on the code as it is: the request's own calls as
-    /// written, where it writes some that run, else the model's script.
-    /// Where it fails on the project's own error, it must exit normally to
-    /// pass; where it prints, the model says what it must print instead.
-    /// The model's is asked for again, told why, when it fails on its own
-    /// mistake, never loads the project or prints nothing. `None` where
-    /// there is no check: switched off, no Bash, a language without a
-    /// runner, or no usable script within the asks. With `examples_only`,
-    /// the model writes no script: the request's examples make the check
-    /// or there is none.
+    /// example, run on the code as it is: with `the_request_s`, the request's
+    /// own calls as written, where it writes some that run; else the
+    /// model's script. Where it fails on the project's own error, it must
+    /// exit normally to pass; where it prints, the model says what it must
+    /// print instead. The model's is asked for again, told why, when it
+    /// fails on its own mistake, never loads the project or prints nothing.
+    /// `None` where there is no check: switched off, no Bash, a language
+    /// without a runner, or no usable script within the asks.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn write_check(
         &mut self,
@@ -40,7 +38,7 @@ impl Conversation {
         base: &[Message],
         target: &Target,
         named: bool,
-        examples_only: bool,
+        the_request_s: bool,
         candidates: &[Candidate],
         usage: &mut Usage,
         cancel: &CancellationToken,
@@ -54,7 +52,10 @@ impl Conversation {
         // The request's own examples, run as written, come before any
         // script the model writes: what the user ran is the surest
         // reproduction, and it costs no model call.
-        let examples = self.request_examples(language, &loading, &request);
+        let examples = match the_request_s {
+            true => self.request_examples(language, &loading, &request),
+            false => Vec::new(),
+        };
         let mut from_request = loading.examples_script(language, &examples);
         let mut asked = 0;
         let mut refused = String::new();
@@ -95,7 +96,7 @@ impl Conversation {
                     });
                     (generation, format!("```\n{script}```"))
                 }
-                (None, _) if examples_only || !self.budget.allows_call() => break,
+                (None, _) if the_request_s || !self.budget.allows_call() => break,
                 (None, _) => {
                     asked += 1;
                     let about = named.then_some(target);
@@ -229,6 +230,42 @@ what it reports must change]"
         let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
         if ran || !output.contains("Failed example:") {
             self.notify("[they pass on the code as it is: no check]");
+            return Ok(None);
+        }
+        self.notify("[they fail on the code as it is: a change must make them pass]");
+        check.fails_with(&output);
+        Ok(Some(check))
+    }
+
+    /// The check the project's own failing `tests` make, where the request
+    /// wrote no example that makes one: they run alone on the code as it
+    /// is (a Bash call), and a change must make them pass, as an engineer
+    /// handed a red test suite takes it. `None` where `target` is no
+    /// Python code, a test cannot be called alone, or they pass alone.
+    pub(super) async fn tests_check(
+        &mut self,
+        target: &Target,
+        tests: &[String],
+        cancel: &CancellationToken,
+    ) -> Result<Option<check::Check>, Stop> {
+        let language = target.file.language;
+        let python = language == crate::codemap::Language::Python;
+        let Some(runner) = self.check_runner(language).filter(|_| python && !tests.is_empty()) else {
+            return Ok(None);
+        };
+        let loading = loading::loading(self.workspace.root(), language, &target.path);
+        let Some(Ok(mut check)) = loading::tests_script(tests).map(|s| check::Check::new(runner, loading, &s)) else {
+            return Ok(None);
+        };
+        self.notify(&format!("[running the project's failing tests alone ({})…]", tests.join(", ")));
+        let mut generation = Generation::default();
+        generation
+            .blocks
+            .push(Block::Text { text: "The project's failing tests, alone, on the code as it is.".into() });
+        let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
+        let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        if ran || output.starts_with("permission denied") {
+            self.notify("[alone, they do not fail: no check]");
             return Ok(None);
         }
         self.notify("[they fail on the code as it is: a change must make them pass]");

@@ -179,6 +179,54 @@ _failed += _runner.run(_test).failed\nraise SystemExit(1 if _failed else 0)\n"
     }
 }
 
+/// Runs every plain test function and test case method of the modules
+/// named, after the failing ones: a change that makes those pass must
+/// leave the tests beside them passing.
+const PYTHON_TESTS_BESIDE: &str = "\n\nimport inspect as _inspect
+import unittest as _unittest
+
+for _name in _modules:
+    for _test_name, _test in list(vars(_importlib.import_module(_name)).items()):
+        if _test_name.startswith(\"test\") and _inspect.isfunction(_test) and not _inspect.signature(_test).parameters:
+            _test()
+        elif isinstance(_test, type) and issubclass(_test, _unittest.TestCase):
+            for _method in _unittest.defaultTestLoader.getTestCaseNames(_test):
+                _test(_method).debug()
+";
+
+/// A check that runs the project's failing Python `tests`, as pytest
+/// names them (`test_pricing.py::test_from_100`,
+/// `tests/test_slug.py::TestSlug::test_empty`), then the other tests of
+/// their modules: it fails as they do, and passes once they all pass.
+/// `None` where one is no plain function or method of a test case (a
+/// parametrized case, say), which it cannot call.
+pub fn tests_script(tests: &[String]) -> Option<String> {
+    let mut calls = String::new();
+    let mut modules: Vec<String> = Vec::new();
+    for test in tests {
+        let mut parts = test.split("::");
+        let module = parts.next()?.strip_suffix(".py")?.replace('/', ".");
+        let names: Vec<&str> = parts.collect();
+        if !module.split('.').chain(names.iter().copied()).all(crate::text::is_identifier) {
+            return None;
+        }
+        let loaded = format!("_importlib.import_module({module:?})");
+        calls.push_str(&match names.as_slice() {
+            [function] => format!("{loaded}.{function}()\n"),
+            // `debug` runs the case with its setUp and tearDown, and lets its failure through.
+            [case, method] => format!("{loaded}.{case}({method:?}).debug()\n"),
+            _ => return None,
+        });
+        if !modules.contains(&module) {
+            modules.push(module);
+        }
+    }
+    let modules: Vec<String> = modules.iter().map(|m| format!("{m:?}")).collect();
+    (!calls.is_empty()).then(|| {
+        format!("import importlib as _importlib\n\n_modules = [{}]\n{calls}{PYTHON_TESTS_BESIDE}", modules.join(", "))
+    })
+}
+
 /// The lines that run each example: printed by `line` as `value` shows
 /// it, or run (ended by `end`) and each name it assigns printed after it,
 /// by name.
@@ -390,6 +438,57 @@ mod tests {
             "`const semver = require('semver');` loads the project. It exports f0, f1, f2, f3, f4, f5, f6, f7, f8, \
 f9, f10, f11 and 2 more."
         );
+    }
+
+    /// Run by a real python3: the script fails while a named test fails,
+    /// a plain function's or a test case's, and passes once both pass.
+    #[test]
+    fn the_failing_tests_script_fails_as_they_do_and_passes_with_them() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("tests")).unwrap();
+        let write = |path: &str, text: &str| std::fs::write(root.path().join(path), text).unwrap();
+        write("pricing.py", "def discount(total):\n    return 0.1 if total > 100 else 0\n");
+        write(
+            "test_pricing.py",
+            "from pricing import discount\n\ndef test_from_100():\n    assert discount(100) == 0.1\n",
+        );
+        write(
+            "tests/test_cases.py",
+            "import unittest\nfrom pricing import discount\n\nclass TestDiscount(unittest.TestCase):\n    \
+             def setUp(self):\n        self.total = 100\n\n    def test_at(self):\n        \
+             self.assertEqual(discount(self.total), 0.1)\n",
+        );
+        let tests = ["test_pricing.py::test_from_100".to_string(), "tests/test_cases.py::TestDiscount::test_at".into()];
+        let script = tests_script(&tests).unwrap();
+        let run = || {
+            let mut child = std::process::Command::new("python3")
+                .arg("-")
+                .current_dir(root.path())
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::io::Write::write_all(&mut child.stdin.take().unwrap(), script.as_bytes()).unwrap();
+            child.wait_with_output().unwrap()
+        };
+        let failing = run();
+        assert!(!failing.status.success());
+        assert!(String::from_utf8_lossy(&failing.stderr).contains("assert discount(100) == 0.1"));
+        // The tests beside the failing one must go on passing.
+        write(
+            "test_pricing.py",
+            "from pricing import discount\n\ndef test_from_100():\n    assert discount(100) == 0.1\n\n\
+def test_below():\n    assert discount(50) == 0\n",
+        );
+        write("pricing.py", "def discount(total):\n    return 0.1\n");
+        let breaking = run();
+        assert!(String::from_utf8_lossy(&breaking.stderr).contains("assert discount(50) == 0"));
+        write("pricing.py", "def discount(total):\n    return 0.1 if total >= 100 else 0\n");
+        let passing = run();
+        assert!(passing.status.success(), "{}", String::from_utf8_lossy(&passing.stderr));
+        // A parametrized case cannot be called alone.
+        assert_eq!(tests_script(&["test_pricing.py::test_from[100]".to_string()]), None);
     }
 
     #[test]

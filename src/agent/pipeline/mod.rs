@@ -166,6 +166,8 @@ impl Conversation {
         let mut wants_change: Option<bool> = None;
         let mut stop_hook_active = false;
         let mut rounds = 0;
+        // The project's tests that fail before any change, where they make the check.
+        let mut failing_tests: Vec<String> = Vec::new();
         self.code_names.clear();
         loop {
             rounds += 1;
@@ -177,8 +179,21 @@ impl Conversation {
                 candidates = candidates.len(),
                 "pipeline"
             );
-            if examples_first && rounds == 1 && !self.writes_examples(&request, &candidates) {
-                return self.whole_file_instead(selection, aside, usage, cancel).await;
+            if rounds == 1 {
+                let examples =
+                    (settings.examples_first || !examples_first) && self.writes_examples(&request, &candidates);
+                if !examples && settings.tests_first && settings.check && self.may_run_commands() {
+                    failing_tests = match self.failing_tests_now(&candidates, cancel).await {
+                        Ok(tests) => tests,
+                        Err(mut stop) => {
+                            stop.usage += usage;
+                            return stop;
+                        }
+                    };
+                }
+                if examples_first && !examples && failing_tests.is_empty() {
+                    return self.whole_file_instead(selection, aside, usage, cancel).await;
+                }
             }
             if candidates.is_empty() && rounds == 1 {
                 self.notify("[the code map finds nothing the request names — working with tools]");
@@ -226,7 +241,8 @@ impl Conversation {
                 }
                 let chosen = self.choose(&system, &base, &candidates, change, &mut usage, cancel).await?;
                 if change {
-                    self.change(&system, &base, &request, &candidates, chosen, checked_only, &mut usage, cancel).await
+                    let checked = (checked_only, failing_tests.as_slice());
+                    self.change(&system, &base, &request, &candidates, chosen, checked, &mut usage, cancel).await
                 } else {
                     self.answer(&system, &base, &candidates, chosen, &mut usage, cancel).await.map(Some)
                 }
@@ -275,6 +291,36 @@ impl Conversation {
             let loading = loading::loading(self.workspace.root(), language, path);
             !self.request_examples(language, &loading, request).is_empty()
         })
+    }
+
+    /// The project's Python tests that fail on the code as it is, among
+    /// those that import what `candidates` define or their modules, run as
+    /// the whole-file way runs those it hands over (a Bash call), as
+    /// pytest names them: none where no such test fails.
+    async fn failing_tests_now(
+        &mut self,
+        candidates: &[Candidate],
+        cancel: &CancellationToken,
+    ) -> Result<Vec<String>, Stop> {
+        /// Test files run at most: those of a large project that import the
+        /// code may be many, and each run is the turn's time.
+        const MAX_TEST_FILES: usize = 5;
+        let imported = |words: &[String]| {
+            candidates.iter().any(|c| {
+                let name = c.qualified.split('.').next().unwrap_or_default();
+                let module = c.path.rsplit('/').next().unwrap_or_default().split('.').next().unwrap_or_default();
+                words.iter().any(|word| word == name || word == module)
+            })
+        };
+        let paths: Vec<String> = self
+            .code_map
+            .files()
+            .filter(|(path, map)| crate::codemap::rank::is_aside(path) && imported(&map.imported))
+            .map(|(path, _)| path.to_string())
+            .take(MAX_TEST_FILES)
+            .collect();
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        Ok(self.failing_tests(&paths, cancel).await?.map(|failure| failure.tests).unwrap_or_default())
     }
 
     /// The whole-file way with `selection`, where the pipeline took no
@@ -348,7 +394,7 @@ impl Conversation {
         request: &str,
         candidates: &[Candidate],
         chosen: usize,
-        checked_only: bool,
+        (checked_only, failing_tests): (bool, &[String]),
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<TurnOutcome>, Stop> {
@@ -359,12 +405,21 @@ impl Conversation {
             return Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }));
         }
         let target = &targets[0];
-        let made =
-            self.write_check(system, base, target, candidate.named, checked_only, candidates, usage, cancel).await?;
-        let mut check = match made {
-            None => self.doctest_check(target, cancel).await?,
-            made => made,
-        };
+        // The surest reproduction first: the request's own example as
+        // written, then the project's tests that fail, then the model's
+        // script (not where only a checked change may take the turn), then
+        // the definition's own doctests.
+        let by_name = candidate.named;
+        let mut check = self.write_check(system, base, target, by_name, true, candidates, usage, cancel).await?;
+        if check.is_none() {
+            check = self.tests_check(target, failing_tests, cancel).await?;
+        }
+        if check.is_none() && !checked_only {
+            check = self.write_check(system, base, target, by_name, false, candidates, usage, cancel).await?;
+        }
+        if check.is_none() {
+            check = self.doctest_check(target, cancel).await?;
+        }
         if let Some(made) = check.as_mut() {
             if let Err(error) = self.prepare_scratch(system, base, &targets[0], made, usage, cancel).await? {
                 self.notify(&format!("[no check: {error}]"));
@@ -372,7 +427,9 @@ impl Conversation {
             }
         }
         if checked_only && check.is_none() {
-            self.notify("[the request's example makes no check — handing the files over whole…]");
+            self.notify(
+                "[neither the request's example nor the project's tests make a check — handing the files over whole…]",
+            );
             return Ok(None);
         }
         // Where the check crashes, the crash names where it happened: the
@@ -576,7 +633,7 @@ that line as it must read for the check to pass, in one code block.",
             }
         }
         if checked_only {
-            self.notify("[no change found passes the request's example — handing the files over whole…]");
+            self.notify("[no change found passes the check — handing the files over whole…]");
             return Ok(None);
         }
         let tried: Vec<String> = refusals.iter().enumerate().map(|(i, why)| format!("{}. {why}", i + 1)).collect();
