@@ -3715,6 +3715,13 @@ def test_above():\n    assert discount(200) == 0.1\n\n\ndef test_below():\n    a
     assert!(text.contains("[running the project's failing tests alone (test_pricing.py::test_from_100)…]"), "{text}");
     assert_eq!(run.read("pricing.py"), pricing.replace("total > 100", "total >= 100"), "{text}");
     assert_eq!(run.read("test_pricing.py"), tests, "the test is the check, never the change");
+    // The model reads the failing test's own code as the check, not the script that calls it.
+    let asked = run.backend.requests()[2].messages.last().unwrap().text();
+    assert!(
+        asked.contains("from pricing import discount\n\ndef test_from_100():\n    assert discount(100) == 0.1"),
+        "{asked}"
+    );
+    assert!(!asked.contains("_importlib"), "{asked}");
     assert_eq!(run.backend.used(), 3, "the intent, both ways, and the probe: no whole-file ask");
 }
 

@@ -27,6 +27,9 @@ pub struct Check {
     runner: Runner,
     loading: Loading,
     pub script: String,
+    /// What the model is shown as the check, where not its script: the
+    /// failing tests' own code, where tack's script only calls them.
+    shown: Option<String>,
     /// The command-line arguments it runs with: the example's command line,
     /// where the script parses it as the program the user ran does.
     arguments: Vec<String>,
@@ -83,6 +86,7 @@ impl Check {
             runner,
             loading,
             script: tidy(runner.language, script),
+            shown: None,
             arguments: Vec::new(),
             expected: None,
             in_order: false,
@@ -98,6 +102,16 @@ impl Check {
 
     pub fn language(&self) -> Language {
         self.runner.language
+    }
+
+    /// Shows the model `code` as the check, in place of its script.
+    pub fn show_as(&mut self, code: String) {
+        self.shown = Some(code);
+    }
+
+    /// The check as the model reads it: its script, or the code it runs.
+    pub fn shown(&self) -> &str {
+        self.shown.as_deref().unwrap_or(&self.script).trim_end()
     }
 
     fn file(&self) -> PathBuf {
@@ -281,7 +295,7 @@ impl Check {
             true => String::new(),
             false => format!(", run with the command-line arguments `{}`", self.arguments_shown()),
         };
-        format!("This check of the request{arguments}:\n```\n{}\n```\n{outcome}", self.script.trim_end())
+        format!("This check of the request{arguments}:\n```\n{}\n```\n{outcome}", self.shown())
     }
 
     /// The command-line arguments the check runs with, as a shell reads them.

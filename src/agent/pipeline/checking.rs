@@ -269,8 +269,43 @@ what it reports must change]"
             return Ok(None);
         }
         self.notify("[they fail on the code as it is: a change must make them pass]");
-        check.fails_with(&output);
+        // The frames above the test's are tack's script, which the model is not shown.
+        check.fails_with(reading::innermost(&output));
+        if let Some(code) = self.tests_code(tests) {
+            check.show_as(code);
+        }
         Ok(Some(check))
+    }
+
+    /// The code of the Python `tests` (as pytest names them), each file's
+    /// imports first: what the model reads as their check, where tack's
+    /// script that calls them would tell it nothing of what they assert.
+    fn tests_code(&self, tests: &[String]) -> Option<String> {
+        let mut paths: Vec<&str> = Vec::new();
+        for test in tests {
+            let path = test.split("::").next()?;
+            if !paths.contains(&path) {
+                paths.push(path);
+            }
+        }
+        let mut code = String::new();
+        for path in paths {
+            let (_, map) = self.code_map.files().find(|(known, _)| *known == path)?;
+            let text = self.workspace.resolve(path).ok().and_then(|path| self.workspace.read_text(&path).ok())?;
+            let imports: Vec<&str> =
+                map.imports.iter().filter_map(|range| text.get(range.clone())).map(str::trim_end).collect();
+            code.push_str(&format!("# {path}\n{}\n", imports.join("\n")));
+            for test in tests.iter().filter(|test| test.split("::").next() == Some(path)) {
+                let (case, name) = match test.split("::").collect::<Vec<_>>().as_slice() {
+                    [_, function] => (None, *function),
+                    [_, case, method] => (Some(*case), *method),
+                    _ => return None,
+                };
+                let definition = map.definitions.iter().find(|d| d.name == name && d.container.as_deref() == case)?;
+                code.push_str(&format!("\n{}\n", text.get(definition.range.clone())?.trim_end()));
+            }
+        }
+        Some(code)
     }
 
     /// Runs `check` on the code as it is, a Bash call for the model's

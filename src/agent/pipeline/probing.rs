@@ -42,7 +42,7 @@ per line. Reply with the script only, in one code block.{told}",
                 target.definition().signature,
                 target.path
             );
-            let ask = format!("The script that shows the problem:\n```\n{}\n```\n{ask}", check.script.trim_end());
+            let ask = format!("The script that shows the problem:\n```\n{}\n```\n{ask}", check.shown());
             self.notify("[writing a probe of the code's other uses…]");
             let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
             let command = first_script(&reply)

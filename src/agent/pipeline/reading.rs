@@ -66,6 +66,20 @@ pub fn frames(output: &str) -> Vec<(String, usize)> {
     frames
 }
 
+/// A Python traceback from its innermost frame on: the line that failed
+/// and how, without the frames of the script that called it.
+pub fn innermost(output: &str) -> &str {
+    let mut at = None;
+    let mut offset = 0;
+    for line in output.split_inclusive('\n') {
+        if line.trim_start().starts_with("File \"") {
+            at = Some(offset);
+        }
+        offset += line.len();
+    }
+    at.map_or(output, |at| &output[at..])
+}
+
 /// The name a script's error says the project does not offer
 /// (`commander.requiredOption is not a function`, `module 'pkg' has no
 /// attribute 'f'`, `cannot import name 'f'`), as [`shows_nothing`] quotes it.
@@ -542,5 +556,16 @@ defined. Did you mean: 'next'?";
         assert_eq!(quoted_values("ValueError: invalid literal for int() with base 10: 'abc'"), ["abc"]);
         assert_eq!(quoted_values("error: can't find \"x y\" or 'z'"), ["x y", "z"]);
         assert!(quoted_values("TypeError: it isn't so").is_empty());
+    }
+
+    #[test]
+    fn a_traceback_is_cut_to_its_innermost_frame() {
+        let output = "Traceback (most recent call last):\n  File \"<stdin>\", line 4, in <module>\n  File \
+\"/w/tests/test_shop.py\", line 17, in test_slug\n    assert slugify(\"A\") == \"a\"\nAssertionError\nexit code 1";
+        assert_eq!(
+            innermost(output),
+            "  File \"/w/tests/test_shop.py\", line 17, in test_slug\n    assert slugify(\"A\") == \"a\"\nAssertionError\nexit code 1"
+        );
+        assert_eq!(innermost("no frames"), "no frames");
     }
 }

@@ -367,7 +367,7 @@ Reply yes or no.",
 short script, in the same language and loading the project the same way, that prints the results of a few uses of \
 the code, with other inputs than the check's, where these changes would give different results (the cases the \
 changed lines decide), one per line. Reply with the script only, in one code block.",
-            check.script.trim_end(),
+            check.shown(),
             listed.join("\n\n")
         );
         self.notify("[asking for uses of the code where these changes differ…]");
