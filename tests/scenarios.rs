@@ -2998,7 +2998,7 @@ async fn new_files_a_fix_does_not_ask_for_and_nothing_uses_are_left_out() {
         "shop/text.py\n```python\n{fixed}```\n\nshop/views.py\n```python\n# Example usage\nfrom .models import Product\n```\n\n\
          shop/models.py\n```python\nclass Product:\n    title = \"\"\n```\n"
     );
-    let prompt = "Product URLs keep capital letters; they must be lowercase. Fix it.";
+    let prompt = "slugify keeps capital letters; slugs must be lowercase. Fix it.";
     let run = whole_file_run(&[("shop/text.py", text)], &[&reply], prompt).await;
     assert_eq!(run.read("shop/text.py"), fixed);
     assert!(!run.exists("shop/views.py") && !run.exists("shop/models.py"));
@@ -3715,14 +3715,51 @@ def test_above():\n    assert discount(200) == 0.1\n\n\ndef test_below():\n    a
     assert!(text.contains("[running the project's failing tests alone (test_pricing.py::test_from_100)…]"), "{text}");
     assert_eq!(run.read("pricing.py"), pricing.replace("total > 100", "total >= 100"), "{text}");
     assert_eq!(run.read("test_pricing.py"), tests, "the test is the check, never the change");
-    // The model reads the failing test's own code as the check, not the script that calls it.
-    let asked = run.backend.requests()[2].messages.last().unwrap().text();
+    assert_eq!(run.backend.used(), 2, "the intent, both ways: the test's file guards, with no probe asked");
+}
+
+#[tokio::test]
+async fn a_large_project_s_failing_test_that_imports_the_code_makes_the_check_before_any_script() {
+    // Too long for one message: the pipeline's way. No example runs as
+    // written, and the model is asked for no script: the project's test
+    // that imports the code fails, and is the check; the test beside it
+    // guards the candidates.
+    let slugify = "def slugify(title):\n    return \"-\".join(title.split())\n";
+    let text = long_module(slugify);
+    let tests = "from shop.text import slugify\n\n\ndef test_lower():\n    assert slugify(\"Red Lamp\") == \"red-lamp\"\n\n\n\
+def test_dashes():\n    assert slugify(\"a  b\") == \"a-b\"\n";
+    let breaks = "```python\ndef slugify(title):\n    return title.lower().replace(\" \", \"-\")\n```\n";
+    let fixed = "```python\ndef slugify(title):\n    return \"-\".join(title.lower().split())\n```\n";
+    let run = Scenario::new()
+        .file("shop/__init__.py", "")
+        .file("shop/text.py", &text)
+        .file("tests/test_text.py", tests)
+        .file("tests/test_other.py", "def test_nothing():\n    assert False\n")
+        .tool_settings(whole_files())
+        .tests_first()
+        .run(
+            &["change", "change", "slugify", breaks, fixed],
+            "slugify keeps capital letters; slugs must be lowercase. Fix it.",
+        )
+        .await;
+    let text_now = run.text();
     assert!(
-        asked.contains("from pricing import discount\n\ndef test_from_100():\n    assert discount(100) == 0.1"),
+        text_now.contains("[running the project's failing tests alone (tests/test_text.py::test_lower)…]"),
+        "{text_now}"
+    );
+    assert!(!text_now.contains("[writing a check"), "{text_now}");
+    assert!(text_now.contains("[candidate 1 refused: "), "the test beside it fails with the first: {text_now}");
+    let fixed_text = text.replace("\"-\".join(title.split())", "\"-\".join(title.lower().split())");
+    assert!(run.read("shop/text.py") == fixed_text, "{text_now}");
+    // The model reads the failing test's own code as the check, not the script that calls it.
+    let asked = run.backend.requests()[3].messages.last().unwrap().text();
+    assert!(
+        asked.contains("from shop.text import slugify\n\ndef test_lower():\n    assert slugify(\"Red Lamp\")"),
         "{asked}"
     );
     assert!(!asked.contains("_importlib"), "{asked}");
-    assert_eq!(run.backend.used(), 3, "the intent, both ways, and the probe: no whole-file ask");
+    // Only the tests that import the code run: another failing test is none of the request's.
+    assert!(bash_commands(&run).iter().all(|c| !c.contains("test_other")), "{:?}", bash_commands(&run));
 }
 
 #[tokio::test]

@@ -166,7 +166,7 @@ fn is_plain_path(path: &str) -> bool {
 /// The command that runs `tests`: pytest where Python can import it, the
 /// plain runner otherwise. The choice is part of the command, so the step
 /// the user sees is all that runs.
-fn python_tests_command(tests: &[&str]) -> String {
+pub(super) fn python_tests_command(tests: &[&str]) -> String {
     let tests = tests.join(" ");
     format!(
         "if python3 -c 'import pytest' 2>/dev/null; then python3 -m pytest -q -p no:cacheprovider {tests}; \

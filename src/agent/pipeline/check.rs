@@ -46,6 +46,10 @@ pub struct Check {
     /// The project's tests and how many fail before any change: a
     /// candidate that passes the check must not fail more of them.
     tests: Option<(String, usize)>,
+    /// Where the check is the project's failing tests: the command that
+    /// runs their files, which guards the candidates, and how many tests
+    /// the check itself must make pass.
+    own_tests: Option<(String, usize)>,
     /// A probe guards: a script of other uses of the code, whose output a
     /// candidate must leave as it is.
     probe: bool,
@@ -93,6 +97,7 @@ impl Check {
             errors_printed: false,
             failure: String::new(),
             tests: None,
+            own_tests: None,
             probe: false,
             lenient: false,
             dir,

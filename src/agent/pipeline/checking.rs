@@ -274,6 +274,11 @@ what it reports must change]"
         if let Some(code) = self.tests_code(tests) {
             check.show_as(code);
         }
+        // The other tests of their files guard the candidates: a change
+        // that makes these pass must leave those passing.
+        let mut files: Vec<&str> = tests.iter().filter_map(|test| test.split("::").next()).collect();
+        files.dedup();
+        check.made_of_tests(crate::agent::tests_run::python_tests_command(&files), tests.len());
         Ok(Some(check))
     }
 
@@ -618,7 +623,9 @@ request speaks of no such input or error: the script must run what the request r
         if let Err(error) = check.prepare_scratch(self.workspace.root()) {
             return Ok(Err(error));
         }
-        let Some(tests) = self.configured_test().or_else(|| loading::project_tests(self.workspace.root(), language))
+        let own = check.own_tests().map(str::to_string);
+        let Some(tests) =
+            self.configured_test().or(own).or_else(|| loading::project_tests(self.workspace.root(), language))
         else {
             self.probe(system, base, target, check, usage, cancel).await?;
             return Ok(Ok(()));

@@ -179,30 +179,13 @@ _failed += _runner.run(_test).failed\nraise SystemExit(1 if _failed else 0)\n"
     }
 }
 
-/// Runs every plain test function and test case method of the modules
-/// named, after the failing ones: a change that makes those pass must
-/// leave the tests beside them passing.
-const PYTHON_TESTS_BESIDE: &str = "\n\nimport inspect as _inspect
-import unittest as _unittest
-
-for _name in _modules:
-    for _test_name, _test in list(vars(_importlib.import_module(_name)).items()):
-        if _test_name.startswith(\"test\") and _inspect.isfunction(_test) and not _inspect.signature(_test).parameters:
-            _test()
-        elif isinstance(_test, type) and issubclass(_test, _unittest.TestCase):
-            for _method in _unittest.defaultTestLoader.getTestCaseNames(_test):
-                _test(_method).debug()
-";
-
-/// A check that runs the project's failing Python `tests`, as pytest
-/// names them (`test_pricing.py::test_from_100`,
-/// `tests/test_slug.py::TestSlug::test_empty`), then the other tests of
-/// their modules: it fails as they do, and passes once they all pass.
-/// `None` where one is no plain function or method of a test case (a
-/// parametrized case, say), which it cannot call.
+/// A check that runs the project's failing Python `tests` alone, as
+/// pytest names them (`test_pricing.py::test_from_100`,
+/// `tests/test_slug.py::TestSlug::test_empty`): it fails as they do, and
+/// passes once they all pass. `None` where one is no plain function or
+/// method of a test case (a parametrized case, say), which it cannot call.
 pub fn tests_script(tests: &[String]) -> Option<String> {
     let mut calls = String::new();
-    let mut modules: Vec<String> = Vec::new();
     for test in tests {
         let mut parts = test.split("::");
         let module = parts.next()?.strip_suffix(".py")?.replace('/', ".");
@@ -217,14 +200,8 @@ pub fn tests_script(tests: &[String]) -> Option<String> {
             [case, method] => format!("{loaded}.{case}({method:?}).debug()\n"),
             _ => return None,
         });
-        if !modules.contains(&module) {
-            modules.push(module);
-        }
     }
-    let modules: Vec<String> = modules.iter().map(|m| format!("{m:?}")).collect();
-    (!calls.is_empty()).then(|| {
-        format!("import importlib as _importlib\n\n_modules = [{}]\n{calls}{PYTHON_TESTS_BESIDE}", modules.join(", "))
-    })
+    (!calls.is_empty()).then(|| format!("import importlib as _importlib\n\n{calls}"))
 }
 
 /// The lines that run each example: printed by `line` as `value` shows
@@ -475,15 +452,6 @@ f9, f10, f11 and 2 more."
         let failing = run();
         assert!(!failing.status.success());
         assert!(String::from_utf8_lossy(&failing.stderr).contains("assert discount(100) == 0.1"));
-        // The tests beside the failing one must go on passing.
-        write(
-            "test_pricing.py",
-            "from pricing import discount\n\ndef test_from_100():\n    assert discount(100) == 0.1\n\n\
-def test_below():\n    assert discount(50) == 0\n",
-        );
-        write("pricing.py", "def discount(total):\n    return 0.1\n");
-        let breaking = run();
-        assert!(String::from_utf8_lossy(&breaking.stderr).contains("assert discount(50) == 0"));
         write("pricing.py", "def discount(total):\n    return 0.1 if total >= 100 else 0\n");
         let passing = run();
         assert!(passing.status.success(), "{}", String::from_utf8_lossy(&passing.stderr));

@@ -179,10 +179,9 @@ impl Conversation {
                 candidates = candidates.len(),
                 "pipeline"
             );
-            if rounds == 1 {
-                let examples =
-                    (settings.examples_first || !examples_first) && self.writes_examples(&request, &candidates);
-                if !examples && settings.tests_first && settings.check && self.may_run_commands() {
+            if examples_first && rounds == 1 {
+                let examples = settings.examples_first && self.writes_examples(&request, &candidates);
+                if !examples && self.runs_failing_tests() {
                     failing_tests = match self.failing_tests_now(&candidates, cancel).await {
                         Ok(tests) => tests,
                         Err(mut stop) => {
@@ -191,7 +190,7 @@ impl Conversation {
                         }
                     };
                 }
-                if examples_first && !examples && failing_tests.is_empty() {
+                if !examples && failing_tests.is_empty() {
                     return self.whole_file_instead(selection, aside, usage, cancel).await;
                 }
             }
@@ -291,6 +290,13 @@ impl Conversation {
             let loading = loading::loading(self.workspace.root(), language, path);
             !self.request_examples(language, &loading, request).is_empty()
         })
+    }
+
+    /// Whether the project's failing tests may make the check: they run
+    /// as Bash calls, which the mode must allow.
+    fn runs_failing_tests(&self) -> bool {
+        let pipeline = &self.settings.pipeline;
+        pipeline.tests_first && pipeline.check && self.may_run_commands()
     }
 
     /// The project's Python tests that fail on the code as it is, among
@@ -412,7 +418,12 @@ impl Conversation {
         let by_name = candidate.named;
         let mut check = self.write_check(system, base, target, by_name, true, candidates, usage, cancel).await?;
         if check.is_none() {
-            check = self.tests_check(target, failing_tests, cancel).await?;
+            // A small workspace's were run before the turn came this way.
+            let failing = match failing_tests.is_empty() && !checked_only && self.runs_failing_tests() {
+                true => self.failing_tests_now(candidates, cancel).await?,
+                false => failing_tests.to_vec(),
+            };
+            check = self.tests_check(target, &failing, cancel).await?;
         }
         if check.is_none() && !checked_only {
             check = self.write_check(system, base, target, by_name, false, candidates, usage, cancel).await?;
