@@ -285,7 +285,11 @@ what it reports must change]"
     /// The code of the Python `tests` (as pytest names them), each file's
     /// imports first: what the model reads as their check, where tack's
     /// script that calls them would tell it nothing of what they assert.
+    /// The first few only: a small model's window is short, and the
+    /// traceback it is shown is the first one's.
     fn tests_code(&self, tests: &[String]) -> Option<String> {
+        const SHOWN_TESTS: usize = 3;
+        let (tests, more) = tests.split_at(tests.len().min(SHOWN_TESTS));
         let mut paths: Vec<&str> = Vec::new();
         for test in tests {
             let path = test.split("::").next()?;
@@ -309,6 +313,9 @@ what it reports must change]"
                 let definition = map.definitions.iter().find(|d| d.name == name && d.container.as_deref() == case)?;
                 code.push_str(&format!("\n{}\n", text.get(definition.range.clone())?.trim_end()));
             }
+        }
+        if !more.is_empty() {
+            code.push_str(&format!("\n# and {} more failing tests\n", more.len()));
         }
         Some(code)
     }
