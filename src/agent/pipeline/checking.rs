@@ -23,7 +23,7 @@ const ARGUMENTS_TOKENS: u32 = 60;
 
 impl Conversation {
     /// The check (see [`check`]): a script that runs the request's
-    /// example, run on the code as it is: with `the_request_s`, the request's
+    /// example, run on the code as it is: with `of_examples`, the request's
     /// own calls as written, where it writes some that run; else the
     /// model's script. Where it fails on the project's own error, it must
     /// exit normally to pass; where it prints, the model says what it must
@@ -38,7 +38,7 @@ impl Conversation {
         base: &[Message],
         target: &Target,
         named: bool,
-        the_request_s: bool,
+        of_examples: bool,
         candidates: &[Candidate],
         usage: &mut Usage,
         cancel: &CancellationToken,
@@ -52,7 +52,7 @@ impl Conversation {
         // The request's own examples, run as written, come before any
         // script the model writes: what the user ran is the surest
         // reproduction, and it costs no model call.
-        let examples = match the_request_s {
+        let examples = match of_examples {
             true => self.request_examples(language, &loading, &request),
             false => Vec::new(),
         };
@@ -96,7 +96,7 @@ impl Conversation {
                     });
                     (generation, format!("```\n{script}```"))
                 }
-                (None, _) if the_request_s || !self.budget.allows_call() => break,
+                (None, _) if of_examples || !self.budget.allows_call() => break,
                 (None, _) => {
                     asked += 1;
                     let about = named.then_some(target);
