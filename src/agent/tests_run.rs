@@ -84,7 +84,7 @@ impl Conversation {
         let output = self.run_own_bash(Generation::default(), &command, None, cancel).await?;
         Ok(output.filter(|output| tests_failed(output)).map(|output| TestFailure {
             report: format!("the tests in {} fail:\n```\n{}\n```", tests.join(", "), last_lines(&output, SHOWN_LINES)),
-            files: failing_files(&tests, &output),
+            files: failing_files(&tests, &failing_test_ids(&output)),
             tests: failing_test_ids(&output),
         }))
     }
@@ -190,12 +190,9 @@ fn tests_failed(output: &str) -> bool {
 /// (`FAILED test_pricing.py::test_from_100`, as pytest and the plain
 /// runner both say), or all of them when it names none (one would not
 /// import).
-fn failing_files(tests: &[&str], output: &str) -> Vec<String> {
-    let named: Vec<String> = tests
-        .iter()
-        .filter(|test| output.lines().any(|line| line.starts_with(&format!("FAILED {test}::"))))
-        .map(|test| test.to_string())
-        .collect();
+fn failing_files(tests: &[&str], failing: &[String]) -> Vec<String> {
+    let named: Vec<String> =
+        tests.iter().filter(|test| test_files(failing).contains(test)).map(|test| test.to_string()).collect();
     if named.is_empty() { tests.iter().map(|test| test.to_string()).collect() } else { named }
 }
 
@@ -212,6 +209,18 @@ fn failing_test_ids(output: &str) -> Vec<String> {
         }
     }
     ids
+}
+
+/// The files of tests named as pytest names them (`tests/test_shop.py`
+/// of `tests/test_shop.py::test_free`), once each, in order.
+pub(super) fn test_files(tests: &[String]) -> Vec<&str> {
+    let mut files: Vec<&str> = Vec::new();
+    for file in tests.iter().filter_map(|test| test.split("::").next()) {
+        if !files.contains(&file) {
+            files.push(file);
+        }
+    }
+    files
 }
 
 pub(super) fn last_lines(text: &str, count: usize) -> String {
@@ -247,9 +256,10 @@ mod tests {
     #[test]
     fn the_files_of_failing_tests_are_those_named_failing() {
         let output = "FAILED tests/test_shop.py::test_free_shipping - AssertionError\n1 failed\nexit code 1";
-        assert_eq!(failing_files(&["tests/test_shop.py", "tests/test_text.py"], output), ["tests/test_shop.py"]);
+        let failing = failing_test_ids(output);
+        assert_eq!(failing_files(&["tests/test_shop.py", "tests/test_text.py"], &failing), ["tests/test_shop.py"]);
         let broken = "Traceback (most recent call last):\nImportError: cannot import name 'x'\nexit code 1";
-        assert_eq!(failing_files(&["test_a.py", "test_b.py"], broken), ["test_a.py", "test_b.py"]);
+        assert_eq!(failing_files(&["test_a.py", "test_b.py"], &failing_test_ids(broken)), ["test_a.py", "test_b.py"]);
         let twice =
             "FAILED t.py::test_a - AssertionError\nFAILED t.py::TestB::test_c\nFAILED t.py::test_a\nexit code 1";
         assert_eq!(failing_test_ids(twice), ["t.py::test_a", "t.py::TestB::test_c"]);

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::{Candidate, Stop, Target, check, edit, examples, loading, reading};
 use crate::agent::Conversation;
 use crate::agent::turn::Generation;
-use crate::agent::whole_file;
+use crate::agent::{tests_run, whole_file};
 use crate::protocol::{AgentStatus, Block, Event, Message, Role, Usage};
 
 /// Why a script that never loads the project is set aside.
@@ -276,9 +276,8 @@ what it reports must change]"
         }
         // The other tests of their files guard the candidates: a change
         // that makes these pass must leave those passing.
-        let mut files: Vec<&str> = tests.iter().filter_map(|test| test.split("::").next()).collect();
-        files.dedup();
-        check.made_of_tests(crate::agent::tests_run::python_tests_command(&files), tests.len());
+        let files = tests_run::test_files(tests);
+        check.made_of_tests(tests_run::python_tests_command(&files), tests.len());
         Ok(Some(check))
     }
 
@@ -290,15 +289,8 @@ what it reports must change]"
     fn tests_code(&self, tests: &[String]) -> Option<String> {
         const SHOWN_TESTS: usize = 3;
         let (tests, more) = tests.split_at(tests.len().min(SHOWN_TESTS));
-        let mut paths: Vec<&str> = Vec::new();
-        for test in tests {
-            let path = test.split("::").next()?;
-            if !paths.contains(&path) {
-                paths.push(path);
-            }
-        }
         let mut code = String::new();
-        for path in paths {
+        for path in tests_run::test_files(tests) {
             let (_, map) = self.code_map.files().find(|(known, _)| *known == path)?;
             let text = self.workspace.resolve(path).ok().and_then(|path| self.workspace.read_text(&path).ok())?;
             let imports: Vec<&str> =

@@ -240,8 +240,19 @@ impl Conversation {
                 }
                 let chosen = self.choose(&system, &base, &candidates, change, &mut usage, cancel).await?;
                 if change {
-                    let checked = (checked_only, failing_tests.as_slice());
-                    self.change(&system, &base, &request, &candidates, chosen, checked, &mut usage, cancel).await
+                    let failing = failing_tests.as_slice();
+                    self.change(
+                        &system,
+                        &base,
+                        &request,
+                        &candidates,
+                        chosen,
+                        checked_only,
+                        failing,
+                        &mut usage,
+                        cancel,
+                    )
+                    .await
                 } else {
                     self.answer(&system, &base, &candidates, chosen, &mut usage, cancel).await.map(Some)
                 }
@@ -390,8 +401,9 @@ impl Conversation {
 
     /// Asks for the candidate's new version until one is verified or the
     /// budget is spent; proposes the verified one as an Edit. `None`, where
-    /// `checked_only`, when the request's examples made no check or no
-    /// change passed it: another way may take the turn.
+    /// `checked_only`, when neither the request's examples nor the failing
+    /// tests made a check, or no change passed it: another way may take the
+    /// turn. `failing_tests` are those a small workspace's run found.
     #[allow(clippy::too_many_arguments)]
     async fn change(
         &mut self,
@@ -400,7 +412,8 @@ impl Conversation {
         request: &str,
         candidates: &[Candidate],
         chosen: usize,
-        (checked_only, failing_tests): (bool, &[String]),
+        checked_only: bool,
+        failing_tests: &[String],
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<Option<TurnOutcome>, Stop> {
