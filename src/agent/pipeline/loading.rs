@@ -340,19 +340,39 @@ fn exports(text: &str) -> Vec<String> {
     names
 }
 
-/// The project's own tests, where how to run them is plain: Python's
-/// unittest over a `tests/` (or `test/`) folder of `test*.py` files, or a
-/// JavaScript package's `npm test` when its dependencies are installed.
+/// The project's own tests, where how to run them is plain: the Python
+/// test files of a `tests/` (or `test/`) folder, run as the handed tests
+/// run (pytest where it imports, else the plain runner, which reads
+/// pytest's plain functions too and needs no `__init__.py` in the folder),
+/// or a JavaScript package's `npm test` when its dependencies are installed.
 pub fn project_tests(root: &Path, language: Language) -> Option<String> {
+    /// Test files named at most: past this, the command line grows long
+    /// and the run would take the turn's time.
+    const MAX_FILES: usize = 200;
     match language {
         Language::Python => ["tests", "test"].into_iter().find_map(|dir| {
-            let files = std::fs::read_dir(root.join(dir)).ok()?;
-            let has_tests = files.flatten().any(|f| {
-                let name = f.file_name().to_string_lossy().to_string();
-                name.starts_with("test") && name.ends_with(".py")
-            });
-            let path = if root.join("src").is_dir() { "PYTHONPATH=src " } else { "" };
-            has_tests.then(|| format!("{path}python3 -B -m unittest discover -s {dir} -t ."))
+            let mut files: Vec<String> = ignore::WalkBuilder::new(root.join(dir))
+                .require_git(false)
+                .build()
+                .flatten()
+                .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
+                .filter_map(|entry| {
+                    let name = entry.file_name().to_str()?;
+                    let test = name.ends_with(".py") && (name.starts_with("test") || name.ends_with("_test.py"));
+                    let rel = entry.path().strip_prefix(root).ok()?.to_str()?.to_string();
+                    (test && rel.chars().all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))).then_some(rel)
+                })
+                .collect();
+            if files.is_empty() || files.len() > MAX_FILES {
+                return None;
+            }
+            files.sort();
+            let files: Vec<&str> = files.iter().map(String::as_str).collect();
+            let command = crate::agent::tests_run::python_tests_command(&files);
+            Some(match root.join("src").is_dir() {
+                true => format!("export PYTHONPATH=src; {command}"),
+                false => command,
+            })
         }),
         Language::JavaScript => {
             let text = std::fs::read_to_string(root.join("package.json")).ok()?;
@@ -463,10 +483,34 @@ f9, f10, f11 and 2 more."
     fn the_project_s_tests_are_found_where_how_to_run_them_is_plain() {
         let root = tempfile::tempdir().unwrap();
         assert_eq!(project_tests(root.path(), Language::Python), None);
-        std::fs::create_dir_all(root.path().join("tests")).unwrap();
-        std::fs::write(root.path().join("tests/test_core.py"), "").unwrap();
+        // pytest's usual layout: a `tests/` folder with no `__init__.py`,
+        // a plain test function beside a unittest case, a package in `src/`.
+        let write = |path: &str, text: &str| {
+            let path = root.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("src/shop/__init__.py", "def total(prices):\n    return sum(prices[1:])\n");
+        write("tests/test_total.py", "from shop import total\n\ndef test_total():\n    assert total([1, 2]) == 3\n");
+        write(
+            "tests/unit/test_empty.py",
+            "import unittest\nfrom shop import total\n\nclass TestEmpty(unittest.TestCase):\n    \
+             def test_empty(self):\n        self.assertEqual(total([]), 0)\n",
+        );
+        write("tests/helpers.py", "raise SystemExit('not a test file')\n");
         let tests = project_tests(root.path(), Language::Python).unwrap();
-        assert_eq!(tests, "python3 -B -m unittest discover -s tests -t .");
+        assert!(tests.contains("tests/test_total.py tests/unit/test_empty.py"), "{tests}");
+        let failures = || {
+            let output =
+                std::process::Command::new("bash").arg("-c").arg(&tests).current_dir(root.path()).output().unwrap();
+            let printed = String::from_utf8_lossy(&output.stdout).to_string();
+            (super::super::reading::failures(&printed, output.status.success()), printed)
+        };
+        let (failing, printed) = failures();
+        assert_eq!(failing, Some(1), "{printed}");
+        write("src/shop/__init__.py", "def total(prices):\n    return sum(prices)\n");
+        let (failing, printed) = failures();
+        assert_eq!(failing, Some(0), "{printed}");
         // A JavaScript package's tests need its dependencies installed.
         std::fs::write(root.path().join("package.json"), r#"{"scripts": {"test": "tap"}}"#).unwrap();
         assert_eq!(project_tests(root.path(), Language::JavaScript), None);
