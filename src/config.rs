@@ -396,6 +396,11 @@ pub struct PipelineSettings {
     /// writes no example) goes through the check and the candidates first,
     /// as one with an example does.
     pub tests_first: bool,
+    /// In a workspace whose files fit in one message, a question is first
+    /// run on the project: the model writes a script that prints what the
+    /// request asks about, tack runs it (a Bash call), and the answer is
+    /// asked with the files and what the script printed.
+    pub questions_run: bool,
 }
 
 impl Default for PipelineSettings {
@@ -411,6 +416,7 @@ impl Default for PipelineSettings {
             guess_names: false,
             examples_first: true,
             tests_first: true,
+            questions_run: true,
         }
     }
 }

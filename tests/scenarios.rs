@@ -2974,6 +2974,62 @@ async fn a_question_is_told_the_values_its_constants_compute() {
 }
 
 #[tokio::test]
+async fn a_small_workspace_s_question_is_asked_with_what_a_script_prints_on_the_project() {
+    // The 0.5B read `"verbosity": levels.QUIET` and answered INFO: the
+    // value is two files away from the question's words.
+    let levels = "LOUD = \"DEBUG\"\nNORMAL = \"INFO\"\nQUIET = \"WARNING\"\n";
+    let profiles = "import levels\n\nPROFILES = {\n    \"staging\": {\"verbosity\": levels.NORMAL},\n    \
+                    \"production\": {\"verbosity\": levels.QUIET},\n}\n";
+    let script = "```python\nfrom profiles import PROFILES\nprint(PROFILES['production']['verbosity'])\n```\n";
+    let prompt = "Which log level do the production profiles run at?";
+    let run = Scenario::new()
+        .file("levels.py", levels)
+        .file("profiles.py", profiles)
+        .tool_settings(whole_files())
+        .questions_run()
+        .run(&["answer", "answer", script, "Answer: WARNING\n"], prompt)
+        .await;
+    let commands = bash_commands(&run);
+    assert!(commands.len() == 1 && commands[0].contains("PROFILES['production']"), "{commands:?}");
+    // The script is asked with the files shown, as the answer is.
+    let script_ask = run.backend.requests()[2].messages.last().unwrap().text();
+    assert!(script_ask.starts_with("levels.py\n```") && script_ask.contains("script"), "{script_ask}");
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("prints, run on the project as it is:\n```\nWARNING\n```"), "{sent}");
+    // The whole-file way asked no intent again: four calls in all.
+    assert_eq!(run.backend.requests().len(), 4);
+    assert_eq!(run.outcome.text, "WARNING");
+    assert_eq!((run.read("levels.py"), run.read("profiles.py")), (levels.to_string(), profiles.to_string()));
+
+    // A tiny model's question runs no script: its scripts showed nothing.
+    let backend = ScriptedBackend::from_texts(["answer", "answer", "WARNING"]).with_parameters(500_000_000);
+    let run = Scenario::new()
+        .file("levels.py", levels)
+        .file("profiles.py", profiles)
+        .tool_settings(whole_files())
+        .questions_run()
+        .run_backend(backend, prompt, CancellationToken::new())
+        .await;
+    assert!(bash_commands(&run).is_empty());
+    assert_eq!(run.outcome.text, "WARNING");
+
+    // A change request runs no script, and is asked its intent once.
+    let fixed = profiles.replace("levels.QUIET", "levels.NORMAL");
+    let reply = format!("profiles.py\n```python\n{fixed}```\n");
+    let run = Scenario::new()
+        .file("levels.py", levels)
+        .file("profiles.py", profiles)
+        .tool_settings(whole_files())
+        .questions_run()
+        .run(&["change", "change", &reply], "Make the production profile in profiles.py run at the INFO level.")
+        .await;
+    assert!(bash_commands(&run).is_empty());
+    let asks: Vec<String> = run.backend.requests().iter().map(|r| r.messages.last().unwrap().text()).collect();
+    assert_eq!(asks.len(), 3, "{asks:#?}");
+    assert_eq!(run.read("profiles.py"), fixed);
+}
+
+#[tokio::test]
 async fn a_tiny_model_is_asked_a_question_of_fact_for_the_answer_alone() {
     // Asked to work the answer out, the 0.5B wrote "Answer: 15" alone.
     let backend =

@@ -268,9 +268,10 @@ pub struct Conversation {
     whole_file_selection: Option<whole_file::Selection>,
     /// This turn goes through the real-project pipeline (see `pipeline`).
     pipeline_turn: bool,
-    /// Where the history stood when the pipeline handed its turn to the
-    /// whole-file way: what it recorded since is kept out of that way's asks.
-    whole_file_aside: Option<usize>,
+    /// What the pipeline settled when it handed its turn to the whole-file
+    /// way: where the history stood (what it recorded since is kept out of
+    /// that way's asks), and for a question the model's word and its run.
+    from_pipeline: Option<whole_file::FromPipeline>,
     /// The workspace's definitions, kept current across turns.
     code_map: crate::codemap::CodeMap,
     /// The model's guess at the code's own names for what this turn's
@@ -329,7 +330,7 @@ impl Conversation {
             prompt_carries_files: false,
             whole_file_selection: None,
             pipeline_turn: false,
-            whole_file_aside: None,
+            from_pipeline: None,
             code_map: Default::default(),
             reply_choices: Vec::new(),
             reply_max_tokens: None,

@@ -98,6 +98,7 @@ pub struct Scenario {
     guess_names: bool,
     examples_first: bool,
     tests_first: bool,
+    questions_run: bool,
     checks: tack::config::CheckSettings,
 }
 
@@ -132,6 +133,7 @@ impl Scenario {
             guess_names: false,
             examples_first: false,
             tests_first: false,
+            questions_run: false,
             checks: Default::default(),
         }
     }
@@ -167,6 +169,14 @@ impl Scenario {
     /// scripts, written for the whole-file way).
     pub fn tests_first(mut self) -> Scenario {
         self.tests_first = true;
+        self
+    }
+
+    /// A small workspace's question is first run on the project by a
+    /// script the model writes (left out of other scenarios' scripts,
+    /// written for the whole-file way).
+    pub fn questions_run(mut self) -> Scenario {
+        self.questions_run = true;
         self
     }
 
@@ -336,6 +346,7 @@ impl Scenario {
                     guess_names: self.guess_names,
                     examples_first: self.examples_first,
                     tests_first: self.tests_first,
+                    questions_run: self.questions_run,
                     ..self.pipeline.clone()
                 },
                 checks: self.checks.clone(),

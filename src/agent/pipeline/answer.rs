@@ -64,9 +64,7 @@ impl Conversation {
         let (script, printed) = ran.unzip();
         let (ran, from) = match (&script, &printed) {
             (Some(script), Some(printed)) => (
-                format!(
-                    "This script:\n```\n{script}\n```\nprints, run on the project as it is:\n```\n{printed}\n```\n"
-                ),
+                crate::agent::whole_file::ran_on_project(script, printed),
                 "the code shown and what the script printed",
             ),
             _ => (String::new(), "the code shown"),

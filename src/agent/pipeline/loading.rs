@@ -99,6 +99,10 @@ pub struct Loading {
     top: Option<String>,
     /// The Python module that holds the code (`more_itertools.recipes`).
     module: Option<String>,
+    /// The project's other top-level Python modules and packages: a
+    /// script that imports one (`handlers` beside `cli.py`) loads the
+    /// project too.
+    others: Vec<String>,
 }
 
 /// The helper a Python check of the request's examples prints each value
@@ -173,7 +177,10 @@ _failed += _runner.run(_test).failed\nraise SystemExit(1 if _failed else 0)\n"
                 line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
             match self.package.is_some() || top.starts_with("./") {
                 true => (line.contains("require(") || words.contains(&"import")) && quoted(line),
-                false => matches!(words.first(), Some(&"import" | &"from")) && words.contains(&top.as_str()),
+                false => {
+                    matches!(words.first(), Some(&"import" | &"from"))
+                        && words.iter().any(|word| *word == top || self.others.iter().any(|other| other == word))
+                }
             }
         })
     }
@@ -249,14 +256,23 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
                 .collect();
             let hint = match module.as_slice() {
                 [] => "The check runs in the project's root folder.".to_string(),
-                [one] => format!("`import {one}` loads the code."),
+                // Told `import checksum` alone, the 1.5B called the module
+                // (`checksum('orders.csv')`): its functions and classes are named.
+                [one] => match module_names(&root.join(path)).as_slice() {
+                    [] => format!("`import {one}` loads the code."),
+                    names => format!("`from {one} import {}` loads the code.", names.join(", ")),
+                },
                 [package, ..] => {
                     format!("`import {package}` loads the project; the code is in the module `{}`.", module.join("."))
                 }
             };
             let top = module.first().map(|m| m.to_string());
             let module = (!module.is_empty()).then(|| module.join("."));
-            Loading { hint, python_path, package: None, top, module }
+            let others = python_modules(&root.join(python_path.as_deref().unwrap_or_default()))
+                .into_iter()
+                .filter(|other| Some(other) != top.as_ref())
+                .collect();
+            Loading { hint, python_path, package: None, top, module, others }
         }
         Language::JavaScript => {
             let package = std::fs::read_to_string(root.join("package.json"))
@@ -301,7 +317,7 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
             // Without a package, the file itself, required by its path from
             // the root, where the check runs.
             let top = name.clone().or_else(|| Some(format!("./{path}")));
-            Loading { hint, python_path: None, top, package: name, module: None }
+            Loading { hint, python_path: None, top, package: name, module: None, others: Vec::new() }
         }
         _ => Loading {
             hint: "The check runs in the project's root folder.".to_string(),
@@ -309,8 +325,49 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
             package: None,
             top: None,
             module: None,
+            others: Vec::new(),
         },
     }
+}
+
+/// The functions and classes a Python module defines at its top, where
+/// they are few enough to import by name (ten at most); none otherwise.
+fn module_names(file: &Path) -> Vec<String> {
+    const MAX: usize = 10;
+    use crate::codemap::DefKind;
+    let Ok(text) = std::fs::read_to_string(file) else { return Vec::new() };
+    let map = crate::codemap::parse(Language::Python, &text);
+    let names: Vec<String> = map
+        .definitions
+        .iter()
+        .filter(|d| !d.local && d.container.is_none() && matches!(d.kind, DefKind::Function | DefKind::Class))
+        .filter(|d| !d.name.starts_with('_'))
+        .map(|d| d.name.clone())
+        .collect();
+    if names.len() > MAX { Vec::new() } else { names }
+}
+
+/// The Python modules and packages at the top of `dir` (`cli` of
+/// `cli.py`, `shop` of `shop/__init__.py`), by name, the first hundred.
+fn python_modules(dir: &Path) -> Vec<String> {
+    const MAX: usize = 100;
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_string();
+            let path = entry.path();
+            let module = match name.strip_suffix(".py") {
+                Some(stem) if path.is_file() => stem.to_string(),
+                _ if path.join("__init__.py").is_file() => name,
+                _ => return None,
+            };
+            (crate::text::is_identifier(&module) && module != "__init__").then_some(module)
+        })
+        .take(MAX)
+        .collect();
+    names.sort();
+    names
 }
 
 /// The names a CommonJS module exports (`exports.name =`,
@@ -408,6 +465,16 @@ mod tests {
             !python
                 .loaded_by("import re\ndef unique(id, ids):\n    return id  # markdown\nprint(unique('a', set()))\n")
         );
+        // Beside the module of the code, a flat project's other modules load it too.
+        let cli = "import sys\n\ndef main(argv):\n    pass\n\nclass Parser:\n    pass\n\ndef _helper():\n    pass\n";
+        std::fs::write(root.path().join("cli.py"), cli).unwrap();
+        std::fs::write(root.path().join("handlers.py"), "").unwrap();
+        let flat = loading(root.path(), Language::Python, "cli.py");
+        // A module's own functions and classes are named, for a script to call them and not the module.
+        assert_eq!(flat.hint, "`from cli import main, Parser` loads the code.");
+        assert!(flat.loaded_by("import handlers\nprint(handlers.export_notes)\n"));
+        assert!(flat.loaded_by("from markdown import markdown\n"));
+        assert!(!flat.loaded_by("import os\nprint(os.sep)  # handlers\n"));
         std::fs::write(root.path().join("package.json"), r#"{"name": "semver"}"#).unwrap();
         let js = loading(root.path(), Language::JavaScript, "functions/diff.js");
         assert!(js.loaded_by("const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '2.0.0'));\n"));

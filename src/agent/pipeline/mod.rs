@@ -49,7 +49,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::turn::Generation;
-use super::whole_file::prompt_of;
+use super::whole_file::{FromPipeline, prompt_of};
 use super::{Conversation, TurnOutcome};
 use crate::codemap::{DefKind, Definition, FileMap};
 use crate::config::ToolProfile;
@@ -191,7 +191,19 @@ impl Conversation {
                     };
                 }
                 if !examples && failing_tests.is_empty() {
-                    return self.whole_file_instead(selection, aside, usage, cancel).await;
+                    let settled = match &selection {
+                        Some(selection) => self.question_run(selection, aside, &candidates, &mut usage, cancel).await,
+                        None => Ok((None, None)),
+                    };
+                    let (intent, ran) = match settled {
+                        Ok(settled) => settled,
+                        Err(mut stop) => {
+                            stop.usage += usage;
+                            return stop;
+                        }
+                    };
+                    let from = FromPipeline { aside, intent, ran };
+                    return self.whole_file_instead(selection, from, usage, cancel).await;
                 }
             }
             if candidates.is_empty() && rounds == 1 {
@@ -260,7 +272,10 @@ impl Conversation {
             .await;
             let mut outcome = match outcome {
                 Ok(Some(outcome)) => outcome,
-                Ok(None) => return self.whole_file_instead(selection, aside, usage, cancel).await,
+                Ok(None) => {
+                    let from = FromPipeline { aside, intent: None, ran: None };
+                    return self.whole_file_instead(selection, from, usage, cancel).await;
+                }
                 Err(stop) => stop,
             };
             if outcome.stop_reason == StopReason::EndTurn {
@@ -340,18 +355,56 @@ impl Conversation {
         Ok(self.failing_tests(&paths, cancel).await?.map(|failure| failure.tests).unwrap_or_default())
     }
 
+    /// For a small workspace's turn the whole-file way takes: the model's
+    /// word on whether the request asks for a change, asked as that way
+    /// asks it, and for a question, what a script the model writes prints
+    /// on the project (see [`Self::experiment`]), run where the code the
+    /// request is about has a runner. `(None, None)` where questions are
+    /// not run: the whole-file way then asks the intent itself.
+    async fn question_run(
+        &mut self,
+        selection: &super::whole_file::Selection,
+        aside: usize,
+        candidates: &[Candidate],
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<(Option<Option<bool>>, Option<(String, String)>), Stop> {
+        // A tiny model's scripts printed nothing of use (the 0.5B's runs of
+        // the question tasks: the same answers, twice the seconds).
+        let tiny = self.backend.parameters().is_some_and(|p| p < crate::config::TINY_MODEL_PARAMETERS);
+        let runs = self.settings.pipeline.questions_run && self.policy.mode != PermissionMode::Plan && !tiny;
+        let target = candidates
+            .first()
+            .filter(|_| runs)
+            .and_then(|candidate| self.candidate_target(candidate))
+            .filter(|target| self.check_runner(target.file.language).is_some());
+        let Some(target) = target else { return Ok((None, None)) };
+        let intent = self.whole_file_intent(selection, aside, usage, cancel).await?;
+        let question = intent
+            .map_or_else(|| super::whole_file::asks_question(&prompt_of(&self.history[..aside])), |change| !change);
+        if !question {
+            return Ok((Some(intent), None));
+        }
+        // The script is asked with the files handed over, as the answer
+        // will be: told only how to load the project, the 0.5B printed
+        // `main.some_value`, an attribute it made up.
+        let (system, base) = self.whole_file_asking(selection, aside, true);
+        let ran = self.experiment(&system, &base, &target, candidates, usage, cancel).await?;
+        Ok((Some(intent), ran))
+    }
+
     /// The whole-file way with `selection`, where the pipeline took no
     /// turn of a small workspace: what it recorded from `aside` on stays
     /// in the history and the session, but out of the whole-file asks.
     async fn whole_file_instead(
         &mut self,
         selection: Option<super::whole_file::Selection>,
-        aside: usize,
+        from: FromPipeline,
         usage: Usage,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
         let Some(selection) = selection else { return Box::pin(self.turn_loop(cancel)).await };
-        self.whole_file_aside = Some(aside);
+        self.from_pipeline = Some(from);
         let mut outcome = self.whole_file_turn(selection, cancel).await;
         outcome.usage += usage;
         outcome

@@ -15,7 +15,9 @@ pub(in crate::agent) fn with_files(mut messages: Vec<Message>, shown: &str, ask:
     if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User).filter(|_| !shown.is_empty()) {
         last.blocks.insert(0, Block::Text { text: shown.to_string() });
     }
-    after_prompt(&mut messages, ask);
+    if !ask.is_empty() {
+        after_prompt(&mut messages, ask);
+    }
     messages
 }
 

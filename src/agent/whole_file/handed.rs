@@ -167,6 +167,12 @@ impl HandedFile {
     }
 }
 
+/// What a script printed, run on the project as it is, as a question's
+/// answer is shown it (the pipeline's and the whole-file way's alike).
+pub(in crate::agent) fn ran_on_project(script: &str, printed: &str) -> String {
+    format!("This script:\n```\n{script}\n```\nprints, run on the project as it is:\n```\n{printed}\n```\n")
+}
+
 /// The values the handed files' constants compute, worked out from the
 /// code (see [`crate::codemap::computed`]), to follow the files shown with
 /// a question: asked how many readings a buffer holds, the 1.5B quoted

@@ -31,10 +31,20 @@ use crate::workspace::WorkspacePath;
 use crate::workspace::mentions::{named_files, new_files};
 use tokio_util::sync::CancellationToken;
 
-pub(super) use self::asking::{after_prompt, prompt_of, with_files};
-pub(super) use self::handed::Selection;
+pub(super) use self::asking::{after_prompt, asks_question, prompt_of, with_files};
+pub(super) use self::handed::{Selection, ran_on_project};
 
 const SYSTEM: &str = "You are a coding assistant. The user's project files are shown to you in full.";
+
+/// The system prompt of a turn handing over `selection`: the project's
+/// rules, where it has them, after the way's own words.
+fn system_of(selection: &Selection) -> String {
+    let mut system = SYSTEM.to_string();
+    if let Some((name, rules)) = &selection.rules {
+        system.push_str(&format!("\n\nThe project's rules (from {name}):\n{}", rules.trim_end()));
+    }
+    system
+}
 
 /// Rounds a failing test sends back: a model that two tries did not bring
 /// to pass is not brought there by a third.
@@ -50,18 +60,63 @@ If no file must change, answer in one sentence.";
 const QUESTION_ASK: &str = "Work the answer out from the files: quote each line it depends on, and follow each name \
 to the line that gives its value. Then give the answer alone on a last line that starts with \"Answer:\".";
 
+/// What the pipeline settled before it handed a small workspace's turn to
+/// the whole-file way.
+pub(in crate::agent) struct FromPipeline {
+    /// Where the history stood: what the pipeline recorded since stays in
+    /// the history and the session, but out of the whole-file asks.
+    pub aside: usize,
+    /// The model's word on whether the request asks for a change, where
+    /// the pipeline asked it as this way asks it (see `whole_file_intent`).
+    pub intent: Option<Option<bool>>,
+    /// For a question: a script the model wrote and what it printed, run
+    /// on the project as it is.
+    pub ran: Option<(String, String)>,
+}
+
 impl Conversation {
+    /// The system prompt and the messages of a turn handing over
+    /// `selection`, as the whole-file way asks: the history before `aside`,
+    /// with the files before the prompt where `files`.
+    pub(in crate::agent) fn whole_file_asking(
+        &mut self,
+        selection: &Selection,
+        aside: usize,
+        files: bool,
+    ) -> (String, Vec<Message>) {
+        let system = system_of(selection);
+        let shown: String = match files {
+            true => selection.files.iter().map(HandedFile::shown).collect(),
+            false => String::new(),
+        };
+        let fixed_tokens = self.backend.count_tokens(&system) + self.backend.count_tokens(&shown);
+        let (mut messages, _) = self.prompt_messages(fixed_tokens);
+        messages.truncate(messages.len().saturating_sub(self.history.len().saturating_sub(aside)));
+        (system, with_files(messages, &shown, ""))
+    }
+
+    /// Whether the request asks for a change (else for an answer), asked
+    /// as [`Self::whole_file_turn`] asks it, with the history before `aside`.
+    pub(in crate::agent) async fn whole_file_intent(
+        &mut self,
+        selection: &Selection,
+        aside: usize,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<bool>, TurnOutcome> {
+        let (system, messages) = self.whole_file_asking(selection, aside, false);
+        self.intent(&system, &messages, usage, cancel).await
+    }
+
     /// One turn of the whole-file way, handing over `selection`: a reply,
     /// its files applied; asked again (three times at most) when it only
     /// copies files back, and once for the files its change breaks. A Stop
     /// hook that blocks hands the files over again, as they are now, with
     /// its reason: the way a project's tests tell a model its change fails.
     pub(super) async fn whole_file_turn(&mut self, selection: Selection, cancel: &CancellationToken) -> TurnOutcome {
-        let mut system = SYSTEM.to_string();
-        if let Some((name, rules)) = &selection.rules {
-            system.push_str(&format!("\n\nThe project's rules (from {name}):\n{}", rules.trim_end()));
-        }
-        let aside = self.whole_file_aside.take().unwrap_or(self.history.len()).min(self.history.len());
+        let system = system_of(&selection);
+        let from_pipeline = self.from_pipeline.take();
+        let aside = from_pipeline.as_ref().map_or(self.history.len(), |from| from.aside).min(self.history.len());
         let prompt = prompt_of(&self.history[..aside]);
         let Selection { files, named, .. } = selection;
         let new = new_files(&self.workspace, &prompt, MAX_FILES);
@@ -81,11 +136,20 @@ impl Conversation {
         let mut usage = Usage::default();
         // Whether the request asks for an answer rather than a change is
         // the model's word (see `intent`), in any wording and language.
-        let (question, undecided) = match self.intent(&system, &messages, &mut usage, cancel).await {
+        let intent = match from_pipeline.as_ref().and_then(|from| from.intent) {
+            Some(known) => Ok(known),
+            None => self.intent(&system, &messages, &mut usage, cancel).await,
+        };
+        let (question, undecided) = match intent {
             Ok(Some(change)) => (!change, false),
             Ok(None) => (asks_question(&prompt), true),
             Err(outcome) => return adding(usage)(outcome),
         };
+        // What the pipeline's script printed on the project goes after the
+        // request, for the answer to rest on what the code does.
+        if let Some((script, printed)) = from_pipeline.and_then(|from| from.ran).filter(|_| question) {
+            after_prompt(&mut messages, &ran_on_project(&script, &printed));
+        }
         // A change is checked by the tests handed over: those that fail
         // before it say what it must do, and failing after it, they send
         // the model back, as a Stop hook does. What they print before it is
