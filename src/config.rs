@@ -443,7 +443,7 @@ pub struct Settings {
 }
 
 /// Checks the harness runs on the model's changes, as steps of the turn.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct CheckSettings {
     /// The project's test command (`pytest -q`, `cargo test`, `npm test`).
@@ -451,6 +451,17 @@ pub struct CheckSettings {
     /// fails, its output sends the model back. The pipeline also runs it
     /// in its scratch copy: a candidate must fail no more than it does now.
     pub test: Option<String>,
+    /// After a turn that changed files of a Rust crate, a Go module or a
+    /// TypeScript project that installs `tsc`, the language's checker runs
+    /// (`cargo check`, `go vet`, `tsc --noEmit`) where no test command is
+    /// configured; its errors in the changed files send the model back.
+    pub build: bool,
+}
+
+impl Default for CheckSettings {
+    fn default() -> Self {
+        CheckSettings { test: None, build: true }
+    }
 }
 
 /// Command hooks per event, in the order they run. Lists add up across

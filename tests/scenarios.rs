@@ -3030,6 +3030,35 @@ async fn a_small_workspace_s_question_is_asked_with_what_a_script_prints_on_the_
 }
 
 #[tokio::test]
+async fn a_change_the_rust_compiler_refuses_sends_the_model_back_with_its_errors() {
+    // The file still parses, so only the language's checker can tell.
+    let manifest = "[package]\nname = \"stats\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+    let lib = "pub fn mean(values: &[f64]) -> f64 {\n    values.iter().sum::<f64>() / values.len() as f64\n}\n";
+    let broken =
+        "pub fn mean(values: &[f64]) -> Option<f64> {\n    values.iter().sum::<f64>() / values.len() as f64\n}\n";
+    let fixed = "pub fn mean(values: &[f64]) -> Option<f64> {\n    if values.is_empty() {\n        return None;\n    }\n    \
+                 Some(values.iter().sum::<f64>() / values.len() as f64)\n}\n";
+    let replies = [
+        "change",
+        "change",
+        &format!("src/lib.rs\n```rust\n{broken}```\n"),
+        &format!("src/lib.rs\n```rust\n{fixed}```\n"),
+    ];
+    let run = Scenario::new()
+        .file("Cargo.toml", manifest)
+        .file("src/lib.rs", lib)
+        .tool_settings(whole_files())
+        .run(&replies, "mean should return None for no values.")
+        .await;
+    let commands = bash_commands(&run);
+    assert!(commands.len() == 2 && commands.iter().all(|c| c.starts_with("cargo check")), "{commands:?}");
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("reports errors in the changed code") && sent.contains("src/lib.rs:2:5: error"), "{sent}");
+    assert_eq!(run.read("src/lib.rs"), fixed);
+    assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
+}
+
+#[tokio::test]
 async fn a_tiny_model_is_asked_a_question_of_fact_for_the_answer_alone() {
     // Asked to work the answer out, the 0.5B wrote "Answer: 15" alone.
     let backend =

@@ -93,7 +93,7 @@ pub(super) fn findings(path: &str, printed: &str) -> Vec<Finding> {
 
 /// Whether `program` is an executable file in a folder of `PATH`: looked
 /// up, not run.
-fn on_path(program: &str) -> bool {
+pub(super) fn on_path(program: &str) -> bool {
     use std::os::unix::fs::PermissionsExt;
     let Some(path) = std::env::var_os("PATH") else { return false };
     std::env::split_paths(&path).any(|folder| {

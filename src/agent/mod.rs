@@ -7,6 +7,7 @@
 
 mod attach;
 mod budget;
+mod build_check;
 mod code_check;
 mod code_text;
 pub mod context;
@@ -294,6 +295,10 @@ pub struct Conversation {
     untested_change: bool,
     /// Runs of the configured tests this turn may still make.
     test_runs_left: u32,
+    /// The files changed this turn since the language's checker last ran.
+    unbuilt_changes: Vec<String>,
+    /// Runs of the language's checker this turn may still make.
+    build_checks_left: u32,
 }
 
 impl Conversation {
@@ -338,6 +343,8 @@ impl Conversation {
             resample: None,
             untested_change: false,
             test_runs_left: tests_run::MAX_CONFIGURED_TEST_RUNS,
+            unbuilt_changes: Vec::new(),
+            build_checks_left: build_check::MAX_BUILD_CHECKS,
         }
     }
 

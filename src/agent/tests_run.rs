@@ -91,7 +91,8 @@ impl Conversation {
 
     /// Why the turn may not end yet: a blocking Stop hook's reason, else,
     /// when a change was made since they last ran, the configured tests'
-    /// failure. `Err` when the turn was cancelled meanwhile.
+    /// failure, or where none is configured, the language checker's errors
+    /// in the changed files (see `build_check`). `Err` when the turn was cancelled meanwhile.
     pub(super) async fn why_not_done(
         &mut self,
         stop_hook_active: bool,
@@ -101,7 +102,11 @@ impl Conversation {
         if let Some(reason) = self.stop_hook_blocks(stop_hook_active, last_text, cancel).await {
             return Ok(Some(reason));
         }
-        self.configured_tests_failing(cancel).await
+        // A configured test command builds the code itself.
+        match self.configured_test() {
+            Some(_) => self.configured_tests_failing(cancel).await,
+            None => self.build_failing(cancel).await,
+        }
     }
 
     /// What the configured test command printed when it fails after a

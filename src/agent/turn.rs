@@ -201,6 +201,8 @@ impl Conversation {
         self.budget = super::budget::Budget::new(&self.settings.pipeline);
         self.untested_change = false;
         self.test_runs_left = super::tests_run::MAX_CONFIGURED_TEST_RUNS;
+        self.unbuilt_changes.clear();
+        self.build_checks_left = super::build_check::MAX_BUILD_CHECKS;
         let outcome = match self.submit_prompt(prompt, &cancel).await {
             Ok(()) => self.turn_loop(&cancel).await,
             Err(reason) => {
@@ -1018,7 +1020,15 @@ impl Conversation {
             // A note to the memory file changes nothing the tests test.
             let changes =
                 call.tool.as_ref().is_some_and(|tool| tool.kind() == ToolKind::Edit) && call.name != "Remember";
-            self.untested_change |= changes && !output.is_error && !output.already_done;
+            let changed = changes && !output.is_error && !output.already_done;
+            self.untested_change |= changed;
+            let path = call.input["file_path"].as_str().and_then(|path| self.workspace.resolve(path).ok());
+            if let Some(path) = path.filter(|_| changed) {
+                let rel = path.display().to_string();
+                if !self.unbuilt_changes.contains(&rel) {
+                    self.unbuilt_changes.push(rel);
+                }
+            }
             blocks.push(Block::ToolResult {
                 tool_use_id: call.id.clone(),
                 output: output.output,
