@@ -24,7 +24,7 @@ const SHOWN_ERRORS: usize = 20;
 
 /// The checker of the project at `root` for the `changed` files (relative
 /// paths), where one of them is in its language and the checker is
-/// installed: its name and command. `None` otherwise.
+/// installed: the command that runs it. `None` otherwise.
 pub(super) fn checker_command(root: &Path, changed: &[String]) -> Option<String> {
     let changed_in =
         |extensions: &[&str]| changed.iter().any(|path| extensions.iter().any(|extension| path.ends_with(extension)));
