@@ -3030,6 +3030,43 @@ async fn a_small_workspace_s_question_is_asked_with_what_a_script_prints_on_the_
 }
 
 #[tokio::test]
+async fn a_question_about_a_quoted_command_is_asked_with_the_functions_its_run_passes_through() {
+    // Read by name, `backup` leads to `backup_notes`; run, the alias table
+    // sends it to `write_bundle`. The program runs on a copy: the bundle it
+    // writes never reaches the project. A tiny model is shown the run too:
+    // it writes no script for it.
+    let cli = "import sys\n\nfrom commands import ALIASES, COMMANDS\n\n\ndef main(argv):\n    \
+               name = ALIASES.get(argv[1], argv[1])\n    return COMMANDS[name](argv[2:])\n\n\n\
+               if __name__ == \"__main__\":\n    sys.exit(main(sys.argv))\n";
+    let commands =
+        "import handlers\n\nCOMMANDS = {\"export\": handlers.write_bundle}\nALIASES = {\"backup\": \"export\"}\n";
+    let handlers = "def backup_notes(args):\n    print(\"backed up\")\n\n\ndef write_bundle(args):\n    \
+                    open(\"bundle.json\", \"w\").write(\"{}\")\n    print(\"wrote bundle.json\")\n";
+    let backend =
+        ScriptedBackend::from_texts(["answer", "answer", "Answer: write_bundle\n"]).with_parameters(500_000_000);
+    let run = Scenario::new()
+        .file("cli.py", cli)
+        .file("commands.py", commands)
+        .file("handlers.py", handlers)
+        .tool_settings(whole_files())
+        .questions_run()
+        .run_backend(
+            backend,
+            "When someone runs `python3 cli.py backup`, which function in handlers.py does the work?",
+            CancellationToken::new(),
+        )
+        .await;
+    let ran = bash_commands(&run);
+    assert!(ran.len() == 1 && ran[0].contains("-m trace --listfuncs cli.py backup"), "{ran:?}");
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("`python3 cli.py backup` prints:\n```\nwrote bundle.json\n```"), "{sent}");
+    assert!(sent.contains("`write_bundle` in handlers.py") && !sent.contains("`backup_notes` in"), "{sent}");
+    assert_eq!(run.backend.requests().len(), 3, "the intent both ways, and the answer");
+    assert_eq!(run.outcome.text, "write_bundle");
+    assert!(!run.dir.path().join("bundle.json").exists(), "the program ran on a copy");
+}
+
+#[tokio::test]
 async fn a_change_the_rust_compiler_refuses_sends_the_model_back_with_its_errors() {
     // The file still parses, so only the language's checker can tell.
     let manifest = "[package]\nname = \"stats\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
@@ -3778,6 +3815,38 @@ async fn a_small_workspace_s_request_with_a_runnable_example_is_changed_where_th
     assert!(run.text().contains("[running the request's own examples, as written…]"), "{}", run.text());
     assert!(run.outcome.text.contains("`x > n` → `x >= n` on line 2"), "{}", run.outcome.text);
     assert_eq!(run.backend.used(), 3, "the intent, both ways, and the probe: no whole-file ask");
+}
+
+#[tokio::test]
+async fn a_request_s_call_without_its_arguments_is_completed_by_the_model_into_the_check() {
+    // `area()` names the function with empty brackets: run as written it
+    // fails in its own code. The model writes the call with arguments, and
+    // that call, the request's still, makes the check.
+    let geometry = "def area(width, height):\n    return width + height\n";
+    let run = Scenario::new()
+        .file("geometry.py", geometry)
+        .tool_settings(whole_files())
+        .examples_first()
+        .run(
+            &[
+                "change",
+                "change",
+                "```python\narea(3, 4)\n```",
+                "```\n12\n```",
+                "```python\nprint(1)\n```\n",
+                "```python\ndef area(width, height):\n    return width * height\n```\n",
+            ],
+            "area() in geometry.py should return the width times the height. Fix it.",
+        )
+        .await;
+    let text = run.text();
+    assert!(text.contains("[asking for the arguments `area()` needs…]"), "{text}");
+    assert_eq!(run.read("geometry.py"), geometry.replace("width + height", "width * height"), "{text}");
+    // The completed call is what ran: the request's, with the model's arguments.
+    let ran = bash_commands(&run);
+    assert!(ran.iter().any(|c| c.contains("print(_value(area(3, 4)))")), "{ran:?}");
+    assert!(run.outcome.text.contains("Changed `area` in geometry.py"), "{}", run.outcome.text);
+    assert_eq!(run.backend.used(), 6, "intent both ways, the call, its output, the probe, the version: {text}");
 }
 
 #[tokio::test]

@@ -40,6 +40,7 @@ mod localize;
 mod neighbours;
 mod probing;
 mod reading;
+mod traced;
 mod trying;
 mod variants;
 mod verify;
@@ -357,10 +358,12 @@ impl Conversation {
 
     /// For a small workspace's turn the whole-file way takes: the model's
     /// word on whether the request asks for a change, asked as that way
-    /// asks it, and for a question, what a script the model writes prints
-    /// on the project (see [`Self::experiment`]), run where the code the
-    /// request is about has a runner. `(None, None)` where questions are
-    /// not run: the whole-file way then asks the intent itself.
+    /// asks it, and for a question, what the answer is shown of a run on
+    /// the project: the program the request quotes, run on a copy under
+    /// the tracer (see [`traced`]), else a script the model writes (see
+    /// [`Self::experiment`]), where the code the request is about has a
+    /// runner. `(None, None)` where questions are not run: the whole-file
+    /// way then asks the intent itself.
     async fn question_run(
         &mut self,
         selection: &super::whole_file::Selection,
@@ -368,29 +371,41 @@ impl Conversation {
         candidates: &[Candidate],
         usage: &mut Usage,
         cancel: &CancellationToken,
-    ) -> Result<(Option<Option<bool>>, Option<(String, String)>), Stop> {
+    ) -> Result<(Option<Option<bool>>, Option<String>), Stop> {
+        let runs = self.settings.pipeline.questions_run && self.policy.mode != PermissionMode::Plan;
+        let prompt = prompt_of(&self.history[..aside]);
+        // The program the request quotes runs with no script to write:
+        // tiny models too are shown its run.
+        let quoted = traced::quoted_python_run(&prompt, self.workspace.root())
+            .filter(|_| runs && self.check_runner(crate::codemap::Language::Python).is_some());
         // A tiny model's scripts printed nothing of use (the 0.5B's runs of
         // the question tasks: the same answers, twice the seconds).
         let tiny = self.backend.parameters().is_some_and(|p| p < crate::config::TINY_MODEL_PARAMETERS);
-        let runs = self.settings.pipeline.questions_run && self.policy.mode != PermissionMode::Plan && !tiny;
         let target = candidates
             .first()
-            .filter(|_| runs)
+            .filter(|_| runs && !tiny)
             .and_then(|candidate| self.candidate_target(candidate))
             .filter(|target| self.check_runner(target.file.language).is_some());
-        let Some(target) = target else { return Ok((None, None)) };
+        if quoted.is_none() && target.is_none() {
+            return Ok((None, None));
+        }
         let intent = self.whole_file_intent(selection, aside, usage, cancel).await?;
-        let question = intent
-            .map_or_else(|| super::whole_file::asks_question(&prompt_of(&self.history[..aside])), |change| !change);
+        let question = intent.map_or_else(|| super::whole_file::asks_question(&prompt), |change| !change);
         if !question {
             return Ok((Some(intent), None));
         }
+        if let Some(words) = quoted {
+            if let Some(shown) = self.traced_run(&words, cancel).await? {
+                return Ok((Some(intent), Some(shown)));
+            }
+        }
+        let Some(target) = target else { return Ok((Some(intent), None)) };
         // The script is asked with the files handed over, as the answer
         // will be: told only how to load the project, the 0.5B printed
         // `main.some_value`, an attribute it made up.
         let (system, base) = self.whole_file_asking(selection, aside, true);
         let ran = self.experiment(&system, &base, &target, candidates, usage, cancel).await?;
-        Ok((Some(intent), ran))
+        Ok((Some(intent), ran.map(|(script, printed)| super::whole_file::ran_on_project(&script, &printed))))
     }
 
     /// The whole-file way with `selection`, where the pipeline took no

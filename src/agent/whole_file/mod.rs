@@ -69,9 +69,10 @@ pub(in crate::agent) struct FromPipeline {
     /// The model's word on whether the request asks for a change, where
     /// the pipeline asked it as this way asks it (see `whole_file_intent`).
     pub intent: Option<Option<bool>>,
-    /// For a question: a script the model wrote and what it printed, run
-    /// on the project as it is.
-    pub ran: Option<(String, String)>,
+    /// For a question: what a run on the project showed (a script the
+    /// model wrote and what it printed, or the program the request quotes
+    /// and the functions it ran), as the answer is shown it.
+    pub ran: Option<String>,
 }
 
 impl Conversation {
@@ -147,8 +148,8 @@ impl Conversation {
         };
         // What the pipeline's script printed on the project goes after the
         // request, for the answer to rest on what the code does.
-        if let Some((script, printed)) = from_pipeline.and_then(|from| from.ran).filter(|_| question) {
-            after_prompt(&mut messages, &ran_on_project(&script, &printed));
+        if let Some(ran) = from_pipeline.and_then(|from| from.ran).filter(|_| question) {
+            after_prompt(&mut messages, &ran);
         }
         // A change is checked by the tests handed over: those that fail
         // before it say what it must do, and failing after it, they send
