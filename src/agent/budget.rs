@@ -26,9 +26,15 @@ impl Budget {
         self.calls_left > 0 && Instant::now() < self.deadline
     }
 
-    /// Seconds left before the deadline.
-    pub fn seconds_left(&self) -> u64 {
-        self.deadline.saturating_duration_since(Instant::now()).as_secs()
+    /// The time limit of a command the pipeline runs (`requested`, in
+    /// ms), cut to what is left before the deadline: the turn's seconds
+    /// hold its runs too, not only its model calls (a check that ran a
+    /// large project's tests against each candidate took a turn of 300 s
+    /// to 618). A command about to start is given `FLOOR_MS` at least.
+    pub fn command_timeout_ms(&self, requested: u64) -> u64 {
+        const FLOOR_MS: u64 = 10_000;
+        let left = self.deadline.saturating_duration_since(Instant::now()).as_millis();
+        requested.min(u64::try_from(left).unwrap_or(u64::MAX).max(FLOOR_MS))
     }
 
     pub fn spend_call(&mut self) {
@@ -49,5 +55,9 @@ mod tests {
         assert!(!budget.allows_call());
         let spent = Budget::new(&PipelineSettings { max_seconds: 0, ..Default::default() });
         assert!(!spent.allows_call());
+        assert_eq!(spent.command_timeout_ms(120_000), 10_000, "a command about to start has the floor");
+        let fresh = Budget::new(&PipelineSettings { max_seconds: 300, ..Default::default() });
+        assert_eq!(fresh.command_timeout_ms(120_000), 120_000);
+        assert!((290_000..=300_000).contains(&fresh.command_timeout_ms(u64::MAX)), "cut to the deadline");
     }
 }

@@ -432,9 +432,16 @@ impl Conversation {
         &mut self,
         mut generation: Generation,
         name: &str,
-        input: serde_json::Value,
+        mut input: serde_json::Value,
         cancel: &CancellationToken,
     ) -> Result<(bool, String), Stop> {
+        // A command's time limit is cut to the turn's deadline; one that
+        // names none has the Bash tool's shipped default.
+        if let Some(fields) = input.as_object_mut().filter(|_| name == "Bash") {
+            let requested = fields.get("timeout_ms").and_then(serde_json::Value::as_u64);
+            let requested = requested.unwrap_or_else(|| crate::config::ToolSettings::default().command_timeout_ms);
+            fields.insert("timeout_ms".into(), json!(self.budget.command_timeout_ms(requested)));
+        }
         self.add_harness_call(&mut generation, name, input);
         let Generation { blocks, mut calls, usage, .. } = generation;
         self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(usage));
