@@ -41,13 +41,14 @@ pub fn quoted_python_run(request: &str, root: &Path) -> Option<Vec<String>> {
     })
 }
 
-/// The Bash command that copies the project (the working folder) to `copy`
-/// and runs `words` there under the tracer, with nothing on its input.
+/// The Bash command that copies the project (the working folder, less its
+/// git history, which can be far larger than its files) to `copy` and runs
+/// `words` there under the tracer, with nothing on its input.
 fn traced_command(copy: &Path, words: &[String]) -> String {
     let copy = copy.display();
     format!(
-        "cp -R . '{copy}' && cd '{copy}' && limit=$(command -v timeout >/dev/null && echo 'timeout 60'); \
-$limit python3 -B -m trace --listfuncs {} < /dev/null",
+        "mkdir -p '{copy}' && tar -cf - --exclude=./.git . | tar -xf - -C '{copy}' && cd '{copy}' && \
+limit=$(command -v timeout >/dev/null && echo 'timeout 60'); $limit python3 -B -m trace --listfuncs {} < /dev/null",
         words.join(" ")
     )
 }
@@ -172,6 +173,7 @@ main(sys.argv[1])\nopen('bundle.json', 'w').write('{}')\n",
         let names: Vec<String> = functions.iter().map(|(file, function)| format!("{function} in {file}")).collect();
         assert_eq!(names, ["write_bundle in handlers.py", "main in cli.py"]);
         assert!(!root.path().join("bundle.json").exists(), "what the program writes stays in the copy");
+        assert!(copy.join("handlers.py").is_file() && !copy.join(".git").exists(), "the copy is the files alone");
         assert!(read_trace("exit code 1\n", &copy).is_none());
     }
 }
