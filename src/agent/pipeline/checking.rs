@@ -85,20 +85,8 @@ impl Conversation {
             let (generation, reply) = if let Some((script, error)) = completing {
                 let [example] = examples.as_slice() else { break };
                 let call = example.code.trim();
-                // Its head says which arguments it takes: asked without it,
-                // the 1.5B wrote a `paginate` of its own to call.
-                let callee = call.split('(').next().unwrap_or_default().rsplit(['.', ' ', '=']).next();
-                let heads: Vec<String> = self
-                    .homes(callee.unwrap_or_default().trim())
-                    .map(|(path, d)| format!("`{}` in {path}", d.signature))
-                    .take(2)
-                    .collect();
-                let head = match heads.as_slice() {
-                    [one] => format!(" The project defines it as {one}."),
-                    _ => String::new(),
-                };
                 let ask = format!(
-                    "The request's example `{call}` fails as written: `{error}`.{head} Write that call again with the \
+                    "The request's example `{call}` fails as written: `{error}`. Write that call again with the \
 arguments it needs, their values as the request describes them, in one code block, and nothing else."
                 );
                 self.notify(&format!("[asking for the arguments `{call}` needs…]"));
