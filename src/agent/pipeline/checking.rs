@@ -18,12 +18,6 @@ pub(super) const NOT_LOADED: &str = "it never loads the project, so it shows not
 
 /// Tokens a check, a probe or an expected output may take: a few lines.
 const SCRIPT_TOKENS: u32 = 400;
-
-/// Tokens a request's call completed with its arguments may take: one call
-/// is one short line, and a reply past it is prose (the 0.5B rewrote the
-/// function for 20 s where asked for `greet()`'s arguments).
-const CALL_TOKENS: u32 = 80;
-
 /// Tokens the example's command-line arguments may take: one line.
 const ARGUMENTS_TOKENS: u32 = 60;
 
@@ -90,7 +84,7 @@ impl Conversation {
 arguments it needs, their values as the request describes them, in one code block, and nothing else."
                 );
                 self.notify(&format!("[asking for the arguments `{call}` needs…]"));
-                let (generation, reply) = self.ask_bounded(system, base, &ask, CALL_TOKENS, usage, cancel).await?;
+                let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
                 let completed = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().into());
                 match examples::completed_call(language, call, &completed) {
                     Some(completed) => (generation, format!("```\n{}```", script.replacen(call, &completed, 1))),
