@@ -3818,38 +3818,6 @@ async fn a_small_workspace_s_request_with_a_runnable_example_is_changed_where_th
 }
 
 #[tokio::test]
-async fn a_request_s_call_without_its_arguments_is_completed_by_the_model_into_the_check() {
-    // `area()` names the function with empty brackets: run as written it
-    // fails in its own code. The model writes the call with arguments, and
-    // that call, the request's still, makes the check.
-    let geometry = "def area(width, height):\n    return width + height\n";
-    let run = Scenario::new()
-        .file("geometry.py", geometry)
-        .tool_settings(whole_files())
-        .examples_first()
-        .run(
-            &[
-                "change",
-                "change",
-                "```python\narea(3, 4)\n```",
-                "```\n12\n```",
-                "```python\nprint(1)\n```\n",
-                "```python\ndef area(width, height):\n    return width * height\n```\n",
-            ],
-            "area() in geometry.py should return the width times the height. Fix it.",
-        )
-        .await;
-    let text = run.text();
-    assert!(text.contains("[asking for the arguments `area()` needs…]"), "{text}");
-    assert_eq!(run.read("geometry.py"), geometry.replace("width + height", "width * height"), "{text}");
-    // The completed call is what ran: the request's, with the model's arguments.
-    let ran = bash_commands(&run);
-    assert!(ran.iter().any(|c| c.contains("print(_value(area(3, 4)))")), "{ran:?}");
-    assert!(run.outcome.text.contains("Changed `area` in geometry.py"), "{}", run.outcome.text);
-    assert_eq!(run.backend.used(), 6, "intent both ways, the call, its output, the probe, the version: {text}");
-}
-
-#[tokio::test]
 async fn a_small_workspace_s_failing_test_makes_the_check_a_change_must_pass() {
     // The request writes no example that runs, but the project's own test
     // fails: run alone, it is the check, and the variant that passes it

@@ -66,67 +66,41 @@ impl Conversation {
         // does not reproduce what the request reports is asked for again once.
         let mut defining: Option<(String, String)> = None;
         let mut valued_again = false;
-        // The request's one call, where it failed in its own code as written
-        // (`paginate()`, a function named with empty brackets): the script
-        // and the error, for the call to be asked for with its arguments.
-        let mut incomplete: Option<(String, String)> = None;
         let reported = reading::reported_error(&request);
         for _ in 0..ASKS + usize::from(from_request.is_some()) {
             let by_request = from_request.take();
             // Whether this round's check is the example given its value.
             let mut valued = false;
-            let completing = incomplete.take().filter(|_| self.budget.allows_call());
-            let (generation, reply) = if let Some((script, error)) = completing {
-                let [example] = examples.as_slice() else { break };
-                let call = example.code.trim();
-                let ask = format!(
-                    "The request's example `{call}` fails as written: `{error}`. Write that call again with the \
-arguments it needs, their values as the request describes them, in one code block, and nothing else."
-                );
-                self.notify(&format!("[asking for the arguments `{call}` needs…]"));
-                let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
-                let completed = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().into());
-                match examples::completed_call(language, call, &completed) {
-                    Some(completed) => (generation, format!("```\n{}```", script.replacen(call, &completed, 1))),
-                    None => {
-                        self.notify("[the reply wrote no such call: no check]");
-                        self.record_reply(generation);
-                        break;
-                    }
-                }
-            } else {
-                match (&by_request, undefined.take()) {
-                    (_, Some((example, name))) if self.budget.allows_call() => {
-                        asked += 1;
-                        valued = true;
-                        let again = if valued_again { refused.clone() } else { String::new() };
-                        defining = Some((example.clone(), name.clone()));
-                        let ask = format!(
-                            "The request's example:\n```\n{}\n```\nuses `{name}`, which it never defines. Write the \
+            let (generation, reply) = match (&by_request, undefined.take()) {
+                (_, Some((example, name))) if self.budget.allows_call() => {
+                    asked += 1;
+                    valued = true;
+                    let again = if valued_again { refused.clone() } else { String::new() };
+                    defining = Some((example.clone(), name.clone()));
+                    let ask = format!(
+                        "The request's example:\n```\n{}\n```\nuses `{name}`, which it never defines. Write the \
 {} lines that define `{name}` as the request describes it, in one code block, and nothing else.{again}",
-                            example.trim_end(),
-                            runner.language_name()
-                        );
-                        self.notify(&format!("[asking for the `{name}` the request's example uses…]"));
-                        let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
-                        let defined = edit::code_blocks(&reply).into_iter().next().unwrap_or_default();
-                        (generation, format!("```\n{}\n{example}```", defined.trim_end()))
-                    }
-                    (Some(script), _) => {
-                        self.notify("[running the request's own examples, as written…]");
-                        let mut generation = Generation::default();
-                        generation.blocks.push(Block::Text {
-                            text: "The request's own examples, run as written on the code as it is.".into(),
-                        });
-                        (generation, format!("```\n{script}```"))
-                    }
-                    (None, _) if of_examples || !self.budget.allows_call() => break,
-                    (None, _) => {
-                        asked += 1;
-                        let about = named.then_some(target);
-                        self.ask_check(system, base, language, about, &loading, &refused, asked - 1, usage, cancel)
-                            .await?
-                    }
+                        example.trim_end(),
+                        runner.language_name()
+                    );
+                    self.notify(&format!("[asking for the `{name}` the request's example uses…]"));
+                    let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
+                    let defined = edit::code_blocks(&reply).into_iter().next().unwrap_or_default();
+                    (generation, format!("```\n{}\n{example}```", defined.trim_end()))
+                }
+                (Some(script), _) => {
+                    self.notify("[running the request's own examples, as written…]");
+                    let mut generation = Generation::default();
+                    generation.blocks.push(Block::Text {
+                        text: "The request's own examples, run as written on the code as it is.".into(),
+                    });
+                    (generation, format!("```\n{script}```"))
+                }
+                (None, _) if of_examples || !self.budget.allows_call() => break,
+                (None, _) => {
+                    asked += 1;
+                    let about = named.then_some(target);
+                    self.ask_check(system, base, language, about, &loading, &refused, asked - 1, usage, cancel).await?
                 }
             };
             let made = edit::code_blocks(&reply)
@@ -196,11 +170,7 @@ what it reports must change]"
             // example that lacks a value is given it.
             match (by_request, reading::undefined_name(&output)) {
                 (Some(example), Some(name)) => undefined = Some((example, name.to_string())),
-                (Some(script), None) => {
-                    incomplete = reading::raised_by_itself(&output)
-                        .and(reading::error_line(&output))
-                        .map(|error| (script, error.to_string()));
-                }
+                (Some(_), None) => {}
                 (None, _) => {
                     refused = self.told_why(&why, candidates);
                     // A value given the example that shows nothing is asked

@@ -271,19 +271,6 @@ pub fn request_examples(language: Language, request: &str, known: impl Fn(&str) 
     examples
 }
 
-/// `completed`, the model's rewrite of the request's example `call` with
-/// the arguments it lacked, where it is one runnable example of the same
-/// callee (`paginate(list(range(50)))` for `paginate()`): the code to run
-/// in the example's place. The callee is held so the check stays the
-/// request's: another function called is another check.
-pub fn completed_call(language: Language, call: &str, completed: &str) -> Option<String> {
-    let completed = completed.trim().trim_end_matches(';').trim();
-    let callee = |code: &str| code.split_once('(').map(|(head, _)| head.trim().to_string());
-    let same = callee(call).is_some() && callee(call) == callee(completed) && completed != call.trim();
-    let runs = !completed.contains('\n') && runnable(language, completed, &|_: &str| true).is_some();
-    (same && runs).then(|| completed.to_string())
-}
-
 /// A call the request writes that a script can run as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Example {
@@ -417,28 +404,6 @@ mod tests {
         assert_eq!(
             found,
             [Example { code: "even, odd = collapse(f, x)".into(), assigns: vec!["even".into(), "odd".into()] }]
-        );
-    }
-
-    #[test]
-    fn a_call_completed_with_its_arguments_keeps_its_callee() {
-        let py = Language::Python;
-        assert_eq!(
-            completed_call(py, "paginate()", "paginate(list(range(50)))").as_deref(),
-            Some("paginate(list(range(50)))")
-        );
-        assert_eq!(
-            completed_call(py, "pages = paginate()", " pages = paginate([1, 2]) ").as_deref(),
-            Some("pages = paginate([1, 2])")
-        );
-        // Another function, the same call, two statements or prose are no completion.
-        assert_eq!(completed_call(py, "paginate()", "page_count(list(range(50)))"), None);
-        assert_eq!(completed_call(py, "paginate()", "paginate()"), None);
-        assert_eq!(completed_call(py, "paginate()", "items = [1]\npaginate(items)"), None);
-        assert_eq!(completed_call(py, "paginate()", "Call paginate with a list."), None);
-        assert_eq!(
-            completed_call(Language::JavaScript, "truncate()", "truncate('abc', 2);").as_deref(),
-            Some("truncate('abc', 2)")
         );
     }
 

@@ -99,7 +99,7 @@ pub fn missing_name(error: &str) -> Option<&str> {
 
 /// An error other than a failed assert raised in the check's own code
 /// (the innermost frame is the script, read from stdin), not the project's.
-pub fn raised_by_itself(output: &str) -> Option<String> {
+fn raised_by_itself(output: &str) -> Option<String> {
     let lines: Vec<&str> = output.lines().collect();
     // Python's innermost frame is the last `File` line; Node's the first `at` line.
     let innermost = lines
