@@ -3557,6 +3557,30 @@ async fn a_question_is_answered_from_what_a_script_of_its_example_prints_on_the_
 }
 
 #[tokio::test]
+async fn a_large_project_s_question_about_a_quoted_command_is_answered_from_its_traced_run() {
+    let tool = "ALIASES = {\"backup\": \"export\"}\n\n\ndef backup_notes(args):\n    print(\"backed up\")\n\n\n\
+                def write_bundle(args):\n    print(\"wrote bundle\")\n\n\ndef main(argv):\n    \
+                name = ALIASES.get(argv[1], argv[1])\n    {\"export\": write_bundle}[name](argv[2:])\n";
+    let tool = format!("{}\n\nif __name__ == \"__main__\":\n    import sys\n    main(sys.argv)\n", long_module(tool));
+    let run = Scenario::new()
+        .file("tool.py", &tool)
+        .tool_settings(whole_files())
+        .run(
+            &["answer", "answer", "backup_notes", "backup_notes", "`write_bundle` does the work."],
+            "When someone runs `python3 tool.py backup`, which function does the work?",
+        )
+        .await;
+    assert_eq!(run.outcome.text, "`write_bundle` does the work.");
+    let ran = bash_commands(&run);
+    assert!(ran.len() == 1 && ran[0].contains("-m trace --listfuncs tool.py backup"), "no script asked: {ran:?}");
+    let sent = run.backend.last_request().unwrap().messages.last().unwrap().text();
+    assert!(sent.contains("`python3 tool.py backup` prints:\n```\nwrote bundle\n```"), "{sent}");
+    assert!(sent.contains("`write_bundle` in tool.py") && !sent.contains("`backup_notes` in tool.py,"), "{sent}");
+    assert!(sent.contains("Answer the request from the code shown and what the run showed"), "{sent}");
+    assert_eq!(run.read("tool.py"), tool);
+}
+
+#[tokio::test]
 async fn an_answer_that_tells_the_script_s_own_helper_as_the_project_s_is_asked_again() {
     let code = "def divide(n, items):\n    \"\"\"Divide the items into n parts, keeping their order.\"\"\"\n    \
 return [items[i::n] for i in range(n)]\n";

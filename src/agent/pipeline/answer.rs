@@ -1,12 +1,12 @@
 //! The pipeline's answer to a question: the chosen definition and the
 //! next best while they fit, the heads of those that do not, the values
-//! of the constants they use, and what a script of the request's example
-//! prints on the project.
+//! of the constants they use, and what a run on the project shows: the
+//! program the request quotes, traced, else a script of its example.
 
 use tokio_util::sync::CancellationToken;
 
 use super::checking::NOT_LOADED;
-use super::{Candidate, Stop, Target, check, edit, loading, reading};
+use super::{Candidate, Stop, Target, check, edit, loading, reading, traced};
 use crate::agent::{Conversation, TurnOutcome};
 use crate::codemap::{DefKind, Definition, Source};
 use crate::protocol::{AgentStatus, Event, Message, Role, StopReason, Usage};
@@ -57,19 +57,26 @@ impl Conversation {
         if !listed.is_empty() {
             shown.push_str(&format!("Other definitions of the project:\n{}\n", listed.join("\n")));
         }
-        let ran = match self.candidate_target(&candidates[chosen]) {
+        let request = super::prompt_of(base);
+        // The program the request quotes, run as quoted, shows what it does
+        // with no script of the model's (see `traced`).
+        let traced = match traced::quoted_python_run(&request, self.workspace.root()) {
+            Some(words) => self.traced_run(&words, cancel).await?,
+            None => None,
+        };
+        let ran = match self.candidate_target(&candidates[chosen]).filter(|_| traced.is_none()) {
             Some(target) => self.experiment(system, base, &target, candidates, usage, cancel).await?,
             None => None,
         };
         let (script, printed) = ran.unzip();
-        let (ran, from) = match (&script, &printed) {
-            (Some(script), Some(printed)) => (
+        let (ran, from) = match (traced, &script, &printed) {
+            (Some(traced), _, _) => (traced, "the code shown and what the run showed"),
+            (None, Some(script), Some(printed)) => (
                 crate::agent::whole_file::ran_on_project(script, printed),
                 "the code shown and what the script printed",
             ),
             _ => (String::new(), "the code shown"),
         };
-        let request = super::prompt_of(base);
         let asked =
             |ran: &str, from: &str| format!("{shown}\n{ran}Answer the request from {from}, in one or two sentences.");
         let mut ask = asked(&ran, from);

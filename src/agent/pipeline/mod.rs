@@ -376,8 +376,7 @@ impl Conversation {
         let prompt = prompt_of(&self.history[..aside]);
         // The program the request quotes runs with no script to write:
         // tiny models too are shown its run.
-        let quoted = traced::quoted_python_run(&prompt, self.workspace.root())
-            .filter(|_| runs && self.check_runner(crate::codemap::Language::Python).is_some());
+        let quoted = traced::quoted_python_run(&prompt, self.workspace.root()).filter(|_| runs);
         // A tiny model's scripts printed nothing of use (the 0.5B's runs of
         // the question tasks: the same answers, twice the seconds).
         let tiny = self.backend.parameters().is_some_and(|p| p < crate::config::TINY_MODEL_PARAMETERS);

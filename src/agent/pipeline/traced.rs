@@ -23,6 +23,10 @@ const SHOWN_CHARS: usize = 1_500;
 /// Functions listed at most: past these, a run says little of the way.
 const MAX_FUNCTIONS: usize = 30;
 
+/// Source files a project may have for the run's copy of it: past these,
+/// copying the project is no longer a step a question waits on.
+const MAX_COPIED_FILES: usize = 2_000;
+
 /// The command line the request quotes that runs one of the project's
 /// Python files (`python3 cli.py backup`, between backticks): its words
 /// after the interpreter. Its words must be plain (no shell syntax, which
@@ -91,12 +95,18 @@ impl Conversation {
     /// Runs `words` (a Python file of the project and its arguments) on a
     /// copy of the project under the tracer, as the harness's Bash call:
     /// what it printed and the project's functions it ran, as a question's
-    /// answer is shown them; `None` where the tracer listed none.
+    /// answer is shown them; `None` where the tracer listed none, or the
+    /// turn may run no command, or the project is too large to copy.
     pub(super) async fn traced_run(
         &mut self,
         words: &[String],
         cancel: &CancellationToken,
     ) -> Result<Option<String>, Stop> {
+        let small = self.code_map.files().count() <= MAX_COPIED_FILES;
+        let runs = self.may_run_commands() && self.check_runner(crate::codemap::Language::Python).is_some();
+        if !small || !runs {
+            return Ok(None);
+        }
         let Ok(scratch) = tempfile::tempdir() else { return Ok(None) };
         let copy = scratch.path().join("project");
         let quoted = format!("python3 {}", words.join(" "));
