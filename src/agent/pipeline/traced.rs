@@ -28,20 +28,32 @@ const MAX_FUNCTIONS: usize = 30;
 const MAX_COPIED_FILES: usize = 2_000;
 
 /// The command line the request quotes that runs one of the project's
-/// Python files (`python3 cli.py backup`, between backticks): its words
-/// after the interpreter. Its words must be plain (no shell syntax, which
-/// would run more than the program), and its file a file of the workspace.
+/// Python files or modules (`python3 cli.py backup`, `python3 -m markdown
+/// -x toc`, between backticks): its words after the interpreter. Its words
+/// must be plain (no shell syntax, which would run more than the program),
+/// and its file or module one of the workspace's.
 pub fn quoted_python_run(request: &str, root: &Path) -> Option<Vec<String>> {
     examples::code_spans(request).into_iter().find_map(|(_, _, span)| {
         let words: Vec<&str> = span.split_whitespace().collect();
-        let [program, file, ..] = words.as_slice() else { return None };
         let plain = words.iter().all(|word| word.chars().all(|c| c.is_alphanumeric() || "-_./=:,@%+".contains(c)));
-        let python = matches!(*program, "python" | "python3");
-        let inside = !file.starts_with('/')
-            && !file.split('/').any(|part| part == "..")
-            && file.ends_with(".py")
-            && root.join(file).is_file();
-        (plain && python && inside).then(|| words[1..].iter().map(|word| word.to_string()).collect())
+        let inside = |file: &str| {
+            !file.starts_with('/')
+                && !file.split('/').any(|part| part == "..")
+                && file.ends_with(".py")
+                && root.join(file).is_file()
+        };
+        let runs_project = match words.as_slice() {
+            // A package runs its `__main__.py`; a module, its own file.
+            [_, "-m", module, ..] => {
+                let path = module.split('.').collect::<Vec<_>>().join("/");
+                module.split('.').all(crate::text::is_identifier)
+                    && (inside(&format!("{path}/__main__.py")) || inside(&format!("{path}.py")))
+            }
+            [_, file, ..] => inside(file),
+            _ => false,
+        };
+        let python = matches!(words.first(), Some(&("python" | "python3")));
+        (plain && python && runs_project).then(|| words[1..].iter().map(|word| word.to_string()).collect())
     })
 }
 
@@ -53,7 +65,11 @@ fn traced_command(copy: &Path, words: &[String]) -> String {
     format!(
         "mkdir -p '{copy}' && tar -cf - --exclude=./.git . | tar -xf - -C '{copy}' && cd '{copy}' && \
 limit=$(command -v timeout >/dev/null && echo 'timeout 60'); $limit python3 -B -m trace --listfuncs {} < /dev/null",
-        words.join(" ")
+        // `-m pkg` runs under the tracer as `--module pkg`.
+        match words.split_first() {
+            Some((flag, module)) if flag == "-m" => format!("--module {}", module.join(" ")),
+            _ => words.join(" "),
+        }
     )
 }
 
@@ -145,6 +161,10 @@ mod tests {
             Some(vec!["cli.py".to_string(), "backup".to_string()])
         );
         assert_eq!(found("What does `python cli.py` print?"), Some(vec!["cli.py".to_string()]));
+        std::fs::create_dir(root.path().join("tool")).unwrap();
+        std::fs::write(root.path().join("tool/__main__.py"), "").unwrap();
+        assert_eq!(found("What does `python3 -m tool -v` print?").map(|w| w.join(" ")).as_deref(), Some("-m tool -v"));
+        assert_eq!(found("What does `python3 -m json.tool` print?"), None, "not the project's");
         // Shell syntax, a file the project lacks, a path out of it: not run.
         assert_eq!(found("What does `python3 cli.py backup; rm -rf ~` do?"), None);
         assert_eq!(found("What does `python3 other.py` print?"), None);
@@ -185,5 +205,22 @@ main(sys.argv[1])\nopen('bundle.json', 'w').write('{}')\n",
         assert!(!root.path().join("bundle.json").exists(), "what the program writes stays in the copy");
         assert!(copy.join("handlers.py").is_file() && !copy.join(".git").exists(), "the copy is the files alone");
         assert!(read_trace("exit code 1\n", &copy).is_none());
+
+        // A package run as a module: its `__main__.py`.
+        std::fs::create_dir(root.path().join("tool")).unwrap();
+        std::fs::write(root.path().join("tool/__main__.py"), "from handlers import write_bundle\nwrite_bundle([])\n")
+            .unwrap();
+        let copy = scratch.path().join("module");
+        let words = vec!["-m".to_string(), "tool".to_string()];
+        let run = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(traced_command(&copy, &words))
+            .current_dir(root.path())
+            .output()
+            .unwrap();
+        let output = String::from_utf8_lossy(&run.stdout).to_string();
+        let (printed, functions) = read_trace(&output, &copy).expect(&output);
+        assert_eq!(printed, "wrote 0");
+        assert_eq!(functions, [("handlers.py".to_string(), "write_bundle".to_string())]);
     }
 }
