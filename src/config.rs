@@ -267,7 +267,7 @@ impl Default for ToolSettings {
         ToolSettings {
             disabled: BTreeSet::new(),
             profile: ToolProfile::Auto,
-            command_timeout_ms: 120_000,
+            command_timeout_ms: DEFAULT_COMMAND_TIMEOUT_MS,
             max_command_timeout_ms: 600_000,
             scrub_env: Vec::new(),
             web: WebSettings::default(),
@@ -305,6 +305,10 @@ pub enum ToolProfile {
     /// hold.
     Adaptive,
 }
+
+/// The time limit of a command (Bash, REPL) that names none, unless
+/// `[tools] command_timeout_ms` says otherwise.
+pub const DEFAULT_COMMAND_TIMEOUT_MS: u64 = 120_000;
 
 /// Models smaller than this get the `whole_files` profile by default: on the
 /// task benchmark a 0.5B coder solves 10 of 12 tasks handed the files and 3

@@ -438,7 +438,7 @@ impl Conversation {
         // names none has the Bash tool's shipped default.
         if let Some(fields) = input.as_object_mut().filter(|_| name == "Bash") {
             let requested = fields.get("timeout_ms").and_then(serde_json::Value::as_u64);
-            let requested = requested.unwrap_or_else(|| crate::config::ToolSettings::default().command_timeout_ms);
+            let requested = requested.unwrap_or(crate::config::DEFAULT_COMMAND_TIMEOUT_MS);
             fields.insert("timeout_ms".into(), json!(self.budget.command_timeout_ms(requested)));
         }
         self.add_harness_call(&mut generation, name, input);

@@ -172,6 +172,19 @@ mod tests {
         assert_eq!(found("What does `node cli.py` print?"), None);
     }
 
+    /// `words` run in `root` as the harness runs them, copied to `copy`:
+    /// what the trace reads.
+    fn traced(root: &Path, copy: &Path, words: &[String]) -> (String, Vec<(String, String)>) {
+        let run = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(traced_command(copy, words))
+            .current_dir(root)
+            .output()
+            .unwrap();
+        let output = String::from_utf8_lossy(&run.stdout).to_string();
+        read_trace(&output, copy).expect(&output)
+    }
+
     #[test]
     fn the_tracer_s_listing_gives_the_project_s_functions_it_ran() {
         // A real run of Python's tracer on a copy, as the harness runs it.
@@ -191,14 +204,7 @@ main(sys.argv[1])\nopen('bundle.json', 'w').write('{}')\n",
         let scratch = tempfile::tempdir().unwrap();
         let copy = scratch.path().join("project");
         let words = vec!["cli.py".to_string(), "backup".to_string(), "a".to_string()];
-        let run = std::process::Command::new("bash")
-            .arg("-c")
-            .arg(traced_command(&copy, &words))
-            .current_dir(root.path())
-            .output()
-            .unwrap();
-        let output = String::from_utf8_lossy(&run.stdout).to_string();
-        let (printed, functions) = read_trace(&output, &copy).expect(&output);
+        let (printed, functions) = traced(root.path(), &copy, &words);
         assert_eq!(printed, "wrote 1");
         let names: Vec<String> = functions.iter().map(|(file, function)| format!("{function} in {file}")).collect();
         assert_eq!(names, ["write_bundle in handlers.py", "main in cli.py"]);
@@ -212,14 +218,7 @@ main(sys.argv[1])\nopen('bundle.json', 'w').write('{}')\n",
             .unwrap();
         let copy = scratch.path().join("module");
         let words = vec!["-m".to_string(), "tool".to_string()];
-        let run = std::process::Command::new("bash")
-            .arg("-c")
-            .arg(traced_command(&copy, &words))
-            .current_dir(root.path())
-            .output()
-            .unwrap();
-        let output = String::from_utf8_lossy(&run.stdout).to_string();
-        let (printed, functions) = read_trace(&output, &copy).expect(&output);
+        let (printed, functions) = traced(root.path(), &copy, &words);
         assert_eq!(printed, "wrote 0");
         assert_eq!(functions, [("handlers.py".to_string(), "write_bundle".to_string())]);
     }
