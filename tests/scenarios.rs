@@ -4325,6 +4325,8 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
     let people = long_module("def is_adult(age):\n    return age > 18\n");
     let check = "```python\nfrom people import is_adult\nprint(is_adult(18))\n```\n";
     let probe = "```python\nfrom people import is_adult\nprint(is_adult(30))\n```\n";
+    // The model's own version, asked where only a pick of lines stands: as it is.
+    let unchanged = "```python\ndef is_adult(age):\n    return age > 18\n```\n";
     let run = Scenario::new()
         .file("people.py", &people)
         .tool_settings(whole_files())
@@ -4339,14 +4341,25 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "none",
                 "return age > 17",
                 "return age > 17",
+                unchanged,
+                "return age > 18",
             ],
             "is_adult of eighteen returns False but should return True. Fix it.",
         )
         .await;
     // `>=` passes first, `18` → `17` too: the model's pick, the same both
-    // ways round, is what is proposed.
+    // ways round, is what is proposed, once the model's own version (asked
+    // whole, then as its line) changed nothing.
+    let text = run.text();
+    assert!(
+        text.contains(
+            "[nothing the code prints tells the 2 small changes that pass apart: asking for the model's own version \
+first…]"
+        ) && text.contains("[the model's own version does not pass: the small change picked stands]"),
+        "{text}"
+    );
     let requests = run.backend.requests();
-    let (forward, backward) = (&requests[requests.len() - 2], &requests[requests.len() - 1]);
+    let (forward, backward) = (&requests[requests.len() - 4], &requests[requests.len() - 3]);
     assert_eq!(forward.choices, ["return age >= 18", "return age > 17"]);
     assert_eq!(backward.choices, ["return age > 17", "return age >= 18"]);
     let listed = forward.messages.last().unwrap().text();
@@ -4410,6 +4423,8 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "return age > 17",
                 "yes",
                 "yes",
+                unchanged,
+                "return age > 18",
             ],
             "is_adult of eighteen returns False but should return True. Fix it.",
         )
@@ -4435,13 +4450,15 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "return age > 17",
                 "no",
                 "yes",
+                unchanged,
+                "return age > 18",
             ],
             "is_adult of eighteen returns False but should return True. Fix it.",
         )
         .await;
     assert!(run.text().contains("[judged alone, one of the two changes does what is asked]"), "{}", run.text());
     let requests = run.backend.requests();
-    let alone = requests.last().unwrap().messages.last().unwrap().text();
+    let alone = requests[requests.len() - 3].messages.last().unwrap().text();
     assert!(
         alone.contains("`return age > 18`\n  becomes\n  `return age > 17`\n\nDoes it do what is asked?"),
         "{alone}"
@@ -4470,6 +4487,7 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
     // Without that step, a model torn between two both ways round is asked
     // between those two, both ways: a pick the same both ways then stands.
     let picked = || tack::config::PipelineSettings { near_uses: false, ..Default::default() };
+    let unchanged_known = "```python\ndef is_adult(age, known=True):\n    return age > 18 or not known\n```\n";
     let run = Scenario::new()
         .file("people.py", &people)
         .tool_settings(whole_files())
@@ -4487,6 +4505,8 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "def is_adult(age, known=False):",
                 "return age > 18 or known",
                 "return age > 18 or known",
+                unchanged_known,
+                "return age > 18 or not known",
             ],
             "is_adult of eighteen returns False but should return True. Fix it.",
         )
@@ -4520,12 +4540,39 @@ async fn when_several_small_changes_pass_the_check_the_model_picks_the_one_that_
                 "return age > 18 or known",
                 "no",
                 "no",
+                unchanged_known,
+                "return age > 18 or not known",
             ],
             "is_adult of eighteen returns False but should return True. Fix it.",
         )
         .await;
     assert!(run.text().contains("[the pick stays torn between two changes: the one of them found first stands]"));
     assert_eq!(run.read("people.py"), people.replace("known=True", "known=False"), "{}", run.text());
+
+    // Where the model's own version passes the check too, it stands: a
+    // pick among lines is a reading, and the version answers the request.
+    let people = long_module("def is_adult(age):\n    return age > 18\n");
+    let run = Scenario::new()
+        .file("people.py", &people)
+        .tool_settings(whole_files())
+        .run(
+            &[
+                "change",
+                "change",
+                check,
+                "```\nTrue\n```\n",
+                "```\nTrue\n```\n",
+                probe,
+                "none",
+                "return age > 17",
+                "return age > 17",
+                "```python\ndef is_adult(age):\n    return 18 <= age\n```\n",
+            ],
+            "is_adult of eighteen returns False but should return True. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("people.py"), people.replace("age > 18", "18 <= age"), "{}", run.text());
+    assert_eq!(run.backend.used(), 10, "one version asked");
 }
 
 #[tokio::test]
@@ -4645,7 +4692,10 @@ async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_p
         "{asked}"
     );
     assert!(asked.contains("AssertionError") && asked.contains("It must run without that error."), "{asked}");
-    assert!(run.text().contains("[candidate 1 refused: with it the check still fails]"), "{}", run.text());
+    // Refused, the version is told why, from the check's run with it in place.
+    assert!(run.text().contains("[candidate 1 refused: with it the check fails with `AssertionError`]"), "{}", run.text());
+    let asked = run.backend.requests()[7].messages.last().unwrap().text();
+    assert!(asked.contains("Your last version was refused: with it the check fails with `AssertionError`."), "{asked}");
     assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
 }
 

@@ -939,6 +939,25 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         let (_, output) = bash(&same.tries_command().unwrap());
         // As many as pass strictly at most.
         assert_eq!(super::super::reading::all_passed(&output), [2, 4, 5], "{output}");
+        // Held strictly, none does: each changes what the probe printed.
+        same.strictly();
+        let (_, output) = bash(&same.tries_command().unwrap());
+        assert!(super::super::reading::all_passed(&output).is_empty(), "{output}");
+
+        // Why one version fails, as the model is told it: the use it
+        // changes, what the check prints instead, or the error.
+        let told = |version: &str| {
+            same.stage(&[("pkg/core.py", version.to_string())], &[("pkg/core.py", now)]).unwrap();
+            let (_, output) = bash(&same.explain_command().unwrap());
+            same.refusal(&output).unwrap_or_default()
+        };
+        let why = told("def same(a, b):\n    return False\n");
+        assert!(why.contains("`print(same('a1', 'a1'))` prints `False`, where it printed `True` before"), "{why}");
+        let why = told(now);
+        assert!(why.contains("prints:\n```\nTrue\n```\nwhere it must print:\n```\nFalse\n```"), "{why}");
+        let why = told("def same(a, b):\n    return a[0] == c\n");
+        assert!(why.contains("fails with `NameError: name 'c' is not defined`"), "{why}");
+        assert_eq!(std::fs::read_to_string(root.path().join("pkg/core.py")).unwrap(), now, "the workspace is untouched");
         std::fs::write(root.path().join("pkg/core.py"), "def double(x):\n    return 2 * x if x < 0 else x + 1\n")
             .unwrap();
 

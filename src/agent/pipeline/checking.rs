@@ -21,6 +21,9 @@ const SCRIPT_TOKENS: u32 = 400;
 /// Tokens the example's command-line arguments may take: one line.
 const ARGUMENTS_TOKENS: u32 = 60;
 
+/// Why a version is refused where the check's run tells no more.
+const STILL_FAILS: &str = "with it the check still fails";
+
 impl Conversation {
     /// The check (see [`check`]): a script that runs the request's
     /// example, run on the code as it is: with `of_examples`, the request's
@@ -544,10 +547,20 @@ request speaks of no such input or error: the script must run what the request r
             (_, None) => return Ok(Err("the check could not run".into())),
         };
         let (_, output) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
-        Ok(match reading::passed(&output) {
-            Some(_) => Ok(()),
-            None => Err("with it the check still fails".into()),
-        })
+        if reading::passed(&output).is_some() {
+            return Ok(Ok(()));
+        }
+        // What the check and the probe print with it, for the next version
+        // to mend: "the check still fails" alone told the 1.5B nothing of the
+        // use its version broke.
+        let Some(command) = check.explain_command() else { return Ok(Err(STILL_FAILS.into())) };
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: "What the check prints with this version, and the uses of the code it must leave as they are:"
+                .into(),
+        });
+        let (_, output) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
+        Ok(Err(check.refusal(&output).unwrap_or_else(|| STILL_FAILS.into())))
     }
 
     /// The model's reply to `ask` after the request, one call of the

@@ -127,6 +127,10 @@ const EXECUTED_SHOWN: usize = 2;
 /// Definitions a change is asked of at most: each costs the prompt its length.
 const MAX_SHOWN: usize = 6;
 
+/// Lines a definition may have for the model's own version of it to be
+/// asked beside a small change picked among several that pass the check.
+const MAX_VERSION_LINES: usize = 30;
+
 /// Rounds a turn makes at most: the first, and those a blocking Stop hook
 /// sends it back for.
 const MAX_ROUNDS: usize = 3;
@@ -584,11 +588,44 @@ is asked, in one code block.",
         if request != prompt_of(base) {
             shown = format!("{shown}\n{}\n", request.trim());
         }
+        // A small change that passes where no other does, or that what
+        // the code prints singles out, is proposed. One that only a
+        // reading of the changed lines, or the order, picked among several
+        // is a guess the check could not make: the request's fault is often
+        // no one-token change at all (a version compared part by part, that
+        // must compare in order), and the model's own version, informed by
+        // what is asked, is tried first; the pick stands where it fails.
+        let mut untold: Option<trying::Picked> = None;
         if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
-            if let Some(outcome) =
-                self.try_variants(system, base, check, &traced, &executed, candidates, chosen, usage, cancel).await?
-            {
-                return Ok(Some(outcome));
+            let picked =
+                self.try_variants(system, base, check, &traced, &executed, candidates, chosen, usage, cancel).await?;
+            // A long definition's version costs a small model a minute to
+            // write and rarely comes back whole: there the pick stands.
+            let short = |picked: &trying::Picked| {
+                let (first, last) = picked.target.definition().lines;
+                last + 1 - first <= MAX_VERSION_LINES
+            };
+            match picked {
+                Some(picked) if picked.pick.shown_by_runs() || !short(&picked) || !self.budget.allows_call() => {
+                    return self.propose_variant(picked, cancel).await.map(Some);
+                }
+                Some(picked) => {
+                    self.notify(&format!(
+                        "[nothing the code prints tells the {} small changes that pass apart: asking for the model's \
+own version first…]",
+                        picked.passing
+                    ));
+                    if !targets.iter().any(|t| t.is(&picked.target)) {
+                        targets.insert(0, picked.target.clone());
+                        targets.truncate(MAX_SHOWN);
+                    }
+                    // The picked change leaves the probe as it is: the
+                    // model's must too, where it might have changed what
+                    // may be the request's case again.
+                    check.strictly();
+                    untold = Some(picked);
+                }
+                None => {}
             }
         }
         // The model's versions are asked with the check beside the code, as
@@ -602,16 +639,25 @@ is asked, in one code block.",
         // request names, unchanged, where the fault lay three calls down).
         // Its first version is asked of that one alone; later tries see all.
         // A crash's traceback has named it already.
-        let named = match check.is_some() && raised.is_none() && targets.len() > 1 {
-            true => self.name_the_one(system, base, &targets, &shown, usage, cancel).await?,
-            false => None,
+        // Where a small change passed, the definition it lies in is the one.
+        let named = match (&untold, check.is_some() && raised.is_none() && targets.len() > 1) {
+            (Some(picked), _) => targets.iter().position(|t| t.is(&picked.target)),
+            (None, true) => self.name_the_one(system, base, &targets, &shown, usage, cancel).await?,
+            (None, false) => None,
         };
         let mut refusals: Vec<String> = Vec::new();
         let mut unchanged_last = false;
         let mut line_asked = false;
         let mut greedy_asked = false;
         let mut sampled = 0;
-        for n in 0..self.settings.pipeline.candidates.max(1) {
+        // Beside a change that passes already, two versions are asked: the
+        // greedy one, and one more (the line, after a version that changed
+        // nothing; else sampled).
+        let versions = match untold {
+            Some(_) => 2,
+            None => self.settings.pipeline.candidates.max(1),
+        };
+        for n in 0..versions {
             if !self.budget.allows_call() {
                 self.notify("[the turn's budget of model calls or seconds is spent]");
                 break;
@@ -729,6 +775,10 @@ that line as it must read for the check to pass, in one code block.",
                     refusals.push(why);
                 }
             }
+        }
+        if let Some(picked) = untold {
+            self.notify("[the model's own version does not pass: the small change picked stands]");
+            return self.propose_variant(picked, cancel).await.map(Some);
         }
         if checked_only {
             self.notify("[no change found passes the check — handing the files over whole…]");

@@ -11,14 +11,48 @@ use crate::agent::turn::Generation;
 use crate::agent::{Conversation, TurnOutcome};
 use crate::protocol::{Block, Message, StopReason, Usage};
 
+/// How a small change that passes the check was picked among those that do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Pick {
+    /// It alone passes.
+    Alone,
+    /// What the code prints with each told it from the others.
+    Told,
+    /// The model read the changed lines and picked it: a pick that the
+    /// request's meaning leads, or one a small model makes by how a line
+    /// looks (the 1.5B picked `a.minor <= b.minor` for a version check
+    /// that none of the three one-token changes passing it fixes).
+    Read,
+    /// Nothing told: it was found first.
+    First,
+}
+
+impl Pick {
+    /// Whether what the code does singled the change out, rather than a
+    /// reading of it or the order it was found in.
+    pub(super) fn shown_by_runs(self) -> bool {
+        matches!(self, Pick::Alone | Pick::Told)
+    }
+}
+
+/// A small change that passes the check, picked, not yet proposed.
+pub(super) struct Picked {
+    pub target: Target,
+    /// The change, placed in the target's definition.
+    pub variant: variants::Variant,
+    /// How many passed the check.
+    pub passing: usize,
+    pub pick: Pick,
+}
+
 impl Conversation {
     /// Small variants of the definitions a crashing check's traceback
     /// passes through (`traced`), the chosen definition and what it calls,
     /// then of the functions the check runs (`executed`) and the other
     /// candidates, kind by kind across them (an operator, a number or a
     /// name changed, a pair swapped), tried against `check` in a scratch
-    /// copy in one Bash call; the one that passes (the model's pick where
-    /// several do) is proposed as an Edit.
+    /// copy in one Bash call: the one that passes, the pick where several
+    /// do (see [`Self::pick_passing`]), for [`Self::propose_variant`].
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn try_variants(
         &mut self,
@@ -31,7 +65,7 @@ impl Conversation {
         chosen: usize,
         usage: &mut Usage,
         cancel: &CancellationToken,
-    ) -> Result<Option<TurnOutcome>, Stop> {
+    ) -> Result<Option<Picked>, Stop> {
         // Definitions varied at most, and variants tried at most in a turn.
         const MAX_DEFINITIONS: usize = 40;
         const MAX_EXECUTED: usize = 24;
@@ -181,49 +215,55 @@ impl Conversation {
         } else {
             (numbers, passing)
         };
-        let Some(mut picked) = passing.first().copied().map(|first| (first, false)) else {
+        let Some(first) = passing.first().copied() else {
             self.notify("[no small change passes the check]");
             return Ok(None);
         };
-        if passing.len() > 1 {
-            picked = self.pick_passing(system, base, check, &numbers, &passing, &varied, usage, cancel).await?;
-        }
-        let ((at, variant), model_picked) = picked;
-        let target = &varied[*at];
+        let ((at, variant), pick) = match passing.len() {
+            1 => (first, Pick::Alone),
+            _ => self.pick_passing(system, base, check, &numbers, &passing, &varied, usage, cancel).await?,
+        };
+        let target = varied[*at].clone();
         let start = target.definition().range.start;
-        let local = variants::Variant { at: variant.at.start - start..variant.at.end - start, ..variant.clone() };
+        let variant = variants::Variant { at: variant.at.start - start..variant.at.end - start, ..variant.clone() };
+        Ok(Some(Picked { target, variant, passing: passing.len(), pick }))
+    }
+
+    /// Proposes the small change `picked` as an Edit: the turn's outcome.
+    pub(super) async fn propose_variant(&mut self, picked: Picked, cancel: &CancellationToken) -> Result<TurnOutcome, Stop> {
+        let Picked { target, variant, passing, pick } = picked;
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text {
-            text: match (passing.len(), model_picked) {
-                (1, _) => format!("With {} in `{}`, the check passes.", variant.what, target.qualified()),
-                (n, false) => format!(
-                    "With {} in `{}`, the check passes; of the {n} small changes that pass it, this one was found \
-first, and which does what is asked was not told.",
+            text: match pick {
+                Pick::Alone => format!("With {} in `{}`, the check passes.", variant.what, target.qualified()),
+                Pick::First => format!(
+                    "With {} in `{}`, the check passes; of the {passing} small changes that pass it, this one was \
+found first, and which does what is asked was not told.",
                     variant.what,
                     target.qualified()
                 ),
-                (n, true) => format!(
-                    "With {} in `{}`, the check passes; of the {n} small changes that pass it, this one does what is \
-asked.",
+                Pick::Told | Pick::Read => format!(
+                    "With {} in `{}`, the check passes; of the {passing} small changes that pass it, this one does \
+what is asked.",
                     variant.what,
                     target.qualified()
                 ),
             },
         });
-        self.note_read(target);
-        let input =
-            json!({ "file_path": target.path, "old_string": target.old(), "new_string": local.applied(target.old()) });
+        self.note_read(&target);
+        let input = json!({
+            "file_path": target.path,
+            "old_string": target.old(),
+            "new_string": variant.applied(target.old())
+        });
         let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
         let text = match applied {
-            true => format!(
-                "Changed `{}` in {}: {}; the check passes with it.",
-                target.qualified(),
-                target.path,
-                variant.what
-            ),
+            true => {
+                format!("Changed `{}` in {}: {}; the check passes with it.", target.qualified(), target.path, variant.what)
+            }
             false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
         };
-        Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }))
+        Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
     }
 
     /// The model's pick among changes that all pass the check (numbered
@@ -231,8 +271,8 @@ asked.",
     /// do where they differ (see [`Self::tell_apart`]), then each shown
     /// as the line it changes, before and after: a weak check passes a
     /// wrong change as readily as the right one, and which line does what
-    /// the request means is what a model can read. With it, whether the
-    /// model told them apart: else the first found stands.
+    /// the request means is what a model can read. With it, how it was
+    /// picked: where nothing told them apart, the first found stands.
     #[allow(clippy::too_many_arguments)]
     async fn pick_passing<'p>(
         &mut self,
@@ -244,7 +284,7 @@ asked.",
         varied: &[Target],
         usage: &mut Usage,
         cancel: &CancellationToken,
-    ) -> Result<(&'p (usize, variants::Variant), bool), Stop> {
+    ) -> Result<(&'p (usize, variants::Variant), Pick), Stop> {
         let lines: Vec<(String, String)> = passing
             .iter()
             .map(|(at, variant)| {
@@ -258,7 +298,7 @@ asked.",
         // Changes that read alike on their line cannot be told apart there.
         let distinct: std::collections::BTreeSet<&str> = lines.iter().map(|(_, after)| after.as_str()).collect();
         if distinct.len() < lines.len() {
-            return Ok((passing[0], false));
+            return Ok((passing[0], Pick::First));
         }
         let listed: Vec<String> = lines
             .iter()
@@ -280,11 +320,11 @@ asked.",
             false => None,
         };
         if let Some(least) = near {
-            return Ok((passing[least], true));
+            return Ok((passing[least], Pick::Told));
         }
         let kept = self.tell_apart(system, base, check, numbers, &listed, usage, cancel).await?;
         if let [one] = kept.as_slice() {
-            return Ok((passing[*one], true));
+            return Ok((passing[*one], Pick::Told));
         }
         let listed_of = |after: &str| -> String {
             let at = lines.iter().position(|(_, a)| a == after).unwrap_or(0);
@@ -324,19 +364,19 @@ Reply yes or no.",
                 if let [after] = said_yes.as_slice() {
                     self.notify("[judged alone, one of the two changes does what is asked]");
                     let chosen = lines.iter().position(|(_, a)| a == *after).unwrap_or(0);
-                    return Ok((passing[chosen], true));
+                    return Ok((passing[chosen], Pick::Read));
                 }
                 self.notify("[the pick stays torn between two changes: the one of them found first stands]");
                 let first = lines.iter().position(|(_, after)| torn.contains(after)).unwrap_or(found_first);
-                return Ok((passing[first], false));
+                return Ok((passing[first], Pick::First));
             }
             Err(_) => {
                 self.notify("[the pick follows the order the changes are offered in: the first found stands]");
-                return Ok((passing[found_first], false));
+                return Ok((passing[found_first], Pick::First));
             }
         };
         let chosen = lines.iter().position(|(_, after)| *after == reply).unwrap_or(found_first);
-        Ok((passing[chosen], true))
+        Ok((passing[chosen], Pick::Read))
     }
 
     /// Changes that all pass the check, told apart by what they do: the

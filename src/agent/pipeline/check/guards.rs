@@ -10,6 +10,18 @@ use super::super::expect::{loose, printing_statements, tells_little};
 use super::super::reading::normalized;
 use super::{Check, DOUBTFUL, TRY_SECONDS, double_quoted, tidy, written};
 
+/// Heads the check's run in [`Check::explain_command`]'s output.
+const CHECK_MARK: &str = "=== the check";
+/// Heads the probe's run there.
+const PROBE_MARK: &str = "=== the probe";
+/// Starts the line that tells how the check's run exited, where it failed.
+const EXITS: &str = "(exits";
+
+/// The line a Bash call's result ends with (`exit code 0`).
+fn is_exit_line(line: &str) -> bool {
+    line.strip_prefix("exit code ").is_some_and(|code| code.trim().parse::<i32>().is_ok())
+}
+
 impl Check {
     pub(super) fn probe_file(&self) -> PathBuf {
         self.dir.path().join(format!("probe.{}", self.runner.extension))
@@ -120,6 +132,115 @@ done",
         ))
     }
 
+    /// The command that runs the check, then the probe where one guards,
+    /// with the one staged candidate in place (see [`Check::stage`]): what
+    /// [`Check::refusal`] reads, to tell the model why its version fails.
+    pub fn explain_command(&self) -> Option<String> {
+        let scratch = self.scratch.as_ref()?.display().to_string();
+        let dir = self.dir.path().display();
+        let modules = format!("{dir}/scratch-modules");
+        let root = format!("'{scratch}'");
+        let check = double_quoted(&self.run_line(&modules, &root, &self.file()));
+        // As the tries guard: with the project's tests where they run, else the probe.
+        let probe = match self.probe && self.tests.is_none() {
+            true => format!(
+                "echo '{PROBE_MARK}'; $limit bash -c \"{}\" 2>/dev/null\n",
+                double_quoted(&self.run_line(&modules, &root, &self.probe_file()))
+            ),
+            false => String::new(),
+        };
+        Some(format!(
+            "cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
+try='{dir}/tries/0001'; f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n\
+echo '{CHECK_MARK}'; $limit bash -c \"{check}\" 2>'{dir}/explain.err'; status=$?\n\
+if [ $status -ne 0 ]; then echo \"{EXITS} $status: $(tail -n 1 '{dir}/explain.err'))\"; fi\n\
+{probe}rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\""
+        ))
+    }
+
+    /// Why the candidate fails, read from the output of
+    /// [`Check::explain_command`]: the check's error, what it prints where
+    /// it must print otherwise, or the probe's uses it changes, each with
+    /// what it printed before. `None` where the output tells none of these.
+    pub fn refusal(&self, output: &str) -> Option<String> {
+        /// Lines of a printed output told at most.
+        const TOLD_LINES: usize = 6;
+        /// Probe uses told at most.
+        const TOLD_USES: usize = 2;
+        let (check, probe) = match output.split_once(PROBE_MARK) {
+            Some((check, probe)) => (check, Some(probe)),
+            None => (output, None),
+        };
+        let check = check.split_once(CHECK_MARK)?.1;
+        let lines: Vec<&str> =
+            check.lines().map(str::trim_end).filter(|l| !l.is_empty() && !is_exit_line(l)).collect();
+        let (printed, exits): (Vec<&str>, Vec<&str>) = lines.into_iter().partition(|l| !l.starts_with(EXITS));
+        let shown = |lines: &[&str]| -> String {
+            let mut told: Vec<&str> = lines.iter().take(TOLD_LINES).copied().collect();
+            if lines.len() > TOLD_LINES {
+                told.push("...");
+            }
+            told.join("\n")
+        };
+        if let Some(exit) = exits.first() {
+            let error = exit.split_once(": ").map_or("", |(_, e)| e).trim_end_matches(')').trim();
+            return Some(match error.is_empty() {
+                true => "with it the check exits with an error".to_string(),
+                false => format!("with it the check fails with `{error}`"),
+            });
+        }
+        if let Some(expected) = &self.expected {
+            let mut left: Vec<String> = printed.iter().map(|l| loose(l)).collect();
+            let missing: Vec<&str> = expected
+                .lines()
+                .filter(|want| match left.iter().position(|l| *l == loose(want)) {
+                    Some(at) => {
+                        left.remove(at);
+                        false
+                    }
+                    None => true,
+                })
+                .collect();
+            if !missing.is_empty() {
+                return Some(format!(
+                    "with it the check prints:\n```\n{}\n```\nwhere it must print:\n```\n{}\n```",
+                    shown(&printed),
+                    expected.trim_end()
+                ));
+            }
+        }
+        let Some(probe) = probe else {
+            return self.tests.is_some().then(|| "the check passes with it, but more of the project's tests fail".into());
+        };
+        let probe = normalized(probe);
+        let before = std::fs::read_to_string(self.dir.path().join("probe.expected")).ok()?;
+        let statements = printing_statements(self.runner.language, &self.probe_script(), &before);
+        let now: Vec<&str> = probe.lines().filter(|l| !is_exit_line(l)).collect();
+        let changed: Vec<String> = before
+            .lines()
+            .enumerate()
+            .filter(|(at, was)| now.get(*at).map(|line| line.trim_end()) != Some(was.trim_end()))
+            .take(TOLD_USES)
+            .map(|(at, was)| {
+                let use_ = statements.as_ref().and_then(|s| s.get(at)).map_or_else(
+                    || format!("line {} of the uses", at + 1),
+                    |statement| format!("`{}`", statement.trim()),
+                );
+                match now.get(at) {
+                    Some(line) => format!("{use_} prints `{}`, where it printed `{was}` before", line.trim_end()),
+                    None => format!("{use_} prints nothing, where it printed `{was}` before"),
+                }
+            })
+            .collect();
+        (!changed.is_empty()).then(|| {
+            format!(
+                "the check passes with it, but it changes what other uses of the code print, which must stay as \
+they are: {}",
+                changed.join("; ")
+            )
+        })
+    }
+
     /// The one value every line of `printed` (two at least) reads, where
     /// the check must print it once fixed and it tells little (`false`):
     /// uses that all print it pass a change that makes every use print it,
@@ -163,6 +284,13 @@ done",
         std::fs::write(self.dir.path().join("probe.expected"), printed)?;
         self.probe = true;
         Ok(true)
+    }
+
+    /// From now on a candidate passes only where it leaves every line the
+    /// probe printed as it is: where a change passes so already, one that
+    /// changes what may be the request's case again is no better than it.
+    pub fn strictly(&mut self) {
+        self.lenient = false;
     }
 
     /// From now on a candidate that passes the check must also fail no more
