@@ -4625,6 +4625,34 @@ async fn a_variant_of_a_function_called_from_another_file_is_proposed_there() {
 }
 
 #[tokio::test]
+async fn a_refused_version_one_small_change_from_passing_is_mended_and_proposed() {
+    // No one-token change of `x > n + 1` passes both the check and the
+    // probe; the model's version has the right shape and one operator
+    // wrong, and its `>=` variant alone passes.
+    let calc = long_module("def at_least(x, n):\n    return x > n + 1\n");
+    let check = "```python\nfrom calc import at_least\nprint(at_least(3, 3))\n```\n";
+    let probe = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\nprint(at_least(2.5, 3))\n```\n";
+    let version = "```python\ndef at_least(x, n):\n    return x > n\n```\n";
+    // Mended once every version asked has failed: one here.
+    let run = Scenario::new()
+        .file("calc.py", &calc)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { candidates: 1, ..Default::default() })
+        .run(
+            &["change", "change", check, "True", "True", probe, version],
+            "at_least with 3 and 3 returns False but should return True. Fix it.",
+        )
+        .await;
+    let text = run.text();
+    assert!(text.contains("[no small change passes the check]"), "{text}");
+    assert!(text.contains("[candidate 1 refused: with it the check prints:\n```\nFalse\n```\nwhere it must print"), "{text}");
+    assert_eq!(run.read("calc.py"), calc.replace("x > n + 1", "x >= n"), "{text}");
+    assert!(run.outcome.text.contains("the model's version, with `x > n` → `x >= n`"), "{}", run.outcome.text);
+    let said: Vec<String> = run.results().into_iter().map(|(name, _, _)| name).collect();
+    assert_eq!(said.last().map(String::as_str), Some("Edit"));
+}
+
+#[tokio::test]
 async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_pass_a_usable_one() {
     let calc = long_module("def at_least(x, n):\n    return x > n\n");
     let prompt = "at_least with 3 and 3 returns False but should return True. Fix it.";

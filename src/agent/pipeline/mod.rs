@@ -646,6 +646,9 @@ own version first…]",
             (None, false) => None,
         };
         let mut refusals: Vec<String> = Vec::new();
+        // The versions that ran and failed the check: each the target, the
+        // version as placed, and its file with it.
+        let mut near_misses: Vec<(Target, String, String)> = Vec::new();
         let mut unchanged_last = false;
         let mut line_asked = false;
         let mut greedy_asked = false;
@@ -748,12 +751,16 @@ that line as it must read for the check to pass, in one code block.",
                 Ok((target, new, after)) => {
                     let mut generation = generation;
                     if let Some(check) = check.as_mut() {
-                        let passes =
-                            self.check_passes(check, generation, &target.path, after, &target.text, cancel).await?;
+                        let passes = self
+                            .check_passes(check, generation, &target.path, after.clone(), &target.text, cancel)
+                            .await?;
                         if let Err(why) = passes {
                             self.notify(&format!("[candidate {} refused: {why}]", n + 1));
                             self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
                             refusals.push(why);
+                            if !near_misses.iter().any(|(_, _, missed)| *missed == after) {
+                                near_misses.push((target.clone(), new, after));
+                            }
                             continue;
                         }
                         generation = Generation::default();
@@ -773,6 +780,17 @@ that line as it must read for the check to pass, in one code block.",
                     self.record_reply(generation);
                     self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
                     refusals.push(why);
+                }
+            }
+        }
+        // A version that ran and failed may be one small change from
+        // passing, as the code itself may: the first two are varied, once
+        // no version passes as written.
+        const MENDED: usize = 2;
+        if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
+            for (target, new, after) in near_misses.iter().take(MENDED) {
+                if let Some(outcome) = self.mend_refused(check, target, new, after, cancel).await? {
+                    return Ok(Some(outcome));
                 }
             }
         }

@@ -266,6 +266,83 @@ what is asked.",
         Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
     }
 
+    /// Small variants of the model's refused version of `target` (`placed`
+    /// in its file, which then reads `after`), tried against the check in
+    /// one Bash call: a version of the right shape with one operator wrong
+    /// (`a.major >= b.major || (a.major === b.major && …)` for a version
+    /// that must be compared part by part, in order) is one small change
+    /// from passing, where no small change of the code as it is passes
+    /// rightly. Proposed as an Edit where exactly one passes: of several,
+    /// nothing says which the model meant.
+    pub(super) async fn mend_refused(
+        &mut self,
+        check: &mut check::Check,
+        target: &Target,
+        placed: &str,
+        after: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Option<TurnOutcome>, Stop> {
+        /// Variants of one version tried at most.
+        const MAX_MENDS: usize = 200;
+        let start = target.definition().range.start;
+        let range = start..start + placed.len();
+        let mut found = variants::variants(target.file.language, after, range);
+        found.truncate(MAX_MENDS);
+        if found.is_empty() {
+            return Ok(None);
+        }
+        let staged: Vec<(&str, String)> = found.iter().map(|v| (target.path.as_str(), v.applied(after))).collect();
+        let command = match (check.stage(&staged, &[(target.path.as_str(), target.text.as_str())]), check.tries_command()) {
+            (Ok(()), Some(command)) => command,
+            _ => return Ok(None),
+        };
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: format!(
+                "Trying {} small changes of the refused version of `{}` against the check, in a scratch copy.",
+                found.len(),
+                target.qualified()
+            ),
+        });
+        let input = json!({ "command": command, "timeout_ms": u64::MAX });
+        let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        let passing: Vec<&variants::Variant> =
+            reading::all_passed(&output).into_iter().filter_map(|n| found.get(n.checked_sub(1)?)).collect();
+        let [variant] = passing.as_slice() else {
+            if passing.len() > 1 {
+                self.notify(&format!(
+                    "[{} small changes of the refused version pass the check: none is taken, as nothing says which \
+was meant]",
+                    passing.len()
+                ));
+            }
+            return Ok(None);
+        };
+        let local = variants::Variant { at: variant.at.start - start..variant.at.end - start, ..(*variant).clone() };
+        let mended = local.applied(placed);
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: format!(
+                "With {} in the model's version of `{}`, the check passes.",
+                variant.what,
+                target.qualified()
+            ),
+        });
+        self.note_read(target);
+        let input = json!({ "file_path": target.path, "old_string": target.old(), "new_string": mended });
+        let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
+        let text = match applied {
+            true => format!(
+                "Changed `{}` in {}: the model's version, with {}; the check passes with it.",
+                target.qualified(),
+                target.path,
+                variant.what
+            ),
+            false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
+        };
+        Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }))
+    }
+
     /// The model's pick among changes that all pass the check (numbered
     /// `numbers` among the staged tries): first told apart by what they
     /// do where they differ (see [`Self::tell_apart`]), then each shown
