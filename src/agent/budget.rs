@@ -26,6 +26,12 @@ impl Budget {
         self.calls_left > 0 && Instant::now() < self.deadline
     }
 
+    /// Whether the turn's seconds are not spent yet: a search the turn
+    /// may do without (varying a refused version) starts only then.
+    pub fn has_time(&self) -> bool {
+        Instant::now() < self.deadline
+    }
+
     /// The time limit of a command the pipeline runs (`requested`, in
     /// ms), cut to what is left before the deadline: the turn's seconds
     /// hold its runs too, not only its model calls (a check that ran a
@@ -54,7 +60,7 @@ mod tests {
         budget.spend_call();
         assert!(!budget.allows_call());
         let spent = Budget::new(&PipelineSettings { max_seconds: 0, ..Default::default() });
-        assert!(!spent.allows_call());
+        assert!(!spent.allows_call() && !spent.has_time());
         assert_eq!(spent.command_timeout_ms(120_000), 10_000, "a command about to start has the floor");
         let fresh = Budget::new(&PipelineSettings { max_seconds: 300, ..Default::default() });
         assert_eq!(fresh.command_timeout_ms(120_000), 120_000);

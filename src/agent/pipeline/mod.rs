@@ -789,6 +789,9 @@ that line as it must read for the check to pass, in one code block.",
         const MENDED: usize = 2;
         if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
             for (target, new, after) in near_misses.iter().take(MENDED) {
+                if !self.budget.has_time() {
+                    break;
+                }
                 if let Some(outcome) = self.mend_refused(check, target, new, after, cancel).await? {
                     return Ok(Some(outcome));
                 }
