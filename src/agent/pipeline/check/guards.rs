@@ -7,7 +7,7 @@ use std::io;
 use std::path::PathBuf;
 
 use super::super::expect::{loose, printing_statements, tells_little};
-use super::super::reading::normalized;
+use super::super::reading::{changed_lines, normalized};
 use super::{Check, DOUBTFUL, TRY_SECONDS, double_quoted, tidy, written};
 
 /// Heads the check's run in [`Check::explain_command`]'s output.
@@ -190,18 +190,7 @@ if [ $status -ne 0 ]; then echo \"{EXITS} $status: $(tail -n 1 '{dir}/explain.er
             });
         }
         if let Some(expected) = &self.expected {
-            let mut left: Vec<String> = printed.iter().map(|l| loose(l)).collect();
-            let missing: Vec<&str> = expected
-                .lines()
-                .filter(|want| match left.iter().position(|l| *l == loose(want)) {
-                    Some(at) => {
-                        left.remove(at);
-                        false
-                    }
-                    None => true,
-                })
-                .collect();
-            if !missing.is_empty() {
+            if !changed_lines(&printed.join("\n"), expected).trim().is_empty() {
                 return Some(format!(
                     "with it the check prints:\n```\n{}\n```\nwhere it must print:\n```\n{}\n```",
                     shown(&printed),
