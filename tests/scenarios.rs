@@ -4645,7 +4645,10 @@ async fn a_refused_version_one_small_change_from_passing_is_mended_and_proposed(
         .await;
     let text = run.text();
     assert!(text.contains("[no small change passes the check]"), "{text}");
-    assert!(text.contains("[candidate 1 refused: with it the check prints:\n```\nFalse\n```\nwhere it must print"), "{text}");
+    assert!(
+        text.contains("[candidate 1 refused: with it the check prints:\n```\nFalse\n```\nwhere it must print"),
+        "{text}"
+    );
     assert_eq!(run.read("calc.py"), calc.replace("x > n + 1", "x >= n"), "{text}");
     assert!(run.outcome.text.contains("the model's version, with `x > n` → `x >= n`"), "{}", run.outcome.text);
     let said: Vec<String> = run.results().into_iter().map(|(name, _, _)| name).collect();
@@ -4721,7 +4724,11 @@ async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_p
     );
     assert!(asked.contains("AssertionError") && asked.contains("It must run without that error."), "{asked}");
     // Refused, the version is told why, from the check's run with it in place.
-    assert!(run.text().contains("[candidate 1 refused: with it the check fails with `AssertionError`]"), "{}", run.text());
+    assert!(
+        run.text().contains("[candidate 1 refused: with it the check fails with `AssertionError`]"),
+        "{}",
+        run.text()
+    );
     let asked = run.backend.requests()[7].messages.last().unwrap().text();
     assert!(asked.contains("Your last version was refused: with it the check fails with `AssertionError`."), "{asked}");
     assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));

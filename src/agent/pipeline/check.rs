@@ -957,7 +957,11 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         assert!(why.contains("prints:\n```\nTrue\n```\nwhere it must print:\n```\nFalse\n```"), "{why}");
         let why = told("def same(a, b):\n    return a[0] == c\n");
         assert!(why.contains("fails with `NameError: name 'c' is not defined`"), "{why}");
-        assert_eq!(std::fs::read_to_string(root.path().join("pkg/core.py")).unwrap(), now, "the workspace is untouched");
+        assert_eq!(
+            std::fs::read_to_string(root.path().join("pkg/core.py")).unwrap(),
+            now,
+            "the workspace is untouched"
+        );
         std::fs::write(root.path().join("pkg/core.py"), "def double(x):\n    return 2 * x if x < 0 else x + 1\n")
             .unwrap();
 

@@ -556,8 +556,7 @@ request speaks of no such input or error: the script must run what the request r
         let Some(command) = check.explain_command() else { return Ok(Err(STILL_FAILS.into())) };
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text {
-            text: "What the check prints with this version, and the uses of the code it must leave as they are:"
-                .into(),
+            text: "What the check prints with this version, and the uses of the code it must leave as they are:".into(),
         });
         let (_, output) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
         Ok(Err(check.refusal(&output).unwrap_or_else(|| STILL_FAILS.into())))

@@ -469,12 +469,29 @@ impl Conversation {
         Ok((succeeded, output))
     }
 
-    /// The harness read `target`'s file to show or vary it: its Edit
-    /// needs no Read of its own (a callee in another file has none).
-    fn note_read(&self, target: &Target) {
+    /// Proposes `target`'s definition replaced by `new` as an Edit, said
+    /// with `generation`'s words: the turn's outcome, `changed` where the
+    /// Edit was applied.
+    async fn propose_definition(
+        &mut self,
+        target: &Target,
+        generation: Generation,
+        new: &str,
+        changed: String,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, Stop> {
+        // The harness read the file to show or vary it: the Edit needs no
+        // Read of its own (a callee in another file has none).
         if let Ok(path) = self.workspace.resolve(&target.path) {
             self.state.note_read(&path, &target.text);
         }
+        let input = json!({ "file_path": target.path, "old_string": target.old(), "new_string": new });
+        let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
+        let text = match applied {
+            true => changed,
+            false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
+        };
+        Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
     }
 
     /// Asks for the candidate's new version until one is verified or the
@@ -766,14 +783,8 @@ that line as it must read for the check to pass, in one code block.",
                         generation = Generation::default();
                         generation.blocks.push(Block::Text { text: "The check passes with this version.".into() });
                     }
-                    self.note_read(target);
-                    let input = json!({ "file_path": target.path, "old_string": target.old(), "new_string": new });
-                    let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
-                    let text = match applied {
-                        true => format!("Changed `{}` in {}.", target.qualified(), target.path),
-                        false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
-                    };
-                    return Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }));
+                    let changed = format!("Changed `{}` in {}.", target.qualified(), target.path);
+                    return self.propose_definition(target, generation, &new, changed, cancel).await.map(Some);
                 }
                 Err((why, _)) => {
                     self.notify(&format!("[candidate {} refused: {why}]", n + 1));

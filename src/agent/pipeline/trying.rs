@@ -9,7 +9,7 @@ use super::{Candidate, Stop, Target, check, expect, reading, variants};
 use crate::agent::code_text::is_comment;
 use crate::agent::turn::Generation;
 use crate::agent::{Conversation, TurnOutcome};
-use crate::protocol::{Block, Message, StopReason, Usage};
+use crate::protocol::{Block, Message, Usage};
 
 /// How a small change that passes the check was picked among those that do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,12 +225,16 @@ impl Conversation {
         };
         let target = varied[*at].clone();
         let start = target.definition().range.start;
-        let variant = variants::Variant { at: variant.at.start - start..variant.at.end - start, ..variant.clone() };
+        let variant = variant.within(start);
         Ok(Some(Picked { target, variant, passing: passing.len(), pick }))
     }
 
     /// Proposes the small change `picked` as an Edit: the turn's outcome.
-    pub(super) async fn propose_variant(&mut self, picked: Picked, cancel: &CancellationToken) -> Result<TurnOutcome, Stop> {
+    pub(super) async fn propose_variant(
+        &mut self,
+        picked: Picked,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, Stop> {
         let Picked { target, variant, passing, pick } = picked;
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text {
@@ -250,20 +254,9 @@ what is asked.",
                 ),
             },
         });
-        self.note_read(&target);
-        let input = json!({
-            "file_path": target.path,
-            "old_string": target.old(),
-            "new_string": variant.applied(target.old())
-        });
-        let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
-        let text = match applied {
-            true => {
-                format!("Changed `{}` in {}: {}; the check passes with it.", target.qualified(), target.path, variant.what)
-            }
-            false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
-        };
-        Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
+        let changed =
+            format!("Changed `{}` in {}: {}; the check passes with it.", target.qualified(), target.path, variant.what);
+        self.propose_definition(&target, generation, &variant.applied(target.old()), changed, cancel).await
     }
 
     /// Small variants of the model's refused version of `target` (`placed`
@@ -292,10 +285,11 @@ what is asked.",
             return Ok(None);
         }
         let staged: Vec<(&str, String)> = found.iter().map(|v| (target.path.as_str(), v.applied(after))).collect();
-        let command = match (check.stage(&staged, &[(target.path.as_str(), target.text.as_str())]), check.tries_command()) {
-            (Ok(()), Some(command)) => command,
-            _ => return Ok(None),
-        };
+        let command =
+            match (check.stage(&staged, &[(target.path.as_str(), target.text.as_str())]), check.tries_command()) {
+                (Ok(()), Some(command)) => command,
+                _ => return Ok(None),
+            };
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text {
             text: format!(
@@ -318,8 +312,7 @@ was meant]",
             }
             return Ok(None);
         };
-        let local = variants::Variant { at: variant.at.start - start..variant.at.end - start, ..(*variant).clone() };
-        let mended = local.applied(placed);
+        let mended = variant.within(start).applied(placed);
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text {
             text: format!(
@@ -328,19 +321,13 @@ was meant]",
                 target.qualified()
             ),
         });
-        self.note_read(target);
-        let input = json!({ "file_path": target.path, "old_string": target.old(), "new_string": mended });
-        let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
-        let text = match applied {
-            true => format!(
-                "Changed `{}` in {}: the model's version, with {}; the check passes with it.",
-                target.qualified(),
-                target.path,
-                variant.what
-            ),
-            false => format!("The change to `{}` in {} was not applied.", target.qualified(), target.path),
-        };
-        Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }))
+        let changed = format!(
+            "Changed `{}` in {}: the model's version, with {}; the check passes with it.",
+            target.qualified(),
+            target.path,
+            variant.what
+        );
+        self.propose_definition(target, generation, &mended, changed, cancel).await.map(Some)
     }
 
     /// The model's pick among changes that all pass the check (numbered

@@ -33,6 +33,12 @@ impl Variant {
     pub fn applied(&self, text: &str) -> String {
         format!("{}{}{}", &text[..self.at.start], self.new, &text[self.at.end..])
     }
+
+    /// The variant placed in the part of its file that starts at byte
+    /// `start` (a definition), for [`Variant::applied`] to that part.
+    pub fn within(&self, start: usize) -> Variant {
+        Variant { at: self.at.start - start..self.at.end - start, ..self.clone() }
+    }
 }
 
 /// Variants one definition may have at most: a long function's name swaps

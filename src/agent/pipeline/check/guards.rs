@@ -7,20 +7,15 @@ use std::io;
 use std::path::PathBuf;
 
 use super::super::expect::{loose, printing_statements, tells_little};
-use super::super::reading::{changed_lines, normalized};
+use super::super::reading::{changed_lines, normalized, outputs_by_try};
 use super::{Check, DOUBTFUL, TRY_SECONDS, double_quoted, tidy, written};
 
-/// Heads the check's run in [`Check::explain_command`]'s output.
-const CHECK_MARK: &str = "=== the check";
-/// Heads the probe's run there.
-const PROBE_MARK: &str = "=== the probe";
-/// Starts the line that tells how the check's run exited, where it failed.
+/// Starts the line a run prints how it exited by, where it failed.
 const EXITS: &str = "(exits";
-
-/// The line a Bash call's result ends with (`exit code 0`).
-fn is_exit_line(line: &str) -> bool {
-    line.strip_prefix("exit code ").is_some_and(|code| code.trim().parse::<i32>().is_ok())
-}
+/// The sections of [`Check::explain_command`]'s output, numbered as
+/// [`outputs_by_try`] reads them: the check's run, then the probe's.
+const CHECK_RUN: usize = 1;
+const PROBE_RUN: usize = 2;
 
 impl Check {
     pub(super) fn probe_file(&self) -> PathBuf {
@@ -124,7 +119,7 @@ impl Check {
 for n in {}; do\n  \
 try='{dir}/tries/'$n; f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
 echo \"=== $((10#$n))\"; $limit bash -c \"{run}\" 2>'{dir}/differ.err'; status=$?\n  \
-if [ $status -ne 0 ]; then echo \"(exits $status: $(tail -n 1 '{dir}/differ.err'))\"; fi\n  \
+if [ $status -ne 0 ]; then echo \"{EXITS} $status: $(tail -n 1 '{dir}/differ.err'))\"; fi\n  \
 rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n\
 done",
             written(&self.differ_file(), &script),
@@ -133,7 +128,8 @@ done",
     }
 
     /// The command that runs the check, then the probe where one guards,
-    /// with the one staged candidate in place (see [`Check::stage`]): what
+    /// with the one staged candidate in place (see [`Check::stage`]), each
+    /// under its number as [`Check::differ_command`] prints its runs: what
     /// [`Check::refusal`] reads, to tell the model why its version fails.
     pub fn explain_command(&self) -> Option<String> {
         let scratch = self.scratch.as_ref()?.display().to_string();
@@ -144,7 +140,7 @@ done",
         // As the tries guard: with the project's tests where they run, else the probe.
         let probe = match self.probe && self.tests.is_none() {
             true => format!(
-                "echo '{PROBE_MARK}'; $limit bash -c \"{}\" 2>/dev/null\n",
+                "echo '=== {PROBE_RUN}'; $limit bash -c \"{}\" 2>/dev/null\n",
                 double_quoted(&self.run_line(&modules, &root, &self.probe_file()))
             ),
             false => String::new(),
@@ -152,7 +148,7 @@ done",
         Some(format!(
             "cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
 try='{dir}/tries/0001'; f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n\
-echo '{CHECK_MARK}'; $limit bash -c \"{check}\" 2>'{dir}/explain.err'; status=$?\n\
+echo '=== {CHECK_RUN}'; $limit bash -c \"{check}\" 2>'{dir}/explain.err'; status=$?\n\
 if [ $status -ne 0 ]; then echo \"{EXITS} $status: $(tail -n 1 '{dir}/explain.err'))\"; fi\n\
 {probe}rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\""
         ))
@@ -167,13 +163,9 @@ if [ $status -ne 0 ]; then echo \"{EXITS} $status: $(tail -n 1 '{dir}/explain.er
         const TOLD_LINES: usize = 6;
         /// Probe uses told at most.
         const TOLD_USES: usize = 2;
-        let (check, probe) = match output.split_once(PROBE_MARK) {
-            Some((check, probe)) => (check, Some(probe)),
-            None => (output, None),
-        };
-        let check = check.split_once(CHECK_MARK)?.1;
-        let lines: Vec<&str> =
-            check.lines().map(str::trim_end).filter(|l| !l.is_empty() && !is_exit_line(l)).collect();
+        let runs = outputs_by_try(output);
+        let run = |n: usize| runs.iter().find(|(at, _)| *at == n).map(|(_, printed)| printed.as_str());
+        let lines: Vec<&str> = run(CHECK_RUN)?.lines().filter(|l| !l.is_empty()).collect();
         let (printed, exits): (Vec<&str>, Vec<&str>) = lines.into_iter().partition(|l| !l.starts_with(EXITS));
         let shown = |lines: &[&str]| -> String {
             let mut told: Vec<&str> = lines.iter().take(TOLD_LINES).copied().collect();
@@ -198,13 +190,16 @@ if [ $status -ne 0 ]; then echo \"{EXITS} $status: $(tail -n 1 '{dir}/explain.er
                 ));
             }
         }
-        let Some(probe) = probe else {
-            return self.tests.is_some().then(|| "the check passes with it, but more of the project's tests fail".into());
+        let Some(probe) = run(PROBE_RUN) else {
+            return self
+                .tests
+                .is_some()
+                .then(|| "the check passes with it, but more of the project's tests fail".into());
         };
         let probe = normalized(probe);
         let before = std::fs::read_to_string(self.dir.path().join("probe.expected")).ok()?;
         let statements = printing_statements(self.runner.language, &self.probe_script(), &before);
-        let now: Vec<&str> = probe.lines().filter(|l| !is_exit_line(l)).collect();
+        let now: Vec<&str> = probe.lines().collect();
         let changed: Vec<String> = before
             .lines()
             .enumerate()
