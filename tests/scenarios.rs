@@ -4025,16 +4025,16 @@ return x > n\n";
         .file("calc.py", &calc)
         .tool_settings(whole_files())
         .run(
-            &["change", "change", check, "True", "True", "```\nTrue\n```\n", probe],
+            &["change", "change", check, "True", "True", "```\nTrue\n```\n", "I cannot.", "I cannot.", probe],
             "at_least is wrong where both numbers are equal. Fix it.",
         )
         .await;
     let text = run.text();
-    assert!(text.contains("[no check: the expected output is what it prints now]"), "{text}");
+    assert!(text.contains("[the check is set aside: on the code as it is, it prints what it must print"), "{text}");
     assert!(text.contains("[running the doctests of `at_least`, the project's own examples of it…]"), "{text}");
     assert!(text.contains("[they fail on the code as it is: a change must make them pass]"), "{text}");
     assert!(run.read("calc.py") == calc.replace("return x > n", "return x >= n"), "{}", run.outcome.text);
-    assert_eq!(run.backend.used(), 7, "the doctests cost no model call");
+    assert_eq!(run.backend.used(), 9, "the doctests cost no model call");
 }
 
 #[tokio::test]
@@ -4659,19 +4659,43 @@ async fn a_refused_version_one_small_change_from_passing_is_mended_and_proposed(
 async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_pass_a_usable_one() {
     let calc = long_module("def at_least(x, n):\n    return x > n\n");
     let prompt = "at_least with 3 and 3 returns False but should return True. Fix it.";
-    // The model expects what the check prints now: no check, and its own
-    // version is proposed as before.
+    // The model expects what the check prints now: the check runs a case
+    // that works, not the one reported. It is set aside and asked again,
+    // told why; the next one shows the report, and the version must pass it.
     let check = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\n```\n";
+    let reported = "```python\nfrom calc import at_least\nprint(at_least(3, 3))\n```\n";
     let fixed = "```python\ndef at_least(x, n):\n    return x >= n\n```\n";
     let run = Scenario::new()
         .file("calc.py", &calc)
         .tool_settings(whole_files())
         .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
-        .run(&["change", "change", check, "True", "True", "```\nTrue\n```\n", fixed], prompt)
+        .run(
+            &[
+                "change",
+                "change",
+                check,
+                "True",
+                "True",
+                "```\nTrue\n```\n",
+                reported,
+                "True",
+                "True",
+                "No probe.",
+                fixed,
+            ],
+            prompt,
+        )
         .await;
-    assert!(run.text().contains("[the line `True` must read `True`]"), "{}", run.text());
-    assert!(run.text().contains("[no check: the expected output is what it prints now]"), "{}", run.text());
-    assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
+    let text = run.text();
+    assert!(text.contains("[the line `True` must read `True`]"), "{text}");
+    let why = "on the code as it is, it prints what it must print once the request is done, so it does not run the \
+case the request reports";
+    assert!(text.contains(&format!("[the check is set aside: {why}]")), "{text}");
+    let again = run.backend.requests()[6].messages.last().unwrap().text();
+    assert!(again.contains(&format!("Your last script was set aside: {why}.")), "{again}");
+    assert!(text.contains("[the line `False` must read `True`]"), "{text}");
+    assert!(bash_commands(&run).iter().any(|c| c.contains("print(at_least(3, 3))")));
+    assert!(run.read("calc.py") == calc.replace("x > n", "x >= n"), "{text}");
 
     // A model whose pick follows the order the values are offered in says
     // nothing of what the line must print: no check either.

@@ -7,6 +7,7 @@
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::expecting::Expected;
 use super::{Candidate, Stop, Target, check, edit, examples, loading, reading};
 use crate::agent::Conversation;
 use crate::agent::turn::Generation;
@@ -16,6 +17,10 @@ use crate::protocol::{AgentStatus, Block, Event, Message, Role, Usage};
 /// Why a script that never loads the project is set aside.
 pub(super) const NOT_LOADED: &str = "it never loads the project, so it shows nothing of the project's code";
 
+/// Why a script is set aside whose output, the model says, is already
+/// what it must be: it runs a case that works, not the one reported.
+const AS_NOW: &str = "on the code as it is, it prints what it must print once the request is done, so it does not \
+run the case the request reports";
 /// Tokens a check, a probe or an expected output may take: a few lines.
 const SCRIPT_TOKENS: u32 = 400;
 /// Tokens the example's command-line arguments may take: one line.
@@ -153,7 +158,11 @@ what it reports must change]"
                     ));
                     check.count_errors_as_printed();
                     let printed = check.now_output();
-                    return self.expect_output(system, base, check, &printed, usage, cancel).await;
+                    match self.expect_output(system, base, check, &printed, usage, cancel).await? {
+                        Expected::Made(check) => return Ok(Some(check)),
+                        Expected::Unmade => return Ok(None),
+                        Expected::AsNow => AS_NOW.to_string(),
+                    }
                 }
                 None if let Some(why) = self.misused(&output, &request, &check.script) => why,
                 None => {
@@ -164,7 +173,11 @@ what it reports must change]"
                 Some(why) if !ran => why,
                 Some(_) => match runner.shows_no_values(&printed, &request) {
                     Some(why) => why,
-                    None => return self.expect_output(system, base, check, &printed, usage, cancel).await,
+                    None => match self.expect_output(system, base, check, &printed, usage, cancel).await? {
+                        Expected::Made(check) => return Ok(Some(check)),
+                        Expected::Unmade => return Ok(None),
+                        Expected::AsNow => AS_NOW.to_string(),
+                    },
                 },
             };
             self.notify(&format!("[the check is set aside: {why}]"));

@@ -9,9 +9,20 @@ use super::{Stop, check, edit, examples, expect, reading};
 use crate::agent::Conversation;
 use crate::protocol::{Message, Usage};
 
+/// What a printing check became once asked what it must print.
+pub(super) enum Expected {
+    /// The check, passing once it prints what it must.
+    Made(check::Check),
+    /// The model says it must print what it prints now: the script does
+    /// not run the case the request reports, and another may.
+    AsNow,
+    /// No check: no call left, or nothing a check could hold.
+    Unmade,
+}
+
 impl Conversation {
     /// What a printing check must print once the request is done, in the
-    /// model's words; `None` when it says what the check prints now.
+    /// model's words.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn expect_output(
         &mut self,
@@ -21,21 +32,22 @@ impl Conversation {
         printed: &str,
         usage: &mut Usage,
         cancel: &CancellationToken,
-    ) -> Result<Option<check::Check>, Stop> {
+    ) -> Result<Expected, Stop> {
         const SHOWN_CHARS: usize = 1_500;
+        let made = |check: Option<check::Check>| check.map_or(Expected::Unmade, Expected::Made);
         if !self.budget.allows_call() {
-            return Ok(None);
+            return Ok(Expected::Unmade);
         }
         let shown: String = printed.chars().take(SHOWN_CHARS).collect();
         if let Some(expected) = self.expect_by_line(system, base, &check, &shown, usage, cancel).await? {
             if expected.is_empty() {
                 self.notify("[no check: which value each line must print, the model picks by the order offered]");
-                return Ok(None);
+                return Ok(Expected::Unmade);
             }
-            return Ok(self.expecting(check, &expected, false));
+            return Ok(made(self.expecting(check, &expected, false)));
         }
         if !self.budget.allows_call() {
-            return Ok(None);
+            return Ok(Expected::Unmade);
         }
         let ask = format!(
             "This script:\n```\n{}\n```\nprints, on the code as it is:\n```\n{}\n```\nWhat must it print once the \
@@ -47,14 +59,13 @@ request is done? Reply with that output only, in one code block.",
         self.record_reply(generation);
         let expected = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().to_string());
         if reading::layout_changed(printed, &expected) {
-            return Ok(self.expecting(check, &expected, true));
+            return Ok(made(self.expecting(check, &expected, true)));
         }
         let expected = reading::changed_lines(printed, &reading::normalized(&expected));
         if expected.trim().is_empty() {
-            self.notify("[no check: the expected output is what it prints now]");
-            return Ok(None);
+            return Ok(Expected::AsNow);
         }
-        Ok(self.expecting(check, &expected, false))
+        Ok(made(self.expecting(check, &expected, false)))
     }
 
     /// `check`, from now on passing only when it prints `expected` (its
