@@ -3787,10 +3787,14 @@ async fn a_check_the_model_writes_finds_the_small_variant_that_does_what_is_aske
     );
     // Each run is a Bash call the user sees: the check on the code as it
     // is (it prints False), the probe, the check once more following the
-    // functions it calls, the variants; then the Edit.
+    // functions it calls, the variants, the uses near the check's with the
+    // one that passes; then the Edit.
     let calls: Vec<String> =
         run.results().into_iter().map(|(name, is_error, _)| format!("{name} {is_error}")).collect();
-    assert_eq!(calls, ["Read false", "Bash false", "Bash false", "Bash false", "Bash false", "Edit false"]);
+    assert_eq!(
+        calls,
+        ["Read false", "Bash false", "Bash false", "Bash false", "Bash false", "Bash false", "Edit false"]
+    );
     let outputs: Vec<String> = run.results().into_iter().map(|(_, _, output)| output).collect();
     assert!(outputs[1].starts_with("False\n"), "{}", outputs[1]);
     assert!(outputs[3].contains("calc.py:1201\n"), "{}", outputs[3]);
@@ -4465,9 +4469,10 @@ first…]"
     );
     assert_eq!(run.read("people.py"), people.replace("age > 18", "age > 17"));
 
-    // Of three, the one that alters fewest uses near the check's
-    // (`is_adult(17)`, `is_adult(0)`, …: `or known` and `known=False` make
-    // both true) stands, before any pick is asked.
+    // Of three, the two that make every use near the check's print one
+    // value (`is_adult(17)`, `is_adult(0)`, …: `or known` and
+    // `known=False` make all of them true) are left out, and the third
+    // stands alone, before any pick is asked.
     let people = long_module("def is_adult(age, known=True):\n    return age > 18 or not known\n");
     let run = Scenario::new()
         .file("people.py", &people)
@@ -4479,7 +4484,14 @@ first…]"
         .await;
     let near = run.results().into_iter().rev().nth(1).map(|(_, _, output)| output).unwrap_or_default();
     assert!(near.contains("=== 0\n--- use\nFalse\n"), "{near}");
-    assert!(run.text().contains("the changes alter "), "{}", run.text());
+    assert!(
+        run.text().contains(
+            "[left out, as with it every use near the check's prints one value: `(age, known=True)` → `(age, \
+known=False)` on line 1201; `age > 18 or not known` → `age > 18 or known` on line 1202]"
+        ),
+        "{}",
+        run.text()
+    );
     let requests = run.backend.requests();
     assert_eq!(requests.iter().filter(|r| !r.choices.is_empty()).count(), 4, "the intent and the line's value only");
     assert_eq!(run.read("people.py"), people.replace("age > 18", "age >= 18"), "{}", run.text());

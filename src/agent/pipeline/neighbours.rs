@@ -231,25 +231,45 @@ pub fn least_changed(original: &str, outputs: &[String]) -> Option<(usize, Vec<u
     }
 }
 
+/// Whether a change makes the code answer alike whatever its input: where
+/// the code as it is printed at least two values across the near uses, the
+/// change's run prints at most one, every other use failing or never
+/// reached. A change that makes a function return one value everywhere (or
+/// fail, its error caught inside the library: semver's `new Range(range -
+/// 1)` made `satisfies` false for every range) passes a check of one case
+/// as readily as the fix, and is almost never what a report of one wrong
+/// result asks for.
+pub fn flattens(original: &str, output: &str) -> bool {
+    let values = |output: &str| -> std::collections::BTreeSet<String> {
+        by_use(output).into_iter().filter(|printed| !is_failure(printed)).collect()
+    };
+    values(original).len() >= 2 && values(output).len() <= 1
+}
+
+/// Whether a use's output is its guard's report of an error (see [`script`]).
+fn is_failure(printed: &str) -> bool {
+    printed.starts_with("raises ") || printed.starts_with("throws ")
+}
+
 impl Conversation {
-    /// Of the passing changes numbered `tries` (among the staged ones),
-    /// the place in `tries` of the one that changes fewest uses near the
-    /// check's (see the module's doc), run in one Bash call on the code as
-    /// it is and with each change in place; `None` where no one changes
-    /// fewest alone.
-    pub(super) async fn least_changing(
+    /// The near uses (see the module's doc) run on the code as it is and
+    /// with each passing change numbered `tries` (among the staged ones)
+    /// in place, in one Bash call: what the code as it is printed, and
+    /// what each change's run printed, in the order of `tries`. `None`
+    /// where the check has no near uses.
+    pub(super) async fn near_runs(
         &mut self,
         check: &check::Check,
         tries: &[usize],
         cancel: &CancellationToken,
-    ) -> Result<Option<usize>, Stop> {
+    ) -> Result<Option<(String, Vec<String>)>, Stop> {
         let Some(script) = script(check.language(), &check.script) else { return Ok(None) };
         let Some(command) = check.differ_command_from_now(&script, tries) else { return Ok(None) };
         self.notify("[running uses near the check's on the code as it is and with each change…]");
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text {
-            text: "Uses of the code near the check's, on the code as it is and with each change that passes it: the \
-change that alters fewest of them is the likeliest fix."
+            text: "Uses of the code near the check's, on the code as it is and with each change that passes it: a \
+change that makes them all print one value is no fix, and the change that alters fewest of them is the likeliest one."
                 .into(),
         });
         let input = json!({ "command": command, "timeout_ms": 120_000 });
@@ -260,9 +280,16 @@ change that alters fewest of them is the likeliest fix."
             .iter()
             .map(|n| runs.iter().find(|(m, _)| m == n).map(|(_, printed)| printed.clone()).unwrap_or_default())
             .collect();
-        let Some((least, changed)) = least_changed(original, &outputs) else {
+        Ok(Some((original.clone(), outputs)))
+    }
+
+    /// Of the changes whose near uses printed `outputs`, the place of the
+    /// one that changes fewest of what the code as it is printed
+    /// (`original`), told; `None` where no one changes fewest alone.
+    pub(super) fn least_changing(&self, original: &str, outputs: &[String]) -> Option<usize> {
+        let Some((least, changed)) = least_changed(original, outputs) else {
             self.notify("[the near uses do not single out one change]");
-            return Ok(None);
+            return None;
         };
         let uses = by_use(original).len();
         let counts: Vec<String> = changed.iter().map(|n| n.to_string()).collect();
@@ -270,7 +297,7 @@ change that alters fewest of them is the likeliest fix."
             "[of {uses} uses near the check's, the changes alter {}: the one that alters fewest is kept]",
             counts.join(", ")
         ));
-        Ok(Some(least))
+        Some(least)
     }
 }
 
@@ -315,5 +342,19 @@ mod tests {
         assert_eq!(least_changed(original, &[broad.clone(), narrow.clone(), crashed]), Some((1, vec![3, 1, 3])));
         assert_eq!(least_changed(original, &[narrow.clone(), narrow]), None);
         assert_eq!(least_changed("", &[broad]), None);
+    }
+
+    #[test]
+    fn a_change_that_makes_every_near_use_print_one_value_flattens_the_code() {
+        let original = "--- use\nfalse\n--- use\ntrue\n--- use\nfalse\n--- use\ntrue\n";
+        // Every use false, or false where it does not throw: no fix.
+        assert!(flattens(original, "--- use\nfalse\n--- use\nfalse\n--- use\nfalse\n--- use\nfalse\n"));
+        assert!(flattens(original, "--- use\nthrows TypeError\n--- use\nthrows TypeError\n--- use\nfalse\n"));
+        assert!(flattens(original, "--- use\nraises ValueError\n"));
+        // One use turned around: the uses still tell inputs apart.
+        assert!(!flattens(original, "--- use\nfalse\n--- use\ntrue\n--- use\ntrue\n--- use\ntrue\n"));
+        // Where the code printed one value already, nothing is flattened.
+        let alike = "--- use\nfalse\n--- use\nfalse\n--- use\nthrows TypeError\n";
+        assert!(!flattens(alike, "--- use\nfalse\n--- use\nfalse\n--- use\nfalse\n"));
     }
 }

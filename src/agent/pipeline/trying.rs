@@ -5,7 +5,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::probing::first_script;
-use super::{Candidate, Stop, Target, check, expect, reading, variants};
+use super::{Candidate, Stop, Target, check, expect, neighbours, reading, variants};
 use crate::agent::code_text::is_comment;
 use crate::agent::turn::Generation;
 use crate::agent::{Conversation, TurnOutcome};
@@ -215,13 +215,46 @@ impl Conversation {
         } else {
             (numbers, passing)
         };
+        // What uses near the check's print with each change: one that makes
+        // them all print one value passes one case by giving up the others.
+        let near = match self.settings.pipeline.near_uses && !passing.is_empty() {
+            true => self.near_runs(check, &numbers, cancel).await?,
+            false => None,
+        };
+        let (numbers, passing, near) = match near {
+            Some((original, outputs)) => {
+                let flat: Vec<bool> = outputs.iter().map(|output| neighbours::flattens(&original, output)).collect();
+                if flat.contains(&true) {
+                    let left_out: Vec<String> = passing
+                        .iter()
+                        .zip(&flat)
+                        .filter(|(_, flat)| **flat)
+                        .map(|((_, v), _)| v.what.clone())
+                        .collect();
+                    self.notify(&format!(
+                        "[left out, as with it every use near the check's prints one value: {}]",
+                        left_out.join("; ")
+                    ));
+                }
+                let kept = |i: &usize| !flat[*i];
+                let numbers: Vec<usize> = (0..numbers.len()).filter(kept).map(|i| numbers[i]).collect();
+                let passing: Vec<&(usize, variants::Variant)> =
+                    (0..passing.len()).filter(kept).map(|i| passing[i]).collect();
+                let outputs: Vec<String> = (0..outputs.len()).filter(kept).map(|i| outputs[i].clone()).collect();
+                (numbers, passing, Some((original, outputs)))
+            }
+            None => (numbers, passing, None),
+        };
         let Some(first) = passing.first().copied() else {
             self.notify("[no small change passes the check]");
             return Ok(None);
         };
         let ((at, variant), pick) = match passing.len() {
             1 => (first, Pick::Alone),
-            _ => self.pick_passing(system, base, check, &numbers, &passing, &varied, usage, cancel).await?,
+            _ => {
+                let near = near.as_ref().map(|(original, outputs)| (original.as_str(), outputs.as_slice()));
+                self.pick_passing(system, base, check, &numbers, &passing, &varied, near, usage, cancel).await?
+            }
         };
         let target = varied[*at].clone();
         let start = target.definition().range.start;
@@ -346,6 +379,7 @@ was meant]",
         numbers: &[usize],
         passing: &[&'p (usize, variants::Variant)],
         varied: &[Target],
+        near: Option<(&str, &[String])>,
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<(&'p (usize, variants::Variant), Pick), Stop> {
@@ -379,11 +413,7 @@ was meant]",
         // First by what they do near the check: of a 0.5B's picks among
         // such lines, and of a 1.5B's word on what a use must print, a
         // consistent one was the wrong change (semver's `diff`).
-        let near = match self.settings.pipeline.near_uses {
-            true => self.least_changing(check, numbers, cancel).await?,
-            false => None,
-        };
-        if let Some(least) = near {
+        if let Some(least) = near.and_then(|(original, outputs)| self.least_changing(original, outputs)) {
             return Ok((passing[least], Pick::Told));
         }
         let kept = self.tell_apart(system, base, check, numbers, &listed, usage, cancel).await?;
