@@ -159,7 +159,7 @@ what it reports must change]"
                     check.count_errors_as_printed();
                     let printed = check.now_output();
                     match self.expect_output(system, base, check, &printed, usage, cancel).await? {
-                        Expected::Made(check) => return Ok(Some(check)),
+                        Expected::Made(check) => return Ok(Some(*check)),
                         Expected::Unmade => return Ok(None),
                         Expected::AsNow => AS_NOW.to_string(),
                     }
@@ -174,7 +174,7 @@ what it reports must change]"
                 Some(_) => match runner.shows_no_values(&printed, &request) {
                     Some(why) => why,
                     None => match self.expect_output(system, base, check, &printed, usage, cancel).await? {
-                        Expected::Made(check) => return Ok(Some(check)),
+                        Expected::Made(check) => return Ok(Some(*check)),
                         Expected::Unmade => return Ok(None),
                         Expected::AsNow => AS_NOW.to_string(),
                     },

@@ -12,7 +12,7 @@ use crate::protocol::{Message, Usage};
 /// What a printing check became once asked what it must print.
 pub(super) enum Expected {
     /// The check, passing once it prints what it must.
-    Made(check::Check),
+    Made(Box<check::Check>),
     /// The model says it must print what it prints now: the script does
     /// not run the case the request reports, and another may.
     AsNow,
@@ -34,7 +34,8 @@ impl Conversation {
         cancel: &CancellationToken,
     ) -> Result<Expected, Stop> {
         const SHOWN_CHARS: usize = 1_500;
-        let made = |check: Option<check::Check>| check.map_or(Expected::Unmade, Expected::Made);
+        let made =
+            |check: Option<check::Check>| check.map_or(Expected::Unmade, |check| Expected::Made(Box::new(check)));
         if !self.budget.allows_call() {
             return Ok(Expected::Unmade);
         }
