@@ -3763,6 +3763,20 @@ async fn the_short_functions_a_chosen_definition_calls_are_shown_and_may_be_the_
     let sent = run.backend.requests()[2].messages.last().unwrap().text();
     assert!(sent.contains("def invoice_total") && sent.contains("def line_amount"), "{sent}");
     assert!(sent.contains("(`invoice_total`, `line_amount`)"), "{sent}");
+
+    // A reply that writes both, the one the request names as it is and
+    // the one it calls fixed, changes the one it fixed; nothing of it
+    // lands in the other's place.
+    let both = "```python\ndef invoice_total(lines):\n    return sum(line_amount(p, q) for p, q in lines)\n\n\
+def line_amount(price, quantity):\n    return price * quantity\n```\n";
+    let run = Scenario::new()
+        .file("billing.py", &billing)
+        .tool_settings(whole_files())
+        .pipeline(no_check())
+        .run(&["change", "change", both], "`invoice_total(lines)` ignores the quantities. Fix it.")
+        .await;
+    assert_eq!(run.read("billing.py"), billing.replace("return price\n", "return price * quantity\n"));
+    assert_eq!(run.outcome.text, "Changed `line_amount` in billing.py.");
 }
 
 #[tokio::test]

@@ -128,7 +128,11 @@ fn own_definition(language: Language, code: &str, definition: &Definition, old: 
     let nested = map.definitions.iter().any(|outer| {
         outer.range != found.range && outer.range.start <= found.range.start && found.range.end <= outer.range.end
     });
-    nested.then(|| dedented(&code[found.range.clone()]))
+    // What the block writes after it is not its own either: a small model
+    // asked for `markdown` wrote it, then the class it thought at fault,
+    // and the class would land in `markdown`'s file.
+    let followed = map.definitions.iter().any(|other| !other.local && other.range.start >= found.range.end);
+    (nested || followed).then(|| dedented(&code[found.range.clone()]))
 }
 
 /// `Class.prototype.name = function (params) {body}` (or an arrow
@@ -515,6 +519,19 @@ return 'x';\n  }\n}\n```";
         assert_eq!(code, "opts() {\n  return { ...this._values };\n}");
         let (after, _) = replaced(file, definition, &code);
         assert_eq!(after, file.replace("return this._values;", "return { ...this._values };"));
+    }
+
+    #[test]
+    fn definitions_a_reply_writes_after_the_one_asked_are_not_its_own() {
+        let file = "def markdown(text):\n    return convert(text)\n";
+        let (map, at) = method_of(Language::Python, file, "markdown");
+        let (definition, old) = (&map.definitions[at], &file[map.definitions[at].range.clone()]);
+        let reply = "```python\ndef markdown(text):\n    return convert(text)\n\nclass CodeBlock(Processor):\n    \
+def run(self, block):\n        return block + '\\n'\n```";
+        let code = definition_code(Language::Python, reply, definition, old).unwrap();
+        assert_eq!(code, "def markdown(text):\n    return convert(text)");
+        let (after, _) = replaced(file, definition, &code);
+        assert_eq!(after, file, "nothing of the class lands in the file");
     }
 
     #[test]

@@ -742,16 +742,24 @@ that line as it must read for the check to pass, in one code block.",
                         .iter()
                         .find_map(|t| edit::line_fixed(t.old(), &reply).map(|code| (t, code)))
                         .ok_or_else(|| format!("the reply wrote no line of {} as it must read", names.join(" or "))),
-                    false => targets
-                        .iter()
-                        .find(|t| edit::holds_head(&reply, t.old()))
-                        .or(alone)
-                        .or(targets.first())
-                        .and_then(|t| {
-                            edit::definition_code(t.file.language, &reply, t.definition(), t.old())
-                                .map(|code| (t, code))
-                        })
-                        .ok_or_else(|| "the reply holds no code block".to_string()),
+                    false => {
+                        let version =
+                            |t: &Target| edit::definition_code(t.file.language, &reply, t.definition(), t.old());
+                        let holding: Vec<&Target> =
+                            targets.iter().filter(|t| edit::holds_head(&reply, t.old())).collect();
+                        // Of those the reply writes, the one it changes: a
+                        // small model writes the one it was asked for as
+                        // it is beside the one it fixed.
+                        let changed = holding.iter().copied().find(|t| {
+                            version(t).is_some_and(|code| !crate::agent::code_text::same_code(&code, t.old()))
+                        });
+                        changed
+                            .or(holding.first().copied())
+                            .or(alone)
+                            .or(targets.first())
+                            .and_then(|t| version(t).map(|code| (t, code)))
+                            .ok_or_else(|| "the reply holds no code block".to_string())
+                    }
                 },
             };
             // A refusal carries whether the reply changed nothing: a version
