@@ -43,6 +43,15 @@ impl Budget {
         requested.min(u64::try_from(left).unwrap_or(u64::MAX).max(FLOOR_MS))
     }
 
+    /// Seconds a search of small changes may take: half of what is left
+    /// of the turn, so that the model's own versions still get theirs (a
+    /// project's tests run against each of hundreds of Markdown variants
+    /// took all 211 s left, and no version was asked). `FLOOR` at least.
+    pub fn search_seconds(&self) -> u64 {
+        const FLOOR: u64 = 20;
+        (self.deadline.saturating_duration_since(Instant::now()).as_secs() / 2).max(FLOOR)
+    }
+
     pub fn spend_call(&mut self) {
         self.calls_left = self.calls_left.saturating_sub(1);
     }

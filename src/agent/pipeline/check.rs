@@ -75,6 +75,9 @@ const MAX_GUARDED: usize = 25;
 /// candidates tried at most after the first that passes.
 const MAX_PASSING: usize = 3;
 const TRIED_AFTER_PASSING: usize = 40;
+/// What the tries print where their seconds ran out, with the number of
+/// the first candidate left untried.
+pub const TRIES_STOPPED: &str = "out of time at";
 /// Failures counted for tests whose report cannot be read.
 const UNREAD: usize = 999_999;
 /// Starts a line of the probe's lenient output that may change: the
@@ -443,8 +446,10 @@ impl Check {
     /// The command that runs the check against each staged candidate in
     /// the scratch copy, in order, and prints each that passes: a few
     /// more are tried after the first, since a weak check may pass a
-    /// wrong change first.
-    pub fn tries_command(&self) -> Option<String> {
+    /// wrong change first. No candidate starts after `seconds`: the
+    /// search stops there with what it found, and says so (see
+    /// [`TRIES_STOPPED`]).
+    pub fn tries_command(&self, seconds: u64) -> Option<String> {
         let scratch = self.scratch.as_ref()?.display().to_string();
         let dir = self.dir.path().display();
         let modules = format!("{dir}/scratch-modules");
@@ -519,9 +524,10 @@ if {guard}"
         Some(format!(
             "set -o pipefail; cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
 tlimit=$(command -v timeout >/dev/null && echo 'timeout {TESTS_SECONDS}'); guarded=0; lenient=\n{score}\
-found=0; left={TRIED_AFTER_PASSING}\n\
+found=0; left={TRIED_AFTER_PASSING}; end=$((SECONDS + {seconds}))\n\
 for try in '{dir}'/tries/*/; do\n  \
 if [ $found -gt 0 ]; then left=$((left - 1)); if [ $left -lt 0 ]; then break; fi; fi\n  \
+if [ $SECONDS -ge $end ]; then echo \"{TRIES_STOPPED} $(basename \"$try\")\"; break; fi\n  \
 f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
 if {passes}; then echo \"passes: $(basename \"$try\")\"; found=$((found + 1)); {lenient}fi{closing}\n  \
 rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n  \
@@ -598,7 +604,7 @@ fn echoed(language: Language, script: &str) -> String {
 mod tests {
     use super::*;
     use crate::agent::pipeline::loading::{loading, runner};
-    use crate::agent::pipeline::reading::{calls, failures, passed, shows_nothing};
+    use crate::agent::pipeline::reading::{calls, failures, passed, shows_nothing, tries_stopped};
 
     #[test]
     fn the_request_s_examples_run_with_the_project_s_names_in_scope() {
@@ -803,9 +809,14 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         check.prepare_scratch(root.path()).unwrap();
         let tries = [("pkg/core.py", now.replace("x + 1", "x - 1")), ("pkg/core.py", now.replace("x + 1", "x * 2"))];
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
-        let (ok, output) = bash(&check.tries_command().unwrap());
+        let (ok, output) = bash(&check.tries_command(600).unwrap());
         assert!(ok, "{output}");
         assert_eq!(passed(&output), Some(2));
+        assert_eq!(std::fs::read_to_string(root.path().join("pkg/core.py")).unwrap(), now);
+        // With no seconds left, no candidate starts, and the tries say where they stopped.
+        let (ok, output) = bash(&check.tries_command(0).unwrap());
+        assert!(!ok && passed(&output).is_none(), "{output}");
+        assert_eq!(tries_stopped(&output), Some(1), "{output}");
         assert_eq!(std::fs::read_to_string(root.path().join("pkg/core.py")).unwrap(), now);
 
         // A printing check passes when it prints what is expected.
@@ -818,7 +829,7 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         check.prepare_scratch(root.path()).unwrap();
         let tries = [("pkg/core.py", now.replace("x + 1", "x + 2")), ("pkg/core.py", now.replace("x + 1", "x * 2"))];
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
-        let (_, output) = bash(&check.tries_command().unwrap());
+        let (_, output) = bash(&check.tries_command(600).unwrap());
         assert_eq!(passed(&output), Some(2), "{output}");
 
         // Each expected line must be printed as often as it is expected,
@@ -832,7 +843,7 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         check.prepare_scratch(root.path()).unwrap();
         let tries = [("pkg/core.py", now.replace("x + 1", "x + 3")), ("pkg/core.py", now.replace("x + 1", "6"))];
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
-        let (_, output) = bash(&check.tries_command().unwrap());
+        let (_, output) = bash(&check.tries_command(600).unwrap());
         assert_eq!(passed(&output), Some(2), "{output}");
 
         // A layout that must change is expected in order: a blank line
@@ -847,7 +858,7 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         let tries =
             [("pkg/core.py", now.replace("x + 1", "'1\\nb\\n'")), ("pkg/core.py", now.replace("x + 1", "'1\\n'"))];
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
-        let (_, output) = bash(&check.tries_command().unwrap());
+        let (_, output) = bash(&check.tries_command(600).unwrap());
         assert_eq!(passed(&output), Some(2), "{output}");
 
         // A program's own report of an error, on its error stream as it
@@ -864,7 +875,7 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         check.prepare_scratch(root.path()).unwrap();
         let tries = [("pkg/core.py", now.replace("x + 1", "x + 2")), ("pkg/core.py", now.replace("x + 1", "x * 2"))];
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
-        let (_, output) = bash(&check.tries_command().unwrap());
+        let (_, output) = bash(&check.tries_command(600).unwrap());
         assert_eq!(passed(&output), Some(2), "{output}");
 
         // A probe of other uses guards: `x * 2` prints 6 for double(3), as
@@ -904,7 +915,7 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
             ("pkg/core.py", "def double(x):\n    return x + x\n".to_string()),
         ];
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
-        let (_, output) = bash(&check.tries_command().unwrap());
+        let (_, output) = bash(&check.tries_command(600).unwrap());
         assert_eq!(passed(&output), Some(2), "{output}");
 
         // A use of the request's shape that prints its truth value now may
@@ -936,12 +947,12 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
             ("pkg/core.py", "def same(a, b):\n    return a == b[:]\n".to_string()),
         ];
         same.stage(&tries, &[("pkg/core.py", now)]).unwrap();
-        let (_, output) = bash(&same.tries_command().unwrap());
+        let (_, output) = bash(&same.tries_command(600).unwrap());
         // As many as pass strictly at most.
         assert_eq!(super::super::reading::all_passed(&output), [2, 4, 5], "{output}");
         // Held strictly, none does: each changes what the probe printed.
         same.strictly();
-        let (_, output) = bash(&same.tries_command().unwrap());
+        let (_, output) = bash(&same.tries_command(600).unwrap());
         assert!(super::super::reading::all_passed(&output).is_empty(), "{output}");
 
         // Why one version fails, as the model is told it: the use it

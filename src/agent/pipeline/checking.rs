@@ -572,7 +572,7 @@ request speaks of no such input or error: the script must run what the request r
         cancel: &CancellationToken,
     ) -> Result<Result<(), String>, Stop> {
         let staged = check.stage(&[(path, after)], &[(path, now)]);
-        let command = match (staged, check.tries_command()) {
+        let command = match (staged, check.tries_command(self.budget.command_timeout_ms(u64::MAX) / 1000)) {
             (Ok(()), Some(command)) => command,
             (Err(error), _) => return Ok(Err(format!("the check could not run: {error}"))),
             (_, None) => return Ok(Err("the check could not run".into())),

@@ -229,6 +229,12 @@ pub fn passed(output: &str) -> Option<usize> {
     all_passed(output).first().copied()
 }
 
+/// The number of the first candidate the tries left untried, where their
+/// seconds ran out (see [`super::check::TRIES_STOPPED`]).
+pub fn tries_stopped(output: &str) -> Option<usize> {
+    output.lines().find_map(|line| line.strip_prefix(super::check::TRIES_STOPPED)?.trim().parse().ok())
+}
+
 /// Each candidate the tries command found passing, by its number, in order.
 pub fn all_passed(output: &str) -> Vec<usize> {
     output.lines().filter_map(|line| line.trim().strip_prefix("passes: ")?.trim().parse().ok()).collect()

@@ -159,7 +159,7 @@ impl Conversation {
             .into_iter()
             .collect();
         let ready = check.stage(&staged, &now);
-        let command = match (ready, check.tries_command()) {
+        let command = match (ready, check.tries_command(self.budget.search_seconds())) {
             (Ok(()), Some(command)) => command,
             (Err(error), _) => {
                 self.notify(&format!("[no variants tried: {error}]"));
@@ -179,6 +179,13 @@ impl Conversation {
         // As long as the turn's seconds allow (see `harness_call`).
         let input = json!({ "command": command, "timeout_ms": u64::MAX });
         let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        if let Some(at) = reading::tries_stopped(&output) {
+            self.notify(&format!(
+                "[the small changes had half the turn's seconds left: {} of {} tried]",
+                at - 1,
+                tries.len()
+            ));
+        }
         // One change reached through two definitions (a method and its
         // class) is staged twice: it counts once among those that pass.
         let mut files_after = std::collections::HashSet::new();
@@ -318,11 +325,13 @@ what is asked.",
             return Ok(None);
         }
         let staged: Vec<(&str, String)> = found.iter().map(|v| (target.path.as_str(), v.applied(after))).collect();
-        let command =
-            match (check.stage(&staged, &[(target.path.as_str(), target.text.as_str())]), check.tries_command()) {
-                (Ok(()), Some(command)) => command,
-                _ => return Ok(None),
-            };
+        let command = match (
+            check.stage(&staged, &[(target.path.as_str(), target.text.as_str())]),
+            check.tries_command(self.budget.search_seconds()),
+        ) {
+            (Ok(()), Some(command)) => command,
+            _ => return Ok(None),
+        };
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text {
             text: format!(
