@@ -3927,6 +3927,49 @@ def test_dashes():\n    assert slugify(\"a  b\") == \"a-b\"\n";
 }
 
 #[tokio::test]
+async fn the_lines_only_the_failing_tests_run_single_out_the_definition_to_change() {
+    // The request's words point to `slugify`; the fault is in the helper
+    // it calls, on a line only the failing test runs. Each test of the
+    // file runs alone, traced: that helper comes first, the line is shown,
+    // and its version is asked with no pick among the definitions.
+    let helper = "def normalize(word):\n    if word[:1].isupper():\n        return word\n    return word\n";
+    let slugify = "def slugify(title):\n    return \"-\".join(normalize(w) for w in title.split())\n";
+    let text = long_module(&format!("{helper}\n\n{slugify}"));
+    let tests = "from shop.text import slugify\n\n\ndef test_lower():\n    assert slugify(\"Red Lamp\") == \"red-lamp\"\n\n\n\
+def test_dashes():\n    assert slugify(\"a  b\") == \"a-b\"\n";
+    let fixed = "```python\ndef normalize(word):\n    if word[:1].isupper():\n        return word.lower()\n    return word\n```\n";
+    let run = Scenario::new()
+        .file("shop/__init__.py", "")
+        .file("shop/text.py", &text)
+        .file("tests/test_text.py", tests)
+        .tool_settings(whole_files())
+        .tests_first()
+        .run(&["change", "change", "slugify", fixed], "slugify keeps capital letters; slugs must be lowercase. Fix it.")
+        .await;
+    let text_now = run.text();
+    let line = text.lines().position(|l| l == "        return word").unwrap() + 1;
+    assert!(
+        text_now.contains(&format!(
+            "[the failing tests single out lines {line} of `normalize` in shop/text.py: it comes first]"
+        )),
+        "{text_now}"
+    );
+    let asked = run.backend.requests()[3].messages.last().unwrap().text();
+    assert!(
+        asked.contains(
+            "The project's failing tests run these lines of `normalize`, which every failing test runs and no \
+passing test of their files does: the fault is likely there.\n```\nreturn word\n```"
+        ),
+        "{asked}"
+    );
+    assert!(asked.contains("Reply with the whole new version of `normalize`"), "{asked}");
+    let fixed_text =
+        text.replace("        return word\n    return word", "        return word.lower()\n    return word");
+    assert!(run.read("shop/text.py") == fixed_text, "{text_now}");
+    assert_eq!(run.backend.used(), 4, "the intent both ways, the choice, the version: no pick among definitions");
+}
+
+#[tokio::test]
 async fn a_small_workspace_s_passing_tests_leave_the_request_to_the_whole_file_way() {
     let pricing = "def discount(total):\n    return 0.1 if total >= 100 else 0\n";
     let tests = "from pricing import discount\n\n\ndef test_from_100():\n    assert discount(100) == 0.1\n";

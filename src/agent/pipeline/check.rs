@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use super::loading::{Loading, Runner};
 use super::reading::{COUNTS_PATTERN, normalized};
-use super::watchers::{NODE_ARGV, NODE_CALLS, PYTHON_ARGV, PYTHON_CALLS};
+use super::watchers::{NODE_ARGV, NODE_CALLS, PYTHON_ARGV, PYTHON_CALLS, PYTHON_SPECTRUM};
 use crate::codemap::Language;
 
 mod guards;
@@ -49,7 +49,7 @@ pub struct Check {
     /// Where the check is the project's failing tests: the command that
     /// runs their files, which guards the candidates, and how many tests
     /// the check itself must make pass.
-    own_tests: Option<(String, usize)>,
+    own_tests: Option<(String, usize, Vec<String>)>,
     /// A probe guards: a script of other uses of the code, whose output a
     /// candidate must leave as it is.
     probe: bool,
@@ -276,6 +276,29 @@ impl Check {
             .map(|(file, script)| written(&file, &script))
             .collect();
         Some(format!("{written}{run} >/dev/null 2>&1; {read}"))
+    }
+
+    /// The command that runs each test of the files of the tests the check
+    /// is made of alone, and prints the lines of the project the failing
+    /// ones run most and the passing ones least (see `PYTHON_SPECTRUM`).
+    /// `None` but for Python tests.
+    pub fn spectrum_command(&self) -> Option<String> {
+        /// Lines printed at most, best first.
+        const LIMIT: usize = 40;
+        let (_, _, files) = self.own_tests.as_ref()?;
+        if self.runner.language != Language::Python {
+            return None;
+        }
+        let modules: Vec<String> =
+            files.iter().map(|file| file.strip_suffix(".py").map(|m| m.replace('/', "."))).collect::<Option<_>>()?;
+        if modules.is_empty() || !modules.iter().all(|m| m.split('.').all(crate::text::is_identifier)) {
+            return None;
+        }
+        let dir = self.dir.path();
+        let wrapper = dir.join("spectrum.py");
+        let script = PYTHON_SPECTRUM.replace("MODULES", &format!("{modules:?}")).replace("LIMIT", &LIMIT.to_string());
+        let run = self.run_line(&dir.join("modules").display().to_string(), "\"$PWD\"", &wrapper);
+        Some(format!("{}{run}", written(&wrapper, &script)))
     }
 
     /// The check as the model is shown it beside the code to change: the
@@ -604,7 +627,7 @@ fn echoed(language: Language, script: &str) -> String {
 mod tests {
     use super::*;
     use crate::agent::pipeline::loading::{loading, runner};
-    use crate::agent::pipeline::reading::{calls, failures, passed, shows_nothing, tries_stopped};
+    use crate::agent::pipeline::reading::{calls, failures, passed, shows_nothing, spectrum, tries_stopped};
 
     #[test]
     fn the_request_s_examples_run_with_the_project_s_names_in_scope() {
@@ -783,6 +806,40 @@ parser.add_argument('--loud', action='store_true')\n    return parser.parse_args
         let passes = "console.log(require('cli').parse(['node', 'script', '--loud']))\n";
         assert_eq!(ran(Language::JavaScript, "index.js", passes), ("true".to_string(), None));
         assert_eq!(ran_with(Language::JavaScript, "index.js", reads, &["--loud", "it's"]), ("true".to_string(), None));
+    }
+
+    #[test]
+    fn the_lines_only_the_failing_tests_run_score_best() {
+        let root = tempfile::tempdir().unwrap();
+        for dir in ["pkg", "tests"] {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
+            std::fs::write(root.path().join(dir).join("__init__.py"), "").unwrap();
+        }
+        // Negative numbers take the wrong branch: only the failing test runs its line.
+        let code = "def magnitude(x):\n    if x < 0:\n        return x\n    return x\n";
+        std::fs::write(root.path().join("pkg/core.py"), code).unwrap();
+        // A unittest case and pytest's plain functions alike.
+        let tests = "import unittest\nfrom pkg.core import magnitude\n\nclass TestMagnitude(unittest.TestCase):\n    \
+def test_positive(self):\n        self.assertEqual(magnitude(3), 3)\n\ndef test_zero():\n    assert magnitude(0) == 0\n\n\
+def test_negative():\n    assert magnitude(-2) == 2\n";
+        std::fs::write(root.path().join("tests/test_core.py"), tests).unwrap();
+        let runner = runner(Language::Python).unwrap();
+        let loads = loading(root.path(), Language::Python, "pkg/core.py");
+        let mut check = Check::new(runner, loads, "print(1)\n").unwrap();
+        assert!(check.spectrum_command().is_none(), "a check of no tests has no spectrum");
+        check.made_of_tests("true".into(), 1, vec!["tests/test_core.py".into()]);
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(check.spectrum_command().unwrap())
+            .current_dir(root.path())
+            .output()
+            .unwrap();
+        let output = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+        let (failing, passing, scored) = spectrum(&output).unwrap();
+        assert_eq!((failing, passing), (1, 2), "{output}");
+        assert_eq!(scored[0], (1.0, "pkg/core.py".to_string(), 3), "{output}");
+        // The lines every test runs score less; the tests' own lines not at all.
+        assert!(scored[1..].iter().all(|(score, file, _)| *score < 1.0 && file == "pkg/core.py"), "{output}");
     }
 
     #[test]

@@ -311,7 +311,8 @@ what it reports must change]"
         // The other tests of their files guard the candidates: a change
         // that makes these pass must leave those passing.
         let files = tests_run::test_files(tests);
-        check.made_of_tests(tests_run::python_tests_command(&files), tests.len());
+        let owned = files.iter().map(|file| file.to_string()).collect();
+        check.made_of_tests(tests_run::python_tests_command(&files), tests.len(), owned);
         Ok(Some(check))
     }
 

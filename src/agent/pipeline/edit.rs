@@ -183,7 +183,7 @@ fn prototype_as_method(language: Language, code: &str, found: &Definition, old: 
 
 /// `code` with the indentation of its first line that is not blank taken
 /// off every line that has it.
-fn dedented(code: &str) -> String {
+pub(super) fn dedented(code: &str) -> String {
     let first = code.lines().find(|l| !l.trim().is_empty()).unwrap_or_default();
     let pad = &first[..indent_of(first)];
     code.lines().map(|line| line.strip_prefix(pad).unwrap_or(line)).collect::<Vec<_>>().join("\n")

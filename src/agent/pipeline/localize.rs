@@ -29,6 +29,49 @@ fn constructs(definition: &Definition, class: &str) -> bool {
         && matches!(definition.name.as_str(), "__init__" | "constructor" | "new")
 }
 
+/// A definition the failing tests point to (see [`Conversation::suspects`]).
+pub(super) struct Suspect {
+    pub target: Target,
+    /// How surely, from 0 to 1: 1 where only failing tests run its line,
+    /// and all of them do.
+    pub score: f32,
+    /// Its lines of that score, as the file numbers them.
+    pub lines: Vec<usize>,
+}
+
+impl Suspect {
+    /// Its lines as its file writes them (a few at most), in order.
+    pub fn quoted(&self) -> String {
+        const QUOTED: usize = 8;
+        let mut lines = self.lines.clone();
+        lines.sort_unstable();
+        lines.dedup();
+        let text: Vec<&str> = self.target.text.lines().collect();
+        let quoted: Vec<&str> =
+            lines.iter().filter_map(|line| text.get(line.checked_sub(1)?)).map(|l| l.trim_end()).take(QUOTED).collect();
+        edit::dedented(&quoted.join("\n"))
+    }
+
+    /// The lines, runs of them joined (`262, 266-269`).
+    pub fn lines_told(&self) -> String {
+        let mut lines = self.lines.clone();
+        lines.sort_unstable();
+        lines.dedup();
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for line in lines {
+            match runs.last_mut() {
+                Some((_, end)) if *end + 1 == line => *end = line,
+                _ => runs.push((line, line)),
+            }
+        }
+        let told: Vec<String> = runs
+            .into_iter()
+            .map(|(start, end)| if start == end { start.to_string() } else { format!("{start}-{end}") })
+            .collect();
+        told.join(", ")
+    }
+}
+
 impl Conversation {
     /// The model's guess, before it sees any code, at the names the code
     /// uses for what the request speaks of: a report in the user's words
@@ -265,6 +308,46 @@ Reply with its name: {}.",
             }
         }
         order.into_iter().map(|at| ran[at].clone()).collect()
+    }
+
+    /// The definitions the check's failing tests point to, most suspect
+    /// first: each test of their files runs alone, traced (a Bash call),
+    /// and a line the failing tests run and the passing ones do not is
+    /// where the fault likely lies (spectrum-based fault localization, by
+    /// Ochiai's measure). Each definition with its best score and the lines
+    /// that score it. Empty where the check is not made of Python tests, or
+    /// no test of their files passes: then nothing tells lines apart.
+    pub(super) async fn suspects(
+        &mut self,
+        check: &super::check::Check,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<Suspect>, Stop> {
+        let Some(command) = check.spectrum_command() else { return Ok(Vec::new()) };
+        self.notify("[running each test of the failing tests' files alone: which lines do only the failing ones run?]");
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text:
+                "Each test of the failing tests' files, alone and traced, on the code as it is: the lines the failing \
+tests run and the passing ones do not point to the fault."
+                    .into(),
+        });
+        let input = json!({ "command": command, "timeout_ms": 120_000 });
+        let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        let Some((failing, passing, scored)) = reading::spectrum(&output) else { return Ok(Vec::new()) };
+        if failing == 0 || passing == 0 {
+            return Ok(Vec::new());
+        }
+        let mut suspects: Vec<Suspect> = Vec::new();
+        for (score, file, line) in scored {
+            let Some(target) = self.running(&file, line) else { continue };
+            match suspects.iter_mut().find(|s| s.target.is(&target)) {
+                // Best first: a definition's first line holds its score.
+                Some(suspect) if (suspect.score - score).abs() < f32::EPSILON => suspect.lines.push(line),
+                Some(_) => {}
+                None => suspects.push(Suspect { target, score, lines: vec![line] }),
+            }
+        }
+        Ok(suspects)
     }
 
     /// The innermost function or method of the project's `file` (as a

@@ -122,6 +122,9 @@ impl Target {
     }
 }
 
+/// The least score of the failing tests' lines (see `Suspect`) by which
+/// a definition that alone has the best is the one a change is asked of.
+const SINGLED_OUT: f32 = 0.8;
 /// Definitions the check ran that are shown with the chosen one, at most.
 const EXECUTED_SHOWN: usize = 2;
 /// Definitions a change is asked of at most: each costs the prompt its length.
@@ -579,10 +582,39 @@ impl Conversation {
             Some(check) => self.follow_calls(check, request, cancel).await?,
             None => Vec::new(),
         };
+        // Where the check is the project's failing tests, the lines they run
+        // and the passing tests of their files do not point to the fault
+        // (the models, shown Markdown's entry points beside the code-block
+        // processor the failing tests single out, rewrote an entry point):
+        // those definitions are followed and varied first, and one that
+        // alone scores best comes first and is the one asked of.
+        let suspects = match check.as_ref() {
+            Some(check) => self.suspects(check, cancel).await?,
+            None => Vec::new(),
+        };
+        let singled_out = suspects
+            .first()
+            .filter(|top| top.score >= SINGLED_OUT && suspects.get(1).is_none_or(|next| next.score < top.score));
+        let mut executed = executed;
+        if !suspects.is_empty() {
+            let first: Vec<Target> = suspects.iter().map(|s| s.target.clone()).collect();
+            executed.retain(|t| !first.iter().any(|s| s.is(t)));
+            executed.splice(0..0, first);
+        }
         let reached: Vec<Target> =
             executed.iter().filter(|t| !targets.iter().any(|o| o.is(t))).take(EXECUTED_SHOWN).cloned().collect();
         let after = traced.len() + 1;
         targets.splice(after.min(targets.len())..after.min(targets.len()), reached);
+        if let Some(suspect) = singled_out {
+            self.notify(&format!(
+                "[the failing tests single out lines {} of `{}` in {}: it comes first]",
+                suspect.lines_told(),
+                suspect.target.qualified(),
+                suspect.target.path
+            ));
+            targets.retain(|t| !t.is(&suspect.target));
+            targets.insert(0, suspect.target.clone());
+        }
         targets.truncate(MAX_SHOWN);
         let names: Vec<String> = targets.iter().map(|t| format!("`{}`", t.qualified())).collect();
         // The definitions before the request, as the whole-file way hands
@@ -601,7 +633,22 @@ is asked, in one code block.",
                 "Which line of these definitions must change? Reply with that line only, as it must read.".to_string(),
             ),
         };
+        // Shown with the definitions, and with the singled-out one alone.
+        let pointed = singled_out.map(|suspect| {
+            let how = match suspect.score >= 1.0 - f32::EPSILON {
+                true => "which every failing test runs and no passing test of their files does",
+                false => "which the failing tests run most and the passing tests of their files least",
+            };
+            format!(
+                "The project's failing tests run these lines of `{}`, {how}: the fault is likely there.\n```\n{}\n```\n",
+                suspect.target.qualified(),
+                suspect.quoted()
+            )
+        });
         let mut shown: String = targets.iter().map(Target::shown).collect::<Vec<_>>().join("\n");
+        if let Some(pointed) = &pointed {
+            shown = format!("{shown}\n{pointed}");
+        }
         if request != prompt_of(base) {
             shown = format!("{shown}\n{}\n", request.trim());
         }
@@ -659,6 +706,7 @@ own version first…]",
         // Where a small change passed, the definition it lies in is the one.
         let named = match (&untold, check.is_some() && raised.is_none() && targets.len() > 1) {
             (Some(picked), _) => targets.iter().position(|t| t.is(&picked.target)),
+            (None, _) if let Some(suspect) = singled_out => targets.iter().position(|t| t.is(&suspect.target)),
             (None, true) => self.name_the_one(system, base, &targets, &shown, usage, cancel).await?,
             (None, false) => None,
         };
@@ -710,7 +758,10 @@ that line as it must read for the check to pass, in one code block.",
                 this_ask.push_str(&format!("\nYour last version was refused: {last}."));
             }
             let shown_now = match (alone, &check) {
-                (Some(one), Some(check)) => format!("{}\n{}\n", one.shown(), check.described()),
+                (Some(one), Some(check)) => {
+                    let pointed = pointed.as_deref().filter(|_| singled_out.is_some_and(|s| s.target.is(one)));
+                    format!("{}\n{}{}\n", one.shown(), pointed.unwrap_or_default(), check.described())
+                }
                 _ => shown.clone(),
             };
             let messages = super::whole_file::with_files(base.to_vec(), &shown_now, &this_ask);

@@ -24,6 +24,26 @@ pub fn calls(output: &str) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// A line a spectrum run scores: its score, file and line.
+pub type Scored = (f32, String, usize);
+
+/// What a spectrum run printed (see `Check::spectrum_command`): how many
+/// tests failed and passed, and the lines it scores, best first. `None`
+/// where it did not run to its end.
+pub fn spectrum(output: &str) -> Option<(usize, usize, Vec<Scored>)> {
+    let mut lines = output.lines().skip_while(|line| !line.starts_with("tests: "));
+    let (failing, passing) = lines.next()?.strip_prefix("tests: ")?.split_once(' ')?;
+    let (failing, passing) = (failing.trim().parse().ok()?, passing.trim().parse().ok()?);
+    let scored = lines
+        .filter_map(|line| {
+            let (score, place) = line.split_once(' ')?;
+            let (file, at) = place.trim().rsplit_once(':')?;
+            Some((score.parse().ok()?, file.to_string(), at.parse().ok()?))
+        })
+        .collect();
+    Some((failing, passing, scored))
+}
+
 /// How many of the project's tests fail, read from their run's output:
 /// none when it exited normally, else the counts of failures and errors
 /// summed; `None` when the report cannot be read.

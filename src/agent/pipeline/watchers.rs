@@ -47,6 +47,72 @@ finally:
             if _lines:
                 _out.write(f"{_file}:{','.join(map(str, sorted(_lines)))}\n")"#;
 
+/// Runs every test of the test modules MODULES (unittest's cases, and
+/// pytest's plain functions that take no fixture), each alone, tracing which
+/// lines of the project's own files (not the tests') it runs, and prints,
+/// after a `tests: FAILING PASSING` line, the lines the failing tests run
+/// most and the passing ones least, by Ochiai's measure (`SCORE
+/// FILE:LINE`, best first, at most LIMIT): spectrum-based fault
+/// localization, as the failing tests themselves point to the fault.
+pub(super) const PYTHON_SPECTRUM: &str = r#"import importlib as _importlib, math as _math, os as _os, sys as _sys, unittest as _unittest
+_root = _os.path.realpath(_os.getcwd()) + _os.sep
+_ours = {}
+def _relative(file):
+    if file not in _ours:
+        real = _os.path.realpath(file)
+        path = real[len(_root):] if not file.startswith("<") and real.startswith(_root) else None
+        parts = path.split(_os.sep) if path else []
+        aside = any(p in ("test", "tests", "testing") for p in parts[:-1]) or (parts and (parts[-1].startswith("test_") or parts[-1].endswith("_test.py") or parts[-1] == "conftest.py"))
+        _ours[file] = None if aside else path
+    return _ours[file]
+_hit = set()
+def _line(frame, event, arg):
+    if event == "line":
+        _hit.add((frame.f_code.co_filename, frame.f_lineno))
+    return _line
+def _call(frame, event, arg):
+    return _line if _relative(frame.f_code.co_filename) is not None else None
+def _cases(suite):
+    for test in suite:
+        if isinstance(test, _unittest.TestSuite):
+            yield from _cases(test)
+        else:
+            yield test
+def _functions(module):
+    # pytest's plain test functions, those that take no fixture.
+    import inspect
+    for name, value in vars(module).items():
+        if name.startswith("test") and inspect.isfunction(value) and value.__module__ == module.__name__:
+            if not inspect.signature(value).parameters:
+                yield _unittest.FunctionTestCase(value)
+_spectra, _failing, _passing = {}, 0, 0
+for _name in MODULES:
+    try:
+        _module = _importlib.import_module(_name)
+    except Exception:
+        continue
+    for _case in [*_cases(_unittest.TestLoader().loadTestsFromModule(_module)), *_functions(_module)]:
+        _hit.clear()
+        _result = _unittest.TestResult()
+        _sys.settrace(_call)
+        try:
+            _case.run(_result)
+        finally:
+            _sys.settrace(None)
+        _failed = not _result.wasSuccessful()
+        _failing += _failed
+        _passing += not _failed
+        for _key in _hit:
+            _counts = _spectra.setdefault(_key, [0, 0])
+            _counts[0 if _failed else 1] += 1
+print(f"tests: {_failing} {_passing}")
+_scores = sorted(
+    ((_ef / _math.sqrt(_failing * (_ef + _ep)), _relative(_file), _lineno) for (_file, _lineno), (_ef, _ep) in _spectra.items() if _ef),
+    key=lambda s: (-s[0], s[1], s[2]),
+)
+for _score, _file, _lineno in _scores[:LIMIT]:
+    print(f"{_score:.3f} {_file}:{_lineno}")"#;
+
 /// Runs the check (read from CHECK as from stdin) with a `sys.argv` that
 /// leaves the file MARK where anything reads past the program's name.
 pub(super) const PYTHON_ARGV: &str = r#"import sys as _sys

@@ -281,18 +281,18 @@ they are: {}",
     /// of the project's tests (`tests`) than `before` fail now, less those
     /// the check itself runs, where it is the project's failing tests.
     pub fn guard_with(&mut self, tests: &str, before: usize) {
-        let made_to_pass = self.own_tests.as_ref().filter(|(own, _)| own == tests).map_or(0, |(_, count)| *count);
+        let made_to_pass = self.own_tests.as_ref().filter(|(own, _, _)| own == tests).map_or(0, |(_, count, _)| *count);
         self.tests = Some((tests.to_string(), before.saturating_sub(made_to_pass)));
     }
 
     /// The check is the project's failing tests, `count` of them, in the
-    /// files `command` runs: the tests a candidate is guarded by.
-    pub fn made_of_tests(&mut self, command: String, count: usize) {
-        self.own_tests = Some((command, count));
+    /// `files` that `command` runs: the tests a candidate is guarded by.
+    pub fn made_of_tests(&mut self, command: String, count: usize, files: Vec<String>) {
+        self.own_tests = Some((command, count, files));
     }
 
     /// The command that runs the files of the tests the check is made of.
     pub fn own_tests(&self) -> Option<&str> {
-        self.own_tests.as_ref().map(|(command, _)| command.as_str())
+        self.own_tests.as_ref().map(|(command, _, _)| command.as_str())
     }
 }
