@@ -331,7 +331,7 @@ Reply with its name: {}.",
 tests run and the passing ones do not point to the fault."
                     .into(),
         });
-        let input = json!({ "command": command, "timeout_ms": 120_000 });
+        let input = json!({ "command": command, "timeout_ms": 60_000 });
         let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
         let Some((failing, passing, scored)) = reading::spectrum(&output) else { return Ok(Vec::new()) };
         if failing == 0 || passing == 0 {
