@@ -1025,6 +1025,10 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         assert!(why.contains("prints:\n```\nTrue\n```\nwhere it must print:\n```\nFalse\n```"), "{why}");
         let why = told("def same(a, b):\n    return a[0] == c\n");
         assert!(why.contains("fails with `NameError: name 'c' is not defined`"), "{why}");
+        // The line that names the error, where the report goes on below it
+        // (unittest's `Diff is 1528 characters long`).
+        let why = told("def same(a, b):\n    raise ValueError('not alike\\nDiff is 3 characters long')\n");
+        assert!(why.contains("fails with `ValueError: not alike`"), "{why}");
         assert_eq!(
             std::fs::read_to_string(root.path().join("pkg/core.py")).unwrap(),
             now,

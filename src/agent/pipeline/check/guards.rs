@@ -12,6 +12,16 @@ use super::{Check, DOUBTFUL, TRY_SECONDS, double_quoted, tidy, written};
 
 /// Starts the line a run prints how it exited by, where it failed.
 const EXITS: &str = "(exits";
+
+/// The shell command that prints the line of the error stream in `file`
+/// that names the error (the last that says `Error` or `Exception`, as
+/// [`super::super::reading::error_line`] reads one), else its last line:
+/// unittest ends an assertion's report with `Diff is 1528 characters
+/// long`, which tells the model nothing, below the `AssertionError` line.
+/// Cut to a few hundred characters: that line may quote whole documents.
+fn last_error(file: &str) -> String {
+    format!("{{ grep -E 'Error|Exception' '{file}' || cat '{file}'; }} | tail -n 1 | cut -c1-300")
+}
 /// The sections of [`Check::explain_command`]'s output, numbered as
 /// [`outputs_by_try`] reads them: the check's run, then the probe's.
 const CHECK_RUN: usize = 1;
@@ -119,11 +129,12 @@ impl Check {
 for n in {}; do\n  \
 try='{dir}/tries/'$n; f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
 echo \"=== $((10#$n))\"; $limit bash -c \"{run}\" 2>'{dir}/differ.err'; status=$?\n  \
-if [ $status -ne 0 ]; then echo \"{EXITS} $status: $(tail -n 1 '{dir}/differ.err'))\"; fi\n  \
+if [ $status -ne 0 ]; then echo \"{EXITS} $status: $({}))\"; fi\n  \
 rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n\
 done",
             written(&self.differ_file(), &script),
-            numbers.join(" ")
+            numbers.join(" "),
+            last_error(&format!("{dir}/differ.err"))
         ))
     }
 
@@ -149,8 +160,9 @@ done",
             "cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
 try='{dir}/tries/0001'; f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n\
 echo '=== {CHECK_RUN}'; $limit bash -c \"{check}\" 2>'{dir}/explain.err'; status=$?\n\
-if [ $status -ne 0 ]; then echo \"{EXITS} $status: $(tail -n 1 '{dir}/explain.err'))\"; fi\n\
-{probe}rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\""
+if [ $status -ne 0 ]; then echo \"{EXITS} $status: $({}))\"; fi\n\
+{probe}rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"",
+            last_error(&format!("{dir}/explain.err"))
         ))
     }
 
