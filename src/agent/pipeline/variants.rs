@@ -1,6 +1,7 @@
 //! Small variants of a definition: one operator, literal or name changed,
-//! a `- 1` or `+ 1` added, a `not` dropped, two items swapped, or an
-//! operand converted (`int(…)` where a string met a number). Wrong
+//! a `- 1` or `+ 1` added, a `not` dropped, two items swapped, an
+//! operand converted (`int(…)` where a string met a number), or a line
+//! break added to or dropped from a short string. Wrong
 //! comparisons, off-by-ones and swapped pairs are among the commonest
 //! one-line bugs (the operators mutation testing draws on), and a small
 //! model that cannot see which line is wrong can still write the check
@@ -24,7 +25,8 @@ pub struct Variant {
     pub what: String,
     /// Its kind's place in the order of likelihood: 0 for an operator,
     /// then booleans, dropped negations, numbers, `± 1`, swapped pairs,
-    /// swapped names, and 7 for a converted operand.
+    /// swapped names, converted operands, and 8 for a line break added to
+    /// or dropped from a short string.
     pub kind: usize,
 }
 
@@ -115,6 +117,10 @@ pub fn variants(language: Language, text: &str, range: Range<usize>) -> Vec<Vari
     all
 }
 
+/// Bytes a string may have for its line breaks to be varied: a format's
+/// pieces, not a message.
+const MAX_STRING: usize = 40;
+
 fn walk<'t>(node: Node<'t>, range: &Range<usize>, visit: &mut impl FnMut(Node<'t>)) {
     if node.end_byte() <= range.start || node.start_byte() >= range.end || node.kind().contains("comment") {
         return;
@@ -132,7 +138,7 @@ fn walk<'t>(node: Node<'t>, range: &Range<usize>, visit: &mut impl FnMut(Node<'t
 struct Found<'t> {
     text: &'t str,
     language: Language,
-    kinds: [Vec<Variant>; 8],
+    kinds: [Vec<Variant>; 9],
 }
 
 impl Found<'_> {
@@ -225,6 +231,20 @@ impl Found<'_> {
                             self.add(7, operand, format!("{conversion}({inner})"));
                         }
                     }
+                }
+            }
+        }
+        // A line break too few or too many where a string joins pieces of
+        // text (`'{}{}\n'.format(code, block)` that drops the blank line
+        // between two blocks): text formats are full of them.
+        if node.kind() == "string" && text.len() <= MAX_STRING && !text.contains('\n') {
+            let quote = text.find(['\'', '"']).unwrap_or(0);
+            if !text[quote..].starts_with("'''") && !text[quote..].starts_with("\"\"\"") {
+                for (at, _) in text.match_indices("\\n") {
+                    self.add(8, node, format!("{}{}", &text[..at], &text[at + 2..]));
+                }
+                for (at, _) in text.match_indices("}{") {
+                    self.add(8, node, format!("{}\\n{}", &text[..at + 1], &text[at + 1..]));
                 }
             }
         }
@@ -364,6 +384,15 @@ const prefix = lowHasPre ? 'pre' : ''\n  return [prefix, 'major < minor']\n}\n";
         assert!(found.iter().any(|v| v.contains("const prefix = highHasPre ?")), "{found:#?}");
         assert!(found.iter().any(|v| v.contains("return ['major < minor', prefix]")));
         assert!(!found.iter().any(|v| v.contains("'major <= minor'")), "inside a string");
+    }
+
+    #[test]
+    fn a_short_string_gains_a_line_break_between_pieces_or_loses_one() {
+        let code = "def join(a, b):\n    \"\"\"Join {}{} blocks.\\n\"\"\"\n    return '{}{}\\n'.format(a, b)\n";
+        let found = all(Language::Python, code);
+        assert!(found.iter().any(|v| v.contains("return '{}\\n{}\\n'.format(a, b)")), "{found:#?}");
+        assert!(found.iter().any(|v| v.contains("return '{}{}'.format(a, b)")), "{found:#?}");
+        assert!(!found.iter().any(|v| v.contains("Join {}\\n{}")), "a docstring is left alone");
     }
 
     #[test]
