@@ -659,10 +659,17 @@ is asked, in one code block.",
         // no one-token change at all (a version compared part by part, that
         // must compare in order), and the model's own version, informed by
         // what is asked, is tried first; the pick stands where it fails.
+        // Where the check's failure points (its traceback, the lines only
+        // the failing tests run), every variant is tried before any other's.
+        let mut pointed_to = traced.clone();
+        if let Some(suspect) = singled_out.filter(|s| !traced.iter().any(|t| t.is(&s.target))) {
+            pointed_to.push(suspect.target.clone());
+        }
         let mut untold: Option<trying::Picked> = None;
         if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
-            let picked =
-                self.try_variants(system, base, check, &traced, &executed, candidates, chosen, usage, cancel).await?;
+            let picked = self
+                .try_variants(system, base, check, &pointed_to, &executed, candidates, chosen, usage, cancel)
+                .await?;
             // A long definition's version costs a small model a minute to
             // write and rarely comes back whole: there the pick stands.
             let short = |picked: &trying::Picked| {

@@ -47,7 +47,8 @@ pub(super) struct Picked {
 
 impl Conversation {
     /// Small variants of the definitions a crashing check's traceback
-    /// passes through (`traced`), the chosen definition and what it calls,
+    /// passes through and the one its failing tests single out
+    /// (`traced`), the chosen definition and what it calls,
     /// then of the functions the check runs (`executed`) and the other
     /// candidates, kind by kind across them (an operator, a number or a
     /// name changed, a pair swapped), tried against `check` in a scratch
