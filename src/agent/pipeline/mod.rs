@@ -633,8 +633,14 @@ is asked, in one code block.",
                 "Which line of these definitions must change? Reply with that line only, as it must read.".to_string(),
             ),
         };
-        // Shown with the definitions, and with the singled-out one alone.
-        let pointed = singled_out.map(|suspect| {
+        // Shown with the definitions, and with the singled-out one alone,
+        // where the lines are a small part of it: quoting most of a short
+        // definition back tells the model nothing it does not see.
+        let narrows = |suspect: &&localize::Suspect| {
+            let (first, last) = suspect.target.definition().lines;
+            suspect.lines.len() * 2 < last + 1 - first
+        };
+        let pointed = singled_out.filter(narrows).map(|suspect| {
             let how = match suspect.score >= 1.0 - f32::EPSILON {
                 true => "which every failing test runs and no passing test of their files does",
                 false => "which the failing tests run most and the passing tests of their files least",
