@@ -35,7 +35,7 @@ pub(super) struct Suspect {
     /// How surely, from 0 to 1: 1 where only failing tests run its line,
     /// and all of them do.
     pub score: f32,
-    /// Its lines of that score, as the file numbers them.
+    /// Its lines of that score, as the file numbers them, in order.
     pub lines: Vec<usize>,
 }
 
@@ -43,22 +43,21 @@ impl Suspect {
     /// Its lines as its file writes them (a few at most), in order.
     pub fn quoted(&self) -> String {
         const QUOTED: usize = 8;
-        let mut lines = self.lines.clone();
-        lines.sort_unstable();
-        lines.dedup();
         let text: Vec<&str> = self.target.text.lines().collect();
-        let quoted: Vec<&str> =
-            lines.iter().filter_map(|line| text.get(line.checked_sub(1)?)).map(|l| l.trim_end()).take(QUOTED).collect();
+        let quoted: Vec<&str> = self
+            .lines
+            .iter()
+            .filter_map(|line| text.get(line.checked_sub(1)?))
+            .map(|l| l.trim_end())
+            .take(QUOTED)
+            .collect();
         edit::dedented(&quoted.join("\n"))
     }
 
     /// The lines, runs of them joined (`262, 266-269`).
     pub fn lines_told(&self) -> String {
-        let mut lines = self.lines.clone();
-        lines.sort_unstable();
-        lines.dedup();
         let mut runs: Vec<(usize, usize)> = Vec::new();
-        for line in lines {
+        for &line in &self.lines {
             match runs.last_mut() {
                 Some((_, end)) if *end + 1 == line => *end = line,
                 _ => runs.push((line, line)),
@@ -346,6 +345,10 @@ tests run and the passing ones do not point to the fault."
                 Some(_) => {}
                 None => suspects.push(Suspect { target, score, lines: vec![line] }),
             }
+        }
+        for suspect in &mut suspects {
+            suspect.lines.sort_unstable();
+            suspect.lines.dedup();
         }
         Ok(suspects)
     }

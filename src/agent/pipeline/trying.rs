@@ -210,18 +210,12 @@ impl Conversation {
             .iter()
             .map(|(at, variant)| takes_out_a_number(&request, &varied[*at].text[variant.at.clone()], &variant.new))
             .collect();
-        let (numbers, passing): (Vec<usize>, Vec<&(usize, variants::Variant)>) = if against.contains(&true)
-            && against.contains(&false)
-        {
-            let left_out: Vec<String> =
-                passing.iter().zip(&against).filter(|(_, a)| **a).map(|((_, v), _)| v.what.clone()).collect();
-            self.notify(&format!(
-                "[left out, as it takes a number the request writes out of the code: {}]",
-                left_out.join("; ")
-            ));
-            numbers.iter().zip(&passing).zip(&against).filter(|(_, against)| !**against).map(|(kept, _)| kept).unzip()
-        } else {
-            (numbers, passing)
+        let (numbers, passing) = match against.contains(&true) && against.contains(&false) {
+            true => {
+                self.tell_left_out("it takes a number the request writes out of the code", &passing, &against);
+                (without(&numbers, &against), without(&passing, &against))
+            }
+            false => (numbers, passing),
         };
         // What uses near the check's print with each change: one that makes
         // them all print one value passes one case by giving up the others.
@@ -233,23 +227,10 @@ impl Conversation {
             Some((original, outputs)) => {
                 let flat: Vec<bool> = outputs.iter().map(|output| neighbours::flattens(&original, output)).collect();
                 if flat.contains(&true) {
-                    let left_out: Vec<String> = passing
-                        .iter()
-                        .zip(&flat)
-                        .filter(|(_, flat)| **flat)
-                        .map(|((_, v), _)| v.what.clone())
-                        .collect();
-                    self.notify(&format!(
-                        "[left out, as with it every use near the check's prints one value: {}]",
-                        left_out.join("; ")
-                    ));
+                    self.tell_left_out("with it every use near the check's prints one value", &passing, &flat);
                 }
-                let kept = |i: &usize| !flat[*i];
-                let numbers: Vec<usize> = (0..numbers.len()).filter(kept).map(|i| numbers[i]).collect();
-                let passing: Vec<&(usize, variants::Variant)> =
-                    (0..passing.len()).filter(kept).map(|i| passing[i]).collect();
-                let outputs: Vec<String> = (0..outputs.len()).filter(kept).map(|i| outputs[i].clone()).collect();
-                (numbers, passing, Some((original, outputs)))
+                let outputs = without(&outputs, &flat);
+                (without(&numbers, &flat), without(&passing, &flat), Some((original, outputs)))
             }
             None => (numbers, passing, None),
         };
@@ -268,6 +249,13 @@ impl Conversation {
         let start = target.definition().range.start;
         let variant = variant.within(start);
         Ok(Some(Picked { target, variant, passing: passing.len(), pick }))
+    }
+
+    /// Tells which of the `passing` changes `left_out` marks are left out, and `why`.
+    fn tell_left_out(&self, why: &str, passing: &[&(usize, variants::Variant)], left_out: &[bool]) {
+        let told: Vec<&str> =
+            passing.iter().zip(left_out).filter(|(_, out)| **out).map(|((_, v), _)| v.what.as_str()).collect();
+        self.notify(&format!("[left out, as {why}: {}]", told.join("; ")));
     }
 
     /// Proposes the small change `picked` as an Edit: the turn's outcome.
@@ -578,6 +566,11 @@ the request is done, what must it print? Reply with one of: {}.",
         }
         Ok(kept)
     }
+}
+
+/// `items` without those `left_out` marks, in their order.
+fn without<T: Clone>(items: &[T], left_out: &[bool]) -> Vec<T> {
+    items.iter().zip(left_out).filter(|(_, out)| !**out).map(|(item, _)| item.clone()).collect()
 }
 
 /// The comment lines right above the line that holds byte `at` of `text`,
