@@ -3970,6 +3970,34 @@ passing test of their files does: the fault is likely there.\n```\nreturn word\n
 }
 
 #[tokio::test]
+async fn a_turn_that_changes_nothing_names_the_definition_its_versions_were_of() {
+    // The request's words choose `slugify`; the failing tests single out
+    // its helper, and the model's version of that helper changes nothing.
+    // The outcome names the helper, not the candidate first chosen.
+    let helper = "def normalize(word):\n    if word[:1].isupper():\n        return word\n    return word\n";
+    let slugify = "def slugify(title):\n    return \"-\".join(normalize(w) for w in title.split())\n";
+    let text = long_module(&format!("{helper}\n\n{slugify}"));
+    let tests = "from shop.text import slugify\n\n\ndef test_lower():\n    assert slugify(\"Red Lamp\") == \"red-lamp\"\n\n\n\
+def test_dashes():\n    assert slugify(\"a  b\") == \"a-b\"\n";
+    let unchanged = format!("```python\n{helper}```\n");
+    let run = Scenario::new()
+        .file("shop/__init__.py", "")
+        .file("shop/text.py", &text)
+        .file("tests/test_text.py", tests)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { candidates: 1, variants: false, ..Default::default() })
+        .tests_first()
+        .run(
+            &["change", "change", "slugify", &unchanged],
+            "slugify keeps capital letters; slugs must be lowercase. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("shop/text.py"), text);
+    let outcome = &run.outcome.text;
+    assert!(outcome.starts_with("No change was made to `normalize` in shop/text.py:"), "{outcome}\n{}", run.text());
+}
+
+#[tokio::test]
 async fn a_small_workspace_s_passing_tests_leave_the_request_to_the_whole_file_way() {
     let pricing = "def discount(total):\n    return 0.1 if total >= 100 else 0\n";
     let tests = "from pricing import discount\n\n\ndef test_from_100():\n    assert discount(100) == 0.1\n";

@@ -10,9 +10,9 @@ use tokio_util::sync::CancellationToken;
 use super::expecting::Expected;
 use super::{Candidate, Stop, Target, check, edit, examples, loading, reading};
 use crate::agent::Conversation;
+use crate::agent::tests_run;
 use crate::agent::turn::Generation;
-use crate::agent::{tests_run, whole_file};
-use crate::protocol::{AgentStatus, Block, Event, Message, Role, Usage};
+use crate::protocol::{Block, Message, Usage};
 
 /// Why a script that never loads the project is set aside.
 pub(super) const NOT_LOADED: &str = "it never loads the project, so it shows nothing of the project's code";
@@ -21,8 +21,6 @@ pub(super) const NOT_LOADED: &str = "it never loads the project, so it shows not
 /// what it must be: it runs a case that works, not the one reported.
 const AS_NOW: &str = "on the code as it is, it prints what it must print once the request is done, so it does not \
 run the case the request reports";
-/// Tokens a check, a probe or an expected output may take: a few lines.
-const SCRIPT_TOKENS: u32 = 400;
 /// Tokens the example's command-line arguments may take: one line.
 const ARGUMENTS_TOKENS: u32 = 60;
 
@@ -158,13 +156,10 @@ what it reports must change]"
                     ));
                     check.count_errors_as_printed();
                     let printed = check.now_output();
-                    match self.expect_output(system, base, check, &printed, usage, cancel).await? {
-                        Expected::Made(check) => return Ok(Some(*check)),
-                        Expected::Unmade => return Ok(None),
-                        Expected::AsNow => match self.as_now(&by_request) {
-                            Some(why) => why,
-                            None => return Ok(None),
-                        },
+                    let expected = self.expect_output(system, base, check, &printed, usage, cancel).await?;
+                    match self.expected(expected, &by_request) {
+                        Ok(made) => return Ok(made),
+                        Err(why) => why,
                     }
                 }
                 None if let Some(why) = self.misused(&output, &request, &check.script) => why,
@@ -176,14 +171,13 @@ what it reports must change]"
                 Some(why) if !ran => why,
                 Some(_) => match runner.shows_no_values(&printed, &request) {
                     Some(why) => why,
-                    None => match self.expect_output(system, base, check, &printed, usage, cancel).await? {
-                        Expected::Made(check) => return Ok(Some(*check)),
-                        Expected::Unmade => return Ok(None),
-                        Expected::AsNow => match self.as_now(&by_request) {
-                            Some(why) => why,
-                            None => return Ok(None),
-                        },
-                    },
+                    None => {
+                        let expected = self.expect_output(system, base, check, &printed, usage, cancel).await?;
+                        match self.expected(expected, &by_request) {
+                            Ok(made) => return Ok(made),
+                            Err(why) => why,
+                        }
+                    }
                 },
             };
             self.notify(&format!("[the check is set aside: {why}]"));
@@ -207,16 +201,21 @@ what it reports must change]"
         Ok(None)
     }
 
-    /// Why a check the model says prints what it must already is set
-    /// aside, where it is the model's script: it runs a case that works.
-    /// `None` for the request's own example, which runs the case the
-    /// request reports whatever the model says of it: there is no check.
-    fn as_now(&self, by_request: &Option<String>) -> Option<String> {
-        if by_request.is_some() {
-            self.notify("[no check: the expected output is what it prints now]");
-            return None;
+    /// The check `expected` made, if any; or why the model's script is set
+    /// aside where the model says it prints what it must already: it runs
+    /// a case that works. The request's own example (`by_request`) runs
+    /// the case the request reports whatever the model says of it: there
+    /// it makes no check.
+    fn expected(&self, expected: Expected, by_request: &Option<String>) -> Result<Option<check::Check>, String> {
+        match expected {
+            Expected::Made(check) => Ok(Some(*check)),
+            Expected::Unmade => Ok(None),
+            Expected::AsNow if by_request.is_some() => {
+                self.notify("[no check: the expected output is what it prints now]");
+                Ok(None)
+            }
+            Expected::AsNow => Err(AS_NOW.to_string()),
         }
-        Some(AS_NOW.to_string())
     }
 
     /// The calls the request writes that run as written on the project
@@ -592,61 +591,6 @@ request speaks of no such input or error: the script must run what the request r
         });
         let (_, output) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
         Ok(Err(check.refusal(&output).unwrap_or_else(|| STILL_FAILS.into())))
-    }
-
-    /// The model's reply to `ask` after the request, one call of the
-    /// budget, bounded to [`SCRIPT_TOKENS`]: a script or an output asked
-    /// for, which a small model that rambles would write on for minutes.
-    /// The reply as generated (not yet recorded) and its text.
-    pub(super) async fn ask_short(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        ask: &str,
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<(Generation, String), Stop> {
-        self.ask_bounded(system, base, ask, SCRIPT_TOKENS, usage, cancel).await
-    }
-
-    /// [`Conversation::ask_short`] for the `asked`-th ask of one script
-    /// (from 0): the first greedy, each later one sampled, so that it is
-    /// not the reply set aside again.
-    pub(super) async fn ask_script(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        ask: &str,
-        asked: usize,
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<(Generation, String), Stop> {
-        self.resample = (asked > 0).then_some(asked as u32);
-        let reply = self.ask_short(system, base, ask, usage, cancel).await;
-        self.resample = None;
-        reply
-    }
-
-    /// [`Conversation::ask_short`] for a reply of at most `max_tokens`.
-    pub(super) async fn ask_bounded(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        ask: &str,
-        max_tokens: u32,
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<(Generation, String), Stop> {
-        let mut messages = base.to_vec();
-        whole_file::after_prompt(&mut messages, ask);
-        self.events.emit(Event::Status { status: AgentStatus::Thinking });
-        self.reply_max_tokens = Some(max_tokens);
-        let generation = self.whole_file_reply(system, messages, cancel).await;
-        self.reply_max_tokens = None;
-        let generation = generation?;
-        *usage += generation.usage;
-        let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
-        Ok((generation, reply))
     }
 
     /// Makes the check's scratch copy and runs the project's tests there as

@@ -12,23 +12,28 @@
 //!    few, its reply held by a grammar to their names, and the choice is
 //!    read as a Read call. A question is answered from the chosen code and
 //!    what a script of its example prints on the project.
-//! 4. **Edit** ([`edit`]): the chosen definition is shown with the imports
-//!    it uses; the reply's block that holds it replaces its byte range.
-//!    Where the check (see below) crashes, the project's functions its
-//!    traceback passes through are shown and varied first.
+//! 4. **Edit** ([`edit`], [`changing`]): the chosen definition is shown
+//!    with the imports it uses; the reply's block that holds it replaces
+//!    its byte range. Where the check ([`check`], [`checking`]) crashes,
+//!    the project's functions its traceback passes through are shown and
+//!    varied first; where it is the project's failing tests, the lines only
+//!    they run point to the definition ([`localize`]).
 //! 5. **Verify** ([`verify`]): the file must still parse, still define it,
-//!    and change.
-//! 6. **Select** ([`select`]): the greedy candidate first; after a version
-//!    that changed nothing, the ask for the one line to change; then
-//!    sampled ones, each told why the last was refused, within a budget of
-//!    model calls and seconds. The first verified one is proposed as an
-//!    Edit, which the user approves as any; a Stop hook that blocks (the
-//!    project's tests) sends the pipeline round again with its reason.
+//!    and change; where there is a check, it must pass.
+//! 6. **Select** ([`trying`], [`changing`]): small variants of the code
+//!    that pass the check, told apart by what the code prints; then the
+//!    greedy version; after a version that changed nothing, the ask for the
+//!    one line to change; then sampled ones, each told why the last was
+//!    refused, within a budget of model calls and seconds. The first
+//!    verified one is proposed as an Edit, which the user approves as any;
+//!    a Stop hook that blocks (the project's tests) sends the pipeline round
+//!    again with its reason.
 //!
 //! Every round is in the history and the session file: the choice with its
 //! Read, each refused candidate with the reason, the Edit with its result.
 
 mod answer;
+mod changing;
 mod check;
 mod checking;
 mod edit;
@@ -122,21 +127,12 @@ impl Target {
     }
 }
 
-/// The least score of the failing tests' lines (see `Suspect`) by which
-/// a definition that alone has the best is the one a change is asked of.
-const SINGLED_OUT: f32 = 0.8;
-/// Definitions the check ran that are shown with the chosen one, at most.
-const EXECUTED_SHOWN: usize = 2;
-/// Definitions a change is asked of at most: each costs the prompt its length.
-const MAX_SHOWN: usize = 6;
-
-/// Lines a definition may have for the model's own version of it to be
-/// asked beside a small change picked among several that pass the check.
-const MAX_VERSION_LINES: usize = 30;
-
 /// Rounds a turn makes at most: the first, and those a blocking Stop hook
 /// sends it back for.
 const MAX_ROUNDS: usize = 3;
+
+/// Tokens a check, a probe or an expected output may take: a few lines.
+const SCRIPT_TOKENS: u32 = 400;
 
 /// Why a turn of the pipeline stopped early: its outcome.
 type Stop = TurnOutcome;
@@ -472,6 +468,61 @@ impl Conversation {
         Ok((succeeded, output))
     }
 
+    /// The model's reply to `ask` after the request, one call of the
+    /// budget, bounded to [`SCRIPT_TOKENS`]: a script or an output asked
+    /// for, which a small model that rambles would write on for minutes.
+    /// The reply as generated (not yet recorded) and its text.
+    pub(super) async fn ask_short(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        ask: &str,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<(Generation, String), Stop> {
+        self.ask_bounded(system, base, ask, SCRIPT_TOKENS, usage, cancel).await
+    }
+
+    /// [`Conversation::ask_short`] for the `asked`-th ask of one script
+    /// (from 0): the first greedy, each later one sampled, so that it is
+    /// not the reply set aside again.
+    pub(super) async fn ask_script(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        ask: &str,
+        asked: usize,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<(Generation, String), Stop> {
+        self.resample = (asked > 0).then_some(asked as u32);
+        let reply = self.ask_short(system, base, ask, usage, cancel).await;
+        self.resample = None;
+        reply
+    }
+
+    /// [`Conversation::ask_short`] for a reply of at most `max_tokens`.
+    pub(super) async fn ask_bounded(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        ask: &str,
+        max_tokens: u32,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<(Generation, String), Stop> {
+        let mut messages = base.to_vec();
+        super::whole_file::after_prompt(&mut messages, ask);
+        self.events.emit(Event::Status { status: AgentStatus::Thinking });
+        self.reply_max_tokens = Some(max_tokens);
+        let generation = self.whole_file_reply(system, messages, cancel).await;
+        self.reply_max_tokens = None;
+        let generation = generation?;
+        *usage += generation.usage;
+        let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+        Ok((generation, reply))
+    }
+
     /// Proposes `target`'s definition replaced by `new` as an Edit, said
     /// with `generation`'s words: the turn's outcome, `changed` where the
     /// Edit was applied.
@@ -496,443 +547,4 @@ impl Conversation {
         };
         Ok(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() })
     }
-
-    /// Asks for the candidate's new version until one is verified or the
-    /// budget is spent; proposes the verified one as an Edit. `None`, where
-    /// `checked_only`, when neither the request's examples nor the failing
-    /// tests made a check, or no change passed it: another way may take the
-    /// turn. `failing_tests` are those a small workspace's run found.
-    #[allow(clippy::too_many_arguments)]
-    async fn change(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        request: &str,
-        candidates: &[Candidate],
-        chosen: usize,
-        checked_only: bool,
-        failing_tests: &[String],
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<Option<TurnOutcome>, Stop> {
-        let candidate = &candidates[chosen];
-        let mut targets = self.targets(candidate);
-        if targets.is_empty() {
-            let text = format!("`{}` is no longer in {}: nothing was changed.", candidate.qualified, candidate.path);
-            return Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }));
-        }
-        let target = &targets[0];
-        // The surest reproduction first: the request's own example as
-        // written, then the project's tests that fail, then the model's
-        // script (not where only a checked change may take the turn), then
-        // the definition's own doctests.
-        let by_name = candidate.named;
-        let mut check = self.write_check(system, base, target, by_name, true, candidates, usage, cancel).await?;
-        if check.is_none() {
-            // A small workspace's were run before the turn came this way.
-            let failing = match failing_tests.is_empty() && !checked_only && self.runs_failing_tests() {
-                true => self.failing_tests_now(candidates, cancel).await?,
-                false => failing_tests.to_vec(),
-            };
-            check = self.tests_check(target, &failing, cancel).await?;
-        }
-        if check.is_none() && !checked_only {
-            check = self.write_check(system, base, target, by_name, false, candidates, usage, cancel).await?;
-        }
-        if check.is_none() {
-            check = self.doctest_check(target, cancel).await?;
-        }
-        if let Some(made) = check.as_mut() {
-            if let Err(error) = self.prepare_scratch(system, base, &targets[0], made, usage, cancel).await? {
-                self.notify(&format!("[no check: {error}]"));
-                check = None;
-            }
-        }
-        if checked_only && check.is_none() {
-            self.notify(
-                "[neither the request's example nor the project's tests make a check — handing the files over whole…]",
-            );
-            return Ok(None);
-        }
-        // Where the check crashes, the crash names where it happened: the
-        // project's definitions its traceback passes through come first,
-        // whichever the request's words pointed to.
-        let traced = check.as_ref().and_then(check::Check::failure).map(|f| self.traced(f)).unwrap_or_default();
-        // The project's line the error is raised on, and the error: asked
-        // about first, alone, as a small model fixes one line it is shown
-        // better than one it must find in a definition.
-        let raised = check.as_ref().and_then(check::Check::failure).and_then(|failure| {
-            let error = reading::error_line(failure)?.to_string();
-            let (target, line) = reading::frames(failure)
-                .into_iter()
-                .find_map(|(file, line)| self.running(&file, line).map(|target| (target, line)))?;
-            let at = line.checked_sub(target.definition().lines.0)?;
-            Some((target, at, error))
-        });
-        if !traced.is_empty() {
-            let names: Vec<String> = traced.iter().map(|t| format!("`{}` in {}", t.qualified(), t.path)).collect();
-            self.notify(&format!("[the check's traceback passes through {}]", names.join(", ")));
-            targets.retain(|t| !traced.iter().any(|first| first.is(t)));
-            targets.splice(0..0, traced.iter().cloned());
-        }
-        // What the check's example runs that the request's words point to
-        // comes after the chosen definition: the door the report names is
-        // often not where its fault is.
-        let executed = match check.as_ref() {
-            Some(check) => self.follow_calls(check, request, cancel).await?,
-            None => Vec::new(),
-        };
-        // Where the check is the project's failing tests, the lines they run
-        // and the passing tests of their files do not point to the fault
-        // (the models, shown Markdown's entry points beside the code-block
-        // processor the failing tests single out, rewrote an entry point):
-        // those definitions are followed and varied first, and one that
-        // alone scores best comes first and is the one asked of.
-        let suspects = match check.as_ref() {
-            Some(check) => self.suspects(check, cancel).await?,
-            None => Vec::new(),
-        };
-        let singled_out = suspects
-            .first()
-            .filter(|top| top.score >= SINGLED_OUT && suspects.get(1).is_none_or(|next| next.score < top.score));
-        let mut executed = executed;
-        if !suspects.is_empty() {
-            let first: Vec<Target> = suspects.iter().map(|s| s.target.clone()).collect();
-            executed.retain(|t| !first.iter().any(|s| s.is(t)));
-            executed.splice(0..0, first);
-        }
-        let reached: Vec<Target> =
-            executed.iter().filter(|t| !targets.iter().any(|o| o.is(t))).take(EXECUTED_SHOWN).cloned().collect();
-        let after = traced.len() + 1;
-        targets.splice(after.min(targets.len())..after.min(targets.len()), reached);
-        if let Some(suspect) = singled_out {
-            self.notify(&format!(
-                "[the failing tests single out lines {} of `{}` in {}: it comes first]",
-                suspect.lines_told(),
-                suspect.target.qualified(),
-                suspect.target.path
-            ));
-            targets.retain(|t| !t.is(&suspect.target));
-            targets.insert(0, suspect.target.clone());
-        }
-        targets.truncate(MAX_SHOWN);
-        let names: Vec<String> = targets.iter().map(|t| format!("`{}`", t.qualified())).collect();
-        // The definitions before the request, as the whole-file way hands
-        // files: read first, then asked about.
-        let (ask, line_ask) = match names.as_slice() {
-            [one] => (
-                format!("Reply with the whole new version of {one} that does what is asked, in one code block."),
-                format!("Which line of {one} must change? Reply with that line only, as it must read."),
-            ),
-            _ => (
-                format!(
-                    "Reply with the whole new version of the one definition above ({}) that must change to do what \
-is asked, in one code block.",
-                    names.join(", ")
-                ),
-                "Which line of these definitions must change? Reply with that line only, as it must read.".to_string(),
-            ),
-        };
-        // Shown with the definitions, and with the singled-out one alone,
-        // where the lines are a small part of it: quoting most of a short
-        // definition back tells the model nothing it does not see.
-        let narrows = |suspect: &&localize::Suspect| {
-            let (first, last) = suspect.target.definition().lines;
-            suspect.lines.len() * 2 < last + 1 - first
-        };
-        let pointed = singled_out.filter(narrows).map(|suspect| {
-            let how = match suspect.score >= 1.0 - f32::EPSILON {
-                true => "which every failing test runs and no passing test of their files does",
-                false => "which the failing tests run most and the passing tests of their files least",
-            };
-            format!(
-                "The project's failing tests run these lines of `{}`, {how}: the fault is likely there.\n```\n{}\n```\n",
-                suspect.target.qualified(),
-                suspect.quoted()
-            )
-        });
-        let mut shown: String = targets.iter().map(Target::shown).collect::<Vec<_>>().join("\n");
-        if let Some(pointed) = &pointed {
-            shown = format!("{shown}\n{pointed}");
-        }
-        if request != prompt_of(base) {
-            shown = format!("{shown}\n{}\n", request.trim());
-        }
-        // A small change that passes where no other does, or that what
-        // the code prints singles out, is proposed. One that only a
-        // reading of the changed lines, or the order, picked among several
-        // is a guess the check could not make: the request's fault is often
-        // no one-token change at all (a version compared part by part, that
-        // must compare in order), and the model's own version, informed by
-        // what is asked, is tried first; the pick stands where it fails.
-        // Where the check's failure points (its traceback, the lines only
-        // the failing tests run), every variant is tried before any other's.
-        let mut pointed_to = traced.clone();
-        if let Some(suspect) = singled_out.filter(|s| !traced.iter().any(|t| t.is(&s.target))) {
-            pointed_to.push(suspect.target.clone());
-        }
-        let mut untold: Option<trying::Picked> = None;
-        if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
-            let picked = self
-                .try_variants(system, base, check, &pointed_to, &executed, candidates, chosen, usage, cancel)
-                .await?;
-            // A long definition's version costs a small model a minute to
-            // write and rarely comes back whole: there the pick stands.
-            let short = |picked: &trying::Picked| {
-                let (first, last) = picked.target.definition().lines;
-                last + 1 - first <= MAX_VERSION_LINES
-            };
-            match picked {
-                Some(picked) if picked.pick.shown_by_runs() || !short(&picked) || !self.budget.allows_call() => {
-                    return self.propose_variant(picked, cancel).await.map(Some);
-                }
-                Some(picked) => {
-                    self.notify(&format!(
-                        "[nothing the code prints tells the {} small changes that pass apart: asking for the model's \
-own version first…]",
-                        picked.passing
-                    ));
-                    if !targets.iter().any(|t| t.is(&picked.target)) {
-                        targets.insert(0, picked.target.clone());
-                        targets.truncate(MAX_SHOWN);
-                    }
-                    // The picked change leaves the probe as it is: the
-                    // model's must too, where it might have changed what
-                    // may be the request's case again.
-                    check.strictly();
-                    untold = Some(picked);
-                }
-                None => {}
-            }
-        }
-        // The model's versions are asked with the check beside the code, as
-        // a failing test's report: what it prints and what it must.
-        if let Some(check) = &check {
-            shown = format!("{shown}\n{}\n", check.described());
-        }
-        // Among several, the model first names the one that must change:
-        // a small model rewrites one definition it is shown alone better
-        // than it finds it among several (it rewrote the entry point the
-        // request names, unchanged, where the fault lay three calls down).
-        // Its first version is asked of that one alone; later tries see all.
-        // A crash's traceback has named it already.
-        // Where a small change passed, the definition it lies in is the one.
-        let named = match (&untold, check.is_some() && raised.is_none() && targets.len() > 1) {
-            (Some(picked), _) => targets.iter().position(|t| t.is(&picked.target)),
-            (None, _) if let Some(suspect) = singled_out => targets.iter().position(|t| t.is(&suspect.target)),
-            (None, true) => self.name_the_one(system, base, &targets, &shown, usage, cancel).await?,
-            (None, false) => None,
-        };
-        let mut refusals: Vec<String> = Vec::new();
-        // The versions that ran and failed the check: each the target, the
-        // version as placed, and its file with it.
-        let mut near_misses: Vec<(Target, String, String)> = Vec::new();
-        let mut unchanged_last = false;
-        let mut line_asked = false;
-        let mut greedy_asked = false;
-        let mut sampled = 0;
-        // Beside a change that passes already, two versions are asked: the
-        // greedy one, and one more (the line, after a version that changed
-        // nothing; else sampled).
-        let versions = match untold {
-            Some(_) => 2,
-            None => self.settings.pipeline.candidates.max(1),
-        };
-        for n in 0..versions {
-            if !self.budget.allows_call() {
-                self.notify("[the turn's budget of model calls or seconds is spent]");
-                break;
-            }
-            // Where the check crashes in the project, the line that raised
-            // is asked about first. A version that changed nothing is
-            // followed once by the narrower ask for the one line to change;
-            // after one version asked greedily, tries are sampled afresh.
-            let ask_raised = n == 0 && raised.is_some();
-            let ask_line = !ask_raised && unchanged_last && !line_asked;
-            line_asked |= ask_line;
-            let alone = named.filter(|_| !greedy_asked && !ask_line && !ask_raised).map(|at| &targets[at]);
-            let mut this_ask = match (&raised, ask_raised, ask_line) {
-                (Some((target, at, error)), true, _) => format!(
-                    "The check fails with `{error}`, raised on this line of `{}`:\n```\n{}\n```\nReply with \
-that line as it must read for the check to pass, in one code block.",
-                    target.qualified(),
-                    target.old().lines().nth(*at).unwrap_or_default().trim()
-                ),
-                (_, _, true) => line_ask.clone(),
-                _ => match alone {
-                    Some(one) => format!(
-                        "Reply with the whole new version of `{}` that does what is asked, in one code block.",
-                        one.qualified()
-                    ),
-                    None => ask.clone(),
-                },
-            };
-            if let (Some(last), false) = (refusals.last(), ask_line || ask_raised) {
-                this_ask.push_str(&format!("\nYour last version was refused: {last}."));
-            }
-            let shown_now = match (alone, &check) {
-                (Some(one), Some(check)) => {
-                    let pointed = pointed.as_deref().filter(|_| singled_out.is_some_and(|s| s.target.is(one)));
-                    format!("{}\n{}{}\n", one.shown(), pointed.unwrap_or_default(), check.described())
-                }
-                _ => shown.clone(),
-            };
-            let messages = super::whole_file::with_files(base.to_vec(), &shown_now, &this_ask);
-            self.resample = None;
-            if greedy_asked && !ask_line {
-                sampled += 1;
-                self.resample = Some(sampled);
-                self.notify(&format!("[trying afresh, sampled (try {})…]", n + 1));
-            } else if ask_line {
-                self.notify("[asking for the one line to change…]");
-            } else if ask_raised {
-                self.notify("[asking for the line the error is raised on, as it must read…]");
-            }
-            greedy_asked |= !ask_line && !ask_raised;
-            self.events.emit(Event::Status { status: AgentStatus::Thinking });
-            let generation = self.whole_file_reply(system, messages, cancel).await;
-            self.resample = None;
-            let generation = generation?;
-            *usage += generation.usage;
-            let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
-            // Which definition the reply changes: the one whose line it
-            // fixes, or whose head its block holds; the chosen one else.
-            let found = match (&raised, ask_raised) {
-                (Some((target, at, _)), true) => edit::line_rewritten(target.old(), *at, &reply)
-                    .map(|code| (target, code))
-                    .ok_or_else(|| "the reply wrote no new version of the line".to_string()),
-                _ => match ask_line {
-                    true => targets
-                        .iter()
-                        .find_map(|t| edit::line_fixed(t.old(), &reply).map(|code| (t, code)))
-                        .ok_or_else(|| format!("the reply wrote no line of {} as it must read", names.join(" or "))),
-                    false => {
-                        let version =
-                            |t: &Target| edit::definition_code(t.file.language, &reply, t.definition(), t.old());
-                        let holding: Vec<&Target> =
-                            targets.iter().filter(|t| edit::holds_head(&reply, t.old())).collect();
-                        // Of those the reply writes, the one it changes: a
-                        // small model writes the one it was asked for as
-                        // it is beside the one it fixed.
-                        let changed = holding.iter().copied().find(|t| {
-                            version(t).is_some_and(|code| !crate::agent::code_text::same_code(&code, t.old()))
-                        });
-                        changed
-                            .or(holding.first().copied())
-                            .or(alone)
-                            .or(targets.first())
-                            .and_then(|t| version(t).map(|code| (t, code)))
-                            .ok_or_else(|| "the reply holds no code block".to_string())
-                    }
-                },
-            };
-            // A refusal carries whether the reply changed nothing: a version
-            // that is the old one, or prose where a version was asked for.
-            let verdict = found.map_err(|why| (why, !ask_line && !ask_raised)).and_then(|(target, code)| {
-                let definition = target.definition();
-                let (after, placed) = edit::replaced(&target.text, definition, &code);
-                verify::check(target.file.language, &target.text, &target.file, definition, &placed, &after)
-                    .map(|_| (target, placed, after))
-                    .map_err(|refusal| (refusal.to_string(), refusal == verify::Refusal::Unchanged))
-            });
-            unchanged_last = matches!(verdict, Err((_, true)));
-            match verdict {
-                Ok((target, new, after)) => {
-                    let mut generation = generation;
-                    if let Some(check) = check.as_mut() {
-                        let passes = self
-                            .check_passes(check, generation, &target.path, after.clone(), &target.text, cancel)
-                            .await?;
-                        if let Err(why) = passes {
-                            self.notify(&format!("[candidate {} refused: {why}]", n + 1));
-                            self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
-                            refusals.push(why);
-                            if !near_misses.iter().any(|(_, _, missed)| *missed == after) {
-                                near_misses.push((target.clone(), new, after));
-                            }
-                            continue;
-                        }
-                        generation = Generation::default();
-                        generation.blocks.push(Block::Text { text: "The check passes with this version.".into() });
-                    }
-                    let changed = format!("Changed `{}` in {}.", target.qualified(), target.path);
-                    return self.propose_definition(target, generation, &new, changed, cancel).await.map(Some);
-                }
-                Err((why, _)) => {
-                    self.notify(&format!("[candidate {} refused: {why}]", n + 1));
-                    self.record_reply(generation);
-                    self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
-                    refusals.push(why);
-                }
-            }
-        }
-        // A version that ran and failed may be one small change from
-        // passing, as the code itself may: the first two are varied, once
-        // no version passes as written.
-        const MENDED: usize = 2;
-        if let Some(check) = check.as_mut().filter(|_| self.settings.pipeline.variants) {
-            for (target, new, after) in near_misses.iter().take(MENDED) {
-                if !self.budget.has_time() {
-                    break;
-                }
-                if let Some(outcome) = self.mend_refused(check, target, new, after, cancel).await? {
-                    return Ok(Some(outcome));
-                }
-            }
-        }
-        if let Some(picked) = untold {
-            self.notify("[the model's own version does not pass: the small change picked stands]");
-            return self.propose_variant(picked, cancel).await.map(Some);
-        }
-        if checked_only {
-            self.notify("[no change found passes the check — handing the files over whole…]");
-            return Ok(None);
-        }
-        let tried: Vec<String> = refusals.iter().enumerate().map(|(i, why)| format!("{}. {why}", i + 1)).collect();
-        let text = format!(
-            "No change was made to `{}` in {}: no candidate passed verification.\n{}",
-            candidate.qualified,
-            candidate.path,
-            tried.join("\n")
-        );
-        Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }))
-    }
-
-    /// Which of `targets` (shown in `shown`, with the check) the model says
-    /// must change, held to their names and asked both ways round; `None`
-    /// where it picks by the order offered.
-    async fn name_the_one(
-        &mut self,
-        system: &str,
-        base: &[Message],
-        targets: &[Target],
-        shown: &str,
-        usage: &mut Usage,
-        cancel: &CancellationToken,
-    ) -> Result<Option<usize>, Stop> {
-        let names: Vec<String> = targets.iter().map(Target::qualified).collect();
-        let twins = names.iter().enumerate().any(|(i, name)| names[..i].contains(name));
-        if twins || !self.budget.allows_call() {
-            return Ok(None);
-        }
-        let ask = |choices: &[&str]| {
-            let listed: Vec<String> = choices.iter().map(|name| format!("`{name}`")).collect();
-            format!(
-                "{shown}\nWhich one of these definitions must change to do what is asked? Reply with its name \
-only: {}.",
-                listed.join(", ")
-            )
-        };
-        let choices: Vec<&str> = names.iter().map(String::as_str).collect();
-        self.notify("[asking which definition must change…]");
-        let Some(reply) = self.choice_both_ways(system, base, ask, &choices, true, usage, cancel).await? else {
-            self.notify("[which definition must change: the pick follows the order offered — all are shown]");
-            return Ok(None);
-        };
-        self.notify(&format!("[`{reply}` must change, the model says]"));
-        Ok(names.iter().position(|name| *name == reply))
-    }
 }
-
-#[cfg(test)]
-mod tests {}
