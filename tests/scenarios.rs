@@ -4753,6 +4753,60 @@ async fn a_refused_version_one_small_change_from_passing_is_mended_and_proposed(
 }
 
 #[tokio::test]
+async fn a_check_that_parses_no_command_line_is_told_the_call_that_parses_one() {
+    // A command-line library: the options reach the code only through the
+    // call that parses a command line, which reads `sys.argv` in a private
+    // helper. A check that declares the option and prints what was parsed,
+    // parsing nothing, shows nothing of the report.
+    let parser = r#"import sys
+
+
+class Parser:
+    def __init__(self):
+        self.flags = []
+        self.values = {}
+
+    def option(self, flag):
+        self.flags.append(flag)
+        return self
+
+    def _user_args(self, argv):
+        return sys.argv[1:] if argv is None else argv
+
+    def parse(self, argv=None):
+        for word in self._user_args(argv):
+            if word in self.flags:
+                self.values[word.lstrip('-').replace('-', '')] = True
+        return self
+
+    def opts(self):
+        return self.values
+"#;
+    let text = long_module(parser);
+    let unparsed = "```python\nfrom cli import Parser\np = Parser().option('--dry-run')\nprint(p.opts())\n```\n";
+    let parsed = "```python\nfrom cli import Parser\np = Parser().option('--dry-run').parse(['--dry-run'])\nprint(p.opts())\n```\n";
+    let run = Scenario::new()
+        .file("cli.py", &text)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
+        .run(
+            &["change", "change", "Parser.opts", unparsed, parsed, "{'dry_run': True}"],
+            "With `Parser().option('--dry-run')` and `--dry-run` on the command line, the options parsed are \
+`{'dryrun': True}`; they should be `{'dry_run': True}`. Fix it.",
+        )
+        .await;
+    let text_now = run.text();
+    let why = "it prints only `{}`: the example's values never reach the code the request is about; the request's \
+`--dry-run` is a command-line option, which reaches the project only through a call that parses a command line, as \
+`def parse(self, argv=None)` in cli.py does: the script makes none";
+    assert!(text_now.contains(&format!("[the check is set aside: {why}]")), "{text_now}");
+    let again =
+        run.backend.requests().iter().map(|r| r.messages.last().unwrap().text()).find(|t| t.contains("set aside"));
+    assert!(again.is_some_and(|again| again.contains(why)), "{text_now}");
+    assert!(bash_commands(&run).iter().any(|c| c.contains(".parse(['--dry-run'])")), "{text_now}");
+}
+
+#[tokio::test]
 async fn a_check_that_shows_nothing_is_set_aside_and_the_model_s_versions_must_pass_a_usable_one() {
     let calc = long_module("def at_least(x, n):\n    return x > n\n");
     let prompt = "at_least with 3 and 3 returns False but should return True. Fix it.";

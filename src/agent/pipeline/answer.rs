@@ -186,7 +186,10 @@ script only, in one code block; if no script can show it, reply `none`.{refused}
                 (_, Some(why)) => Err(why),
                 (true, None) => {
                     let printed = check.now_output();
-                    runner.shows_no_values(&printed, &request).map_or_else(|| Ok(reading::normalized(&printed)), Err)
+                    match runner.shows_no_values(&printed, &request) {
+                        Some(why) => Err(format!("{why}{}", self.command_line_hint(runner, &request, &check.script))),
+                        None => Ok(reading::normalized(&printed)),
+                    }
                 }
                 // The project's own error may be the answer (the error a call raises).
                 (false, None) => match reading::shows_nothing(&output, true) {

@@ -170,7 +170,7 @@ what it reports must change]"
                 }
                 Some(why) if !ran => why,
                 Some(_) => match runner.shows_no_values(&printed, &request) {
-                    Some(why) => why,
+                    Some(why) => format!("{why}{}", self.command_line_hint(runner, &request, &check.script)),
                     None => {
                         let expected = self.expect_output(system, base, check, &printed, usage, cancel).await?;
                         match self.expected(expected, &by_request) {

@@ -271,6 +271,26 @@ pub fn request_examples(language: Language, request: &str, known: impl Fn(&str) 
     examples
 }
 
+/// The command-line options the request writes as code (`--dry-run`,
+/// `prog -abc`, `.requiredOption('-c, --config <path>')`): the words of its
+/// code spans that are a dash or two and a name, in order, without twins.
+pub fn command_line_options(request: &str) -> Vec<&str> {
+    let mut options: Vec<&str> = Vec::new();
+    for (_, _, span) in code_spans(request) {
+        let words = span.split(|c: char| c.is_whitespace() || "'\"`,()[]{}=".contains(c));
+        for word in words {
+            let name = word.trim_start_matches('-');
+            let dashes = word.len() - name.len();
+            let named = name.starts_with(|c: char| c.is_ascii_alphabetic())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+            if (1..=2).contains(&dashes) && named && !options.contains(&word) {
+                options.push(word);
+            }
+        }
+    }
+    options
+}
+
 /// A call the request writes that a script can run as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Example {
@@ -358,6 +378,14 @@ fn runnable(language: Language, code: &str, known: &impl Fn(&str) -> bool) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_command_line_options_a_request_writes_are_read_from_its_code() {
+        let request = "With `program.option('--dry-run')` and `--dry-run` on the command line, `prog -abc` gives \
+`{ a: true }`; `.requiredOption('-c, --config <path>')` too. `x - 1` and `f(-2)` are no options.";
+        assert_eq!(command_line_options(request), ["--dry-run", "-abc", "-c", "--config"]);
+        assert!(command_line_options("`semver.inc('1.2.0', 'minor')` returns '1.2.0'").is_empty());
+    }
 
     #[test]
     fn what_an_example_gives_and_should_give_is_read_from_the_request() {

@@ -70,6 +70,16 @@ instead of reading `process.argv` (an array as `process.argv` holds them: `['nod
         }
     }
 
+    /// How a program of the language reads its command line, as its code
+    /// writes it; `None` where no check of it is watched for that.
+    pub fn command_line(&self) -> Option<&'static str> {
+        match self.language {
+            Language::Python => Some("sys.argv"),
+            Language::JavaScript => Some("process.argv"),
+            _ => None,
+        }
+    }
+
     /// The language's name as the model is asked to write it.
     pub fn language_name(&self) -> &'static str {
         match self.language {

@@ -6,7 +6,7 @@
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::{Candidate, Stop, Target, edit, reading};
+use super::{Candidate, Stop, Target, edit, examples, loading, reading};
 use crate::agent::Conversation;
 use crate::agent::turn::Generation;
 use crate::codemap::{DefKind, Definition, Language};
@@ -230,6 +230,61 @@ Reply with its name: {}.",
             true => String::new(),
             false => format!("The project defines, among others:\n{}\n", heads.join("\n")),
         }
+    }
+
+    /// What a script that showed nothing of the request's example is told
+    /// where the request writes command-line options (`--dry-run`) and the
+    /// script parsed no command line: the project's own calls that parse
+    /// one (those that read the language's, or call a private helper that
+    /// does), which the options reach the code through. A small model wrote
+    /// `program.option('--dry-run')` and printed `program.opts()`, never
+    /// parsing the command line the request speaks of. Empty where the
+    /// `script` calls one of them: it parsed one.
+    pub(super) fn command_line_hint(&self, runner: loading::Runner, request: &str, script: &str) -> String {
+        /// Calls told at most.
+        const TOLD: usize = 2;
+        let (Some(reads), Some(option)) =
+            (runner.command_line(), examples::command_line_options(request).first().copied())
+        else {
+            return String::new();
+        };
+        let name_of = |at: &str| at.rsplit('.').next().unwrap_or(at).to_string();
+        let argv = name_of(reads);
+        let project = || {
+            self.code_map
+                .files()
+                .filter(|(path, _)| !crate::codemap::rank::is_aside(path))
+                .flat_map(|(path, map)| map.definitions.iter().filter(|d| !d.local).map(move |d| (path, d)))
+        };
+        let mut told: Vec<String> = Vec::new();
+        let mut calls = false;
+        for (path, reader) in project().filter(|(_, d)| d.uses.contains(&argv)) {
+            let Some(target) = self.target(path, |d, _| d.range == reader.range) else { continue };
+            if !target.old().contains(reads) {
+                continue;
+            }
+            // A private helper is reached through the public calls that use it.
+            let entries: Vec<(&str, &Definition)> = match reader.name.starts_with('_') {
+                true => project().filter(|(_, d)| !d.name.starts_with('_') && d.uses.contains(&reader.name)).collect(),
+                false => vec![(path, reader)],
+            };
+            for (path, entry) in entries {
+                calls |= script.contains(&format!("{}(", entry.name));
+                let head = format!("`{}` in {path}", entry.signature.trim_end_matches('{').trim_end());
+                if !told.contains(&head) {
+                    told.push(head);
+                }
+            }
+        }
+        if told.is_empty() || calls {
+            return String::new();
+        }
+        told.truncate(TOLD);
+        format!(
+            "; the request's `{option}` is a command-line option, which reaches the project only through a call \
+that parses a command line, as {} does: the script makes none",
+            told.join(" or ")
+        )
     }
 
     /// The definition of `path` that `is_it` picks, as it is now.

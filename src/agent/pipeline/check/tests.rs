@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::agent::pipeline::loading::{loading, runner};
 use crate::agent::pipeline::reading::{calls, failures, passed, shows_nothing, spectrum, tries_stopped};
