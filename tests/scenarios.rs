@@ -4075,6 +4075,21 @@ return 'LOUD' if not args.loud else 'quiet'\n";
     assert!(commands[1..].iter().filter(|c| c.contains("check.py")).all(|c| c.contains("python3 -B - --loud")));
     assert_eq!(run.backend.used(), 4, "the intent, both ways, the arguments and the probe");
     assert!(run.read("cli.py") == cli.replace("if not args.loud", "if args.loud"), "{}", run.outcome.text);
+
+    // The program's command line with nothing after it: the example passes
+    // no arguments, and the run with none is the example's own.
+    let run = Scenario::new()
+        .file("cli.py", &cli)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "```\n$ python3 cli.py\n```\n", probe],
+            "With no option on the command line, main() returns 'LOUD' but should return 'quiet'. Fix it.",
+        )
+        .await;
+    let text = run.text();
+    assert!(text.contains("[the example passes no command-line arguments: the run stands]"), "{text}");
+    assert!(text.contains("[the line `LOUD` must read `quiet`, as the request writes]"), "{text}");
+    assert!(run.read("cli.py") == cli.replace("if not args.loud", "if args.loud"), "{text}");
 }
 
 #[tokio::test]

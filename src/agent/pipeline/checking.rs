@@ -380,6 +380,14 @@ line, as they follow the program's name on a shell command line. Reply with that
             self.record_reply(generation);
             return Ok((ran, output));
         };
+        // The example runs the program with nothing after it: the run with
+        // the empty command line was the example's own.
+        if arguments.is_empty() {
+            self.record_reply(generation);
+            self.notify("[the example passes no command-line arguments: the run stands]");
+            check.run_with(arguments);
+            return Ok((ran, output));
+        }
         check.run_with(arguments);
         self.notify(&format!("[running it again with the arguments `{}`…]", check.arguments_shown()));
         let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });

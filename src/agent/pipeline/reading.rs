@@ -386,7 +386,9 @@ pub fn undefined_name(output: &str) -> Option<&str> {
 /// shell splits them (quotes kept together, no expansion): what follows
 /// the program's name, where the reply writes that too (`node check.js`,
 /// `$ python3 -`, or the name the `script` gives its program as a string,
-/// `my-cli` of `createCommand('my-cli')`). `None` where it writes none.
+/// `my-cli` of `createCommand('my-cli')`); none where it writes the
+/// program's command line with nothing after it. `None` where it writes
+/// no command line.
 pub fn command_arguments(reply: &str, script: &str) -> Option<Vec<String>> {
     let line = reply.lines().map(str::trim).find(|line| !line.is_empty() && !line.starts_with("```"))?;
     let line = line.trim_matches('`').trim_start_matches("$ ").trim();
@@ -410,7 +412,8 @@ pub fn command_arguments(reply: &str, script: &str) -> Option<Vec<String>> {
         words.push(word);
     }
     // The interpreter and its script, where the reply names them.
-    if words.first().is_some_and(|w| ["node", "python", "python3", "bash"].contains(&w.as_str())) {
+    let program = words.first().is_some_and(|w| ["node", "python", "python3", "bash"].contains(&w.as_str()));
+    if program {
         let file =
             words.iter().position(|w| w == "-" || [".js", ".py", ".sh", ".mjs", ".cjs"].iter().any(|e| w.ends_with(e)));
         words.drain(..file.map_or(1, |i| i + 1));
@@ -426,6 +429,9 @@ pub fn command_arguments(reply: &str, script: &str) -> Option<Vec<String>> {
         return None;
     }
     match words.as_slice() {
+        // A command line that runs the program with nothing after it: the
+        // example passes none (an option the user leaves out).
+        [] if program => Some(words),
         [] => None,
         [only] if only.eq_ignore_ascii_case("none") => None,
         _ => Some(words),
@@ -472,6 +478,8 @@ mod tests {
         assert_eq!(words("my-cli -abc"), Some("-abc".into()));
         assert_eq!(words("split a/b/c"), Some("split|a/b/c".into()));
         assert_eq!(words("none"), None);
+        // The program run with nothing after it: an empty command line.
+        assert_eq!(words("node script.js"), Some(String::new()));
         assert_eq!(words("\n\n"), None);
     }
 
