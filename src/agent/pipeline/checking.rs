@@ -380,15 +380,15 @@ line, as they follow the program's name on a shell command line. Reply with that
             self.record_reply(generation);
             return Ok((ran, output));
         };
+        let passes_none = arguments.is_empty();
+        check.run_with(arguments);
         // The example runs the program with nothing after it: the run with
         // the empty command line was the example's own.
-        if arguments.is_empty() {
+        if passes_none {
             self.record_reply(generation);
             self.notify("[the example passes no command-line arguments: the run stands]");
-            check.run_with(arguments);
             return Ok((ran, output));
         }
-        check.run_with(arguments);
         self.notify(&format!("[running it again with the arguments `{}`…]", check.arguments_shown()));
         let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
         self.harness_call(generation, "Bash", input, cancel).await
@@ -556,9 +556,16 @@ request speaks of no such input or error: the script must run what the request r
         &'m self,
         name: &'m str,
     ) -> impl Iterator<Item = (&'m str, &'m crate::codemap::Definition)> + 'm {
-        self.code_map.files().filter(|(path, _)| !crate::codemap::rank::is_aside(path)).flat_map(move |(path, map)| {
-            map.definitions.iter().filter(move |d| d.name == name && !d.local).map(move |d| (path, d))
-        })
+        self.own_definitions().filter(move |(_, d)| d.name == name)
+    }
+
+    /// The project's own definitions (not local helpers, not in tests or
+    /// declarations), with their files.
+    pub(super) fn own_definitions(&self) -> impl Iterator<Item = (&str, &crate::codemap::Definition)> {
+        self.code_map
+            .files()
+            .filter(|(path, _)| !crate::codemap::rank::is_aside(path))
+            .flat_map(|(path, map)| map.definitions.iter().filter(|d| !d.local).map(move |d| (path, d)))
     }
 
     /// The runner for a check or script of `language`, where they may run:

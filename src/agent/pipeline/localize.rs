@@ -248,24 +248,21 @@ Reply with its name: {}.",
         else {
             return String::new();
         };
-        let name_of = |at: &str| at.rsplit('.').next().unwrap_or(at).to_string();
-        let argv = name_of(reads);
-        let project = || {
-            self.code_map
-                .files()
-                .filter(|(path, _)| !crate::codemap::rank::is_aside(path))
-                .flat_map(|(path, map)| map.definitions.iter().filter(|d| !d.local).map(move |d| (path, d)))
-        };
+        // The name the code map records for the read (`argv` of `sys.argv`).
+        let argv = reads.rsplit('.').next().unwrap_or(reads).to_string();
         let mut told: Vec<String> = Vec::new();
         let mut calls = false;
-        for (path, reader) in project().filter(|(_, d)| d.uses.contains(&argv)) {
+        for (path, reader) in self.own_definitions().filter(|(_, d)| d.uses.contains(&argv)) {
             let Some(target) = self.target(path, |d, _| d.range == reader.range) else { continue };
             if !target.old().contains(reads) {
                 continue;
             }
             // A private helper is reached through the public calls that use it.
             let entries: Vec<(&str, &Definition)> = match reader.name.starts_with('_') {
-                true => project().filter(|(_, d)| !d.name.starts_with('_') && d.uses.contains(&reader.name)).collect(),
+                true => self
+                    .own_definitions()
+                    .filter(|(_, d)| !d.name.starts_with('_') && d.uses.contains(&reader.name))
+                    .collect(),
                 false => vec![(path, reader)],
             };
             for (path, entry) in entries {
