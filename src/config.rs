@@ -385,6 +385,10 @@ pub struct PipelineSettings {
     /// another value) is kept, before the model is asked what a use must
     /// print or which change to pick.
     pub near_uses: bool,
+    /// Where the check is the project's failing Python tests, each test of
+    /// their files runs alone, traced, and the definitions whose lines only
+    /// the failing ones run are followed, varied and asked of first.
+    pub spectrum: bool,
     /// Before the definitions are ranked, the model guesses the names the
     /// code uses for what the request speaks of, and the ranking searches
     /// them with the request's words. Off by default: on the real-project
@@ -417,6 +421,7 @@ impl Default for PipelineSettings {
             check: true,
             variants: true,
             near_uses: true,
+            spectrum: true,
             guess_names: false,
             examples_first: true,
             tests_first: true,

@@ -3970,6 +3970,40 @@ passing test of their files does: the fault is likely there.\n```\nreturn word\n
 }
 
 #[tokio::test]
+async fn with_the_spectrum_off_the_failing_tests_run_no_traced_tests() {
+    // The same project as above: with `spectrum = false` no test runs
+    // traced and nothing is singled out, so the model picks among the
+    // definitions the check runs.
+    let helper = "def normalize(word):\n    if word[:1].isupper():\n        return word\n    return word\n";
+    let slugify = "def slugify(title):\n    return \"-\".join(normalize(w) for w in title.split())\n";
+    let text = long_module(&format!("{helper}\n\n{slugify}"));
+    let tests = "from shop.text import slugify\n\n\ndef test_lower():\n    assert slugify(\"Red Lamp\") == \"red-lamp\"\n\n\n\
+def test_dashes():\n    assert slugify(\"a  b\") == \"a-b\"\n";
+    let fixed =
+        "```python\ndef slugify(title):\n    return \"-\".join(normalize(w).lower() for w in title.split())\n```\n";
+    let run = Scenario::new()
+        .file("shop/__init__.py", "")
+        .file("shop/text.py", &text)
+        .file("tests/test_text.py", tests)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { spectrum: false, ..Default::default() })
+        .tests_first()
+        .run(
+            &["change", "change", "slugify", "slugify", "slugify", fixed],
+            "slugify keeps capital letters; slugs must be lowercase. Fix it.",
+        )
+        .await;
+    let text_now = run.text();
+    assert!(!text_now.contains("which lines do only the failing ones run?"), "{text_now}");
+    assert!(!text_now.contains("single out"), "{text_now}");
+    // Nothing singles the helper out: the model picks among what the check runs.
+    let asked = run.backend.requests()[3].messages.last().unwrap().text();
+    assert!(asked.contains("Which one of these definitions must change"), "{asked}");
+    let fixed_text = text.replace("join(normalize(w) for", "join(normalize(w).lower() for");
+    assert!(run.read("shop/text.py") == fixed_text, "{text_now}");
+}
+
+#[tokio::test]
 async fn a_turn_that_changes_nothing_names_the_definition_its_versions_were_of() {
     // The request's words choose `slugify`; the failing tests single out
     // its helper, and the model's version of that helper changes nothing.

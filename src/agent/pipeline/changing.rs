@@ -117,8 +117,8 @@ impl Conversation {
         // those definitions are followed and varied first, and one that
         // alone scores best comes first and is the one asked of.
         let suspects = match check.as_ref() {
-            Some(check) => self.suspects(check, cancel).await?,
-            None => Vec::new(),
+            Some(check) if self.settings.pipeline.spectrum => self.suspects(check, cancel).await?,
+            _ => Vec::new(),
         };
         let singled_out = suspects
             .first()
