@@ -3926,17 +3926,24 @@ def test_dashes():\n    assert slugify(\"a  b\") == \"a-b\"\n";
     assert!(bash_commands(&run).iter().all(|c| !c.contains("test_other")), "{:?}", bash_commands(&run));
 }
 
+/// A long module whose `slugify` calls `normalize`, with the fault in
+/// `normalize` on a line only the failing test runs; and its tests.
+const NORMALIZE: &str = "def normalize(word):\n    if word[:1].isupper():\n        return word\n    return word\n";
+const SLUGIFY_TESTS: &str = "from shop.text import slugify\n\n\ndef test_lower():\n    assert slugify(\"Red Lamp\") == \"red-lamp\"\n\n\n\
+def test_dashes():\n    assert slugify(\"a  b\") == \"a-b\"\n";
+
+fn slugify_module() -> String {
+    let slugify = "def slugify(title):\n    return \"-\".join(normalize(w) for w in title.split())\n";
+    long_module(&format!("{NORMALIZE}\n\n{slugify}"))
+}
+
 #[tokio::test]
 async fn the_lines_only_the_failing_tests_run_single_out_the_definition_to_change() {
     // The request's words point to `slugify`; the fault is in the helper
     // it calls, on a line only the failing test runs. Each test of the
     // file runs alone, traced: that helper comes first, the line is shown,
     // and its version is asked with no pick among the definitions.
-    let helper = "def normalize(word):\n    if word[:1].isupper():\n        return word\n    return word\n";
-    let slugify = "def slugify(title):\n    return \"-\".join(normalize(w) for w in title.split())\n";
-    let text = long_module(&format!("{helper}\n\n{slugify}"));
-    let tests = "from shop.text import slugify\n\n\ndef test_lower():\n    assert slugify(\"Red Lamp\") == \"red-lamp\"\n\n\n\
-def test_dashes():\n    assert slugify(\"a  b\") == \"a-b\"\n";
+    let (text, tests) = (slugify_module(), SLUGIFY_TESTS);
     let fixed = "```python\ndef normalize(word):\n    if word[:1].isupper():\n        return word.lower()\n    return word\n```\n";
     let run = Scenario::new()
         .file("shop/__init__.py", "")
@@ -3974,11 +3981,7 @@ async fn with_the_spectrum_off_the_failing_tests_run_no_traced_tests() {
     // The same project as above: with `spectrum = false` no test runs
     // traced and nothing is singled out, so the model picks among the
     // definitions the check runs.
-    let helper = "def normalize(word):\n    if word[:1].isupper():\n        return word\n    return word\n";
-    let slugify = "def slugify(title):\n    return \"-\".join(normalize(w) for w in title.split())\n";
-    let text = long_module(&format!("{helper}\n\n{slugify}"));
-    let tests = "from shop.text import slugify\n\n\ndef test_lower():\n    assert slugify(\"Red Lamp\") == \"red-lamp\"\n\n\n\
-def test_dashes():\n    assert slugify(\"a  b\") == \"a-b\"\n";
+    let (text, tests) = (slugify_module(), SLUGIFY_TESTS);
     let fixed =
         "```python\ndef slugify(title):\n    return \"-\".join(normalize(w).lower() for w in title.split())\n```\n";
     let run = Scenario::new()
@@ -4008,11 +4011,7 @@ async fn a_turn_that_changes_nothing_names_the_definition_its_versions_were_of()
     // The request's words choose `slugify`; the failing tests single out
     // its helper, and the model's version of that helper changes nothing.
     // The outcome names the helper, not the candidate first chosen.
-    let helper = "def normalize(word):\n    if word[:1].isupper():\n        return word\n    return word\n";
-    let slugify = "def slugify(title):\n    return \"-\".join(normalize(w) for w in title.split())\n";
-    let text = long_module(&format!("{helper}\n\n{slugify}"));
-    let tests = "from shop.text import slugify\n\n\ndef test_lower():\n    assert slugify(\"Red Lamp\") == \"red-lamp\"\n\n\n\
-def test_dashes():\n    assert slugify(\"a  b\") == \"a-b\"\n";
+    let (helper, text, tests) = (NORMALIZE, slugify_module(), SLUGIFY_TESTS);
     let unchanged = format!("```python\n{helper}```\n");
     let run = Scenario::new()
         .file("shop/__init__.py", "")
