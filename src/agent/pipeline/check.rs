@@ -860,6 +860,12 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
                 String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
             )
         };
+        // Stages `tries` of pkg/core.py (now `now`) in a fresh scratch copy and runs them.
+        let run_tries = |check: &mut Check, tries: &[(&str, String)]| {
+            check.prepare_scratch(root.path()).unwrap();
+            check.stage(tries, &[("pkg/core.py", now)]).unwrap();
+            bash(&check.tries_command(600).unwrap())
+        };
         let (ok, output) = bash(&check.now_command());
         assert!(!ok && output.contains("AssertionError"), "{output}");
         assert_eq!(shows_nothing(&output, !ok), None);
@@ -883,10 +889,8 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         assert!(ok, "{output}");
         assert_eq!(normalized(&check.now_output()), "4");
         check.expect("6\n\n").unwrap();
-        check.prepare_scratch(root.path()).unwrap();
         let tries = [("pkg/core.py", now.replace("x + 1", "x + 2")), ("pkg/core.py", now.replace("x + 1", "x * 2"))];
-        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
-        let (_, output) = bash(&check.tries_command(600).unwrap());
+        let (_, output) = run_tries(&mut check, &tries);
         assert_eq!(passed(&output), Some(2), "{output}");
 
         // Each expected line must be printed as often as it is expected,
@@ -897,10 +901,8 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         let (ok, output) = bash(&check.now_command());
         assert!(ok && normalized(&check.now_output()) == "[4]\n[2]", "{output}");
         check.expect("[ 6 ]\n[6]").unwrap();
-        check.prepare_scratch(root.path()).unwrap();
         let tries = [("pkg/core.py", now.replace("x + 1", "x + 3")), ("pkg/core.py", now.replace("x + 1", "6"))];
-        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
-        let (_, output) = bash(&check.tries_command(600).unwrap());
+        let (_, output) = run_tries(&mut check, &tries);
         assert_eq!(passed(&output), Some(2), "{output}");
 
         // A layout that must change is expected in order: a blank line
@@ -911,11 +913,9 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         let (ok, output) = bash(&check.now_command());
         assert!(ok && normalized(&check.now_output()) == "a1\nb", "{output}");
         check.expect_in_order("a1\n\nb").unwrap();
-        check.prepare_scratch(root.path()).unwrap();
         let tries =
             [("pkg/core.py", now.replace("x + 1", "'1\\nb\\n'")), ("pkg/core.py", now.replace("x + 1", "'1\\n'"))];
-        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
-        let (_, output) = bash(&check.tries_command(600).unwrap());
+        let (_, output) = run_tries(&mut check, &tries);
         assert_eq!(passed(&output), Some(2), "{output}");
 
         // A program's own report of an error, on its error stream as it
@@ -929,10 +929,8 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         check.count_errors_as_printed();
         assert_eq!(check.now_output(), "did you mean 4?\n");
         check.expect("did you mean 6?").unwrap();
-        check.prepare_scratch(root.path()).unwrap();
         let tries = [("pkg/core.py", now.replace("x + 1", "x + 2")), ("pkg/core.py", now.replace("x + 1", "x * 2"))];
-        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
-        let (_, output) = bash(&check.tries_command(600).unwrap());
+        let (_, output) = run_tries(&mut check, &tries);
         assert_eq!(passed(&output), Some(2), "{output}");
 
         // A probe of other uses guards: `x * 2` prints 6 for double(3), as
