@@ -89,6 +89,10 @@ pub struct ModelSettings {
     pub draft_model: Option<PathBuf>,
     /// Local models: the most tokens one speculative draft holds (default 8).
     pub draft_tokens: Option<u32>,
+    /// Local models: MiB of memory for earlier prompts' KV states, so a
+    /// prompt that goes back to one is not evaluated again (default 512;
+    /// 0 keeps none).
+    pub prompt_memory: Option<u32>,
     /// Local models: run llama.cpp in a worker process, so that a crash in
     /// it ends one generation rather than tack (default on).
     pub worker: Option<bool>,

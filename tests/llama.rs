@@ -121,6 +121,35 @@ async fn the_next_generation_reuses_the_common_prefix() {
 }
 
 #[tokio::test]
+async fn a_conversation_that_comes_back_after_another_prompt_starts_from_its_saved_state() {
+    let _guard = exclusive();
+    let mut remembering = settings();
+    remembering.saved_prompts_bytes = 64 << 20;
+    let backend = LlamaBackend::load(remembering).unwrap();
+    let notes: String = (1..=40).map(|n| format!("Note {n}: the shelf in room {n} holds {} books.\n", n * 7)).collect();
+    let conversation = vec![Message::user_text(format!("{notes}Which room holds 21 books?"))];
+    let (reply, first, _) = generate(&backend, request(conversation.clone())).await;
+    assert!(first.prompt_tokens > 400, "{first:?}");
+    // Another prompt in between (a pipeline's own ask) takes over the cache.
+    let (_, aside, _) = generate(&backend, request(vec![Message::user_text("Name a colour.")])).await;
+    assert!(aside.cached_prompt_tokens < 50, "{aside:?}");
+    let mut back = conversation;
+    back.push(Message { role: Role::Assistant, blocks: vec![Block::Text { text: reply }] });
+    back.push(Message::user_text("And which holds 70?"));
+    let (text, usage, _) = generate(&backend, request(back.clone())).await;
+    assert!(usage.cached_prompt_tokens + 2 >= first.prompt_tokens, "{usage:?} after {first:?}");
+
+    // Without saved states, the same path evaluates the conversation again,
+    // and its answer starts the same way.
+    let forgetting = shared();
+    generate(&forgetting, request(vec![Message::user_text("Name a colour.")])).await;
+    let (plain_text, plain, _) = generate(&forgetting, request(back)).await;
+    assert!(plain.cached_prompt_tokens < 50, "{plain:?}");
+    let head = |text: &str| backend.tokenize(text).into_iter().take(3).collect::<Vec<_>>();
+    assert_eq!(head(&text), head(&plain_text), "{text:?} vs {plain_text:?}");
+}
+
+#[tokio::test]
 async fn dropping_the_stream_stops_generation_within_a_token() {
     let _guard = exclusive();
     let backend = shared();

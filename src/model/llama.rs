@@ -21,6 +21,7 @@ use std::time::Instant;
 use futures::stream::{self, BoxStream, StreamExt};
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::session::{LlamaStateSeqFlags, SeqState};
 use llama_cpp_2::llama_backend::LlamaBackend as Runtime;
 use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::params::LlamaModelParams;
@@ -93,6 +94,11 @@ pub struct LlamaSettings {
     /// prompt lookup; same replies, same bounds.
     #[serde(default)]
     pub draft_model: Option<PathBuf>,
+    /// Bytes of memory for earlier prompts' KV states: a prompt that goes
+    /// back to one (the conversation after a pipeline's own asks) starts
+    /// from it instead of evaluating it again; 0 keeps none.
+    #[serde(default)]
+    pub saved_prompts_bytes: usize,
     /// Told how loading goes, for progress bars.
     #[serde(skip)]
     pub progress: Option<LoadProgress>,
@@ -133,6 +139,7 @@ impl LlamaSettings {
             prompt_cache: None,
             lookup: 0,
             draft_model: None,
+            saved_prompts_bytes: 0,
             progress: None,
         }
     }
@@ -320,6 +327,7 @@ impl LlamaBackend {
                     bos_text: token_text(&worker_model, worker_model.vocab().bos()),
                     context,
                     evaluated: Vec::new(),
+                    saved: SavedPrompts::new(worker_settings.saved_prompts_bytes),
                     drafter,
                     settings: worker_settings,
                     generated: worker_generated,
@@ -599,6 +607,8 @@ struct Worker<'m> {
     context: LlamaContext<'m>,
     /// Tokens whose keys and values are in the cache, in order, from position 0.
     evaluated: Vec<LlamaToken>,
+    /// Earlier contents of the cache, kept in memory.
+    saved: SavedPrompts<SeqState>,
     /// The draft model, when one drafts in place of prompt lookup.
     drafter: Option<Drafter<'m>>,
     settings: LlamaSettings,
@@ -652,6 +662,9 @@ impl Worker<'_> {
         } else {
             0
         };
+        if self.settings.reuse_prefix {
+            reused = self.swap_in_saved(&prompt, reused);
+        }
         // The last prompt token is always evaluated again: its logits start the reply.
         reused = reused.min(prompt.len() - 1);
         if self.context.kv_cache_seq_rm(0, Some(reused as u32), None).is_err() {
@@ -902,6 +915,46 @@ impl Worker<'_> {
         Ok(())
     }
 
+    /// Keeps the cache's content in memory when `prompt` would cut much of it
+    /// away, and starts from a saved earlier content instead when that one
+    /// shares more of `prompt` than the cache does. Returns the tokens of
+    /// `prompt` the cache now holds.
+    fn swap_in_saved(&mut self, prompt: &[LlamaToken], reused: usize) -> usize {
+        // Below this, saving and restoring cost more than evaluating again.
+        const WORTH_SAVING: usize = 128;
+        if self.saved.budget == 0 {
+            return reused;
+        }
+        if self.evaluated.len() - reused >= WORTH_SAVING {
+            match self.context.state_seq_get(0, LlamaStateSeqFlags::empty()) {
+                Ok(state) => {
+                    let bytes = state.byte_len();
+                    self.saved.insert(self.evaluated.clone(), state, bytes);
+                }
+                Err(error) => tracing::warn!(%error, "cannot keep the prompt's KV state in memory"),
+            }
+        }
+        let Some((index, shared)) = self.saved.best(prompt).filter(|(_, shared)| *shared >= reused + WORTH_SAVING)
+        else {
+            return reused;
+        };
+        self.context.clear_kv_cache();
+        self.evaluated.clear();
+        let (tokens, state) = self.saved.take(index);
+        match self.context.state_seq_set(&state, 0) {
+            Ok(()) => {
+                tracing::debug!(shared, was = reused, "started from a saved prompt");
+                self.evaluated = tokens;
+                shared
+            }
+            Err(error) => {
+                tracing::warn!(%error, "a saved prompt's KV state did not load; the prompt is evaluated");
+                self.context.clear_kv_cache();
+                0
+            }
+        }
+    }
+
     /// The cache file of `prefix`'s KV state, for prefixes long enough to be
     /// worth one; named by the model file and a hash of the tokens.
     fn prompt_cache_file(&self, prefix: &[LlamaToken]) -> Option<PathBuf> {
@@ -1055,6 +1108,44 @@ impl Worker<'_> {
             LlamaSampler::temp(s.temperature),
             LlamaSampler::dist(s.seed),
         ])
+    }
+}
+
+/// Earlier contents of the KV cache (their tokens and state), least
+/// recently used first out, within a byte budget.
+struct SavedPrompts<S> {
+    entries: Vec<(Vec<LlamaToken>, S, usize)>,
+    budget: usize,
+}
+
+impl<S> SavedPrompts<S> {
+    fn new(budget: usize) -> Self {
+        SavedPrompts { entries: Vec::new(), budget }
+    }
+
+    /// The entry sharing the longest start with `prompt`, and how long.
+    fn best(&self, prompt: &[LlamaToken]) -> Option<(usize, usize)> {
+        let shared = |tokens: &[LlamaToken]| prompt.iter().zip(tokens).take_while(|(a, b)| a == b).count();
+        self.entries.iter().enumerate().map(|(index, (tokens, _, _))| (index, shared(tokens))).max_by_key(|e| e.1)
+    }
+
+    /// Removes an entry to use it: the cache holds it from then on, and it
+    /// is saved again (with what follows) when the cache moves on.
+    fn take(&mut self, index: usize) -> (Vec<LlamaToken>, S) {
+        let (tokens, state, _) = self.entries.remove(index);
+        (tokens, state)
+    }
+
+    fn insert(&mut self, tokens: Vec<LlamaToken>, state: S, bytes: usize) {
+        if bytes > self.budget || self.entries.iter().any(|(kept, _, _)| kept.starts_with(&tokens)) {
+            return;
+        }
+        // An entry the new one continues holds nothing the new one lacks.
+        self.entries.retain(|(kept, _, _)| !tokens.starts_with(kept));
+        self.entries.push((tokens, state, bytes));
+        while self.entries.iter().map(|(_, _, bytes)| bytes).sum::<usize>() > self.budget {
+            self.entries.remove(0);
+        }
     }
 }
 
@@ -1380,6 +1471,33 @@ impl ModelBackend for LlamaBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tokens(ids: &[i32]) -> Vec<LlamaToken> {
+        ids.iter().copied().map(LlamaToken).collect()
+    }
+
+    #[test]
+    fn the_saved_prompt_sharing_most_is_chosen_and_the_oldest_leaves_first() {
+        let mut saved = SavedPrompts::new(30);
+        saved.insert(tokens(&[1, 2, 3, 4]), "conversation", 10);
+        saved.insert(tokens(&[1, 2, 9]), "ask", 10);
+        assert_eq!(saved.best(&tokens(&[1, 2, 3, 4, 5])), Some((0, 4)));
+        assert_eq!(saved.best(&tokens(&[1, 2, 9, 9])), Some((1, 3)));
+        // A content the cache went on from is replaced by the longer one,
+        // and a content already held in a longer one is not kept twice.
+        saved.insert(tokens(&[1, 2, 3, 4, 5, 6]), "longer conversation", 10);
+        saved.insert(tokens(&[1, 2, 3]), "part of it", 10);
+        assert_eq!(saved.entries.len(), 2);
+        assert_eq!(saved.take(saved.best(&tokens(&[1, 2, 3, 4, 5])).unwrap().0).1, "longer conversation");
+        // Over the budget, the least recently used leaves.
+        saved.insert(tokens(&[7]), "a", 10);
+        saved.insert(tokens(&[8]), "b", 10);
+        saved.insert(tokens(&[9]), "c", 10);
+        let kept: Vec<_> = saved.entries.iter().map(|(_, state, _)| *state).collect();
+        assert_eq!(kept, ["a", "b", "c"]);
+        saved.insert(tokens(&[5]), "too big", 31);
+        assert_eq!(saved.entries.len(), 3);
+    }
 
     #[test]
     fn prompt_lookup_proposes_what_followed_the_longest_recent_match() {

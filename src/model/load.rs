@@ -55,6 +55,7 @@ fn llama_settings(settings: &Settings, path: PathBuf) -> LlamaSettings {
     if model.speculative == Some(crate::config::Speculative::Draft) {
         llama.draft_model = model.draft_model.clone();
     }
+    llama.saved_prompts_bytes = model.prompt_memory.unwrap_or(512) as usize * 1024 * 1024;
     if model.prompt_cache.unwrap_or(true) {
         llama.prompt_cache = crate::config::cache_dir().map(|dir| dir.join("prompt-cache"));
     }
