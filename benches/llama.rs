@@ -19,11 +19,15 @@
 //!    for, greedy) decoded one token at a time, with prompt lookup and with
 //!    a draft model (TACK_BENCH_DRAFT_MODEL, else the 0.5B coder for another
 //!    model): generation tokens/s, the share of drafted tokens kept, whether
-//!    the text is the same, and the prompt time the draft model adds.
+//!    the text is the same, and the prompt time the draft model adds;
+//! 8. two conversations taking turns on one model (two editor sessions, or
+//!    a session and its sub-agent), each handing over a file first: prompt
+//!    tokens evaluated and prompt seconds with earlier prompts' KV states
+//!    kept in memory (`prompt_memory`) and without.
 //!
 //! `cargo bench --bench llama` (model: TACK_BENCH_MODEL, else TACK_TEST_MODEL,
 //! else the default model; threads: TACK_BENCH_THREADS, default 2; sections:
-//! TACK_BENCH_ONLY=throughput,loop,calls,first-turn,worker,depth,speculative, default all). Run it on
+//! TACK_BENCH_ONLY=throughput,loop,calls,first-turn,worker,depth,speculative,alternating, default all). Run it on
 //! a quiet machine: two inference workloads on two cores starve each other.
 
 use std::path::PathBuf;
@@ -311,6 +315,50 @@ fn main() {
     if wanted("speculative") {
         speculative(&runtime);
     }
+    if wanted("alternating") {
+        alternating(&runtime);
+    }
+}
+
+// ---------------------------------------------------------- 8. alternating
+
+/// (prompt tokens evaluated, prompt ms) over four rounds of two
+/// conversations taking turns, each opened on one of the edit asks' files.
+async fn alternating_conversations(saved_prompts_bytes: usize) -> (u64, u64) {
+    let backend = load(|s| {
+        s.saved_prompts_bytes = saved_prompts_bytes;
+        s.max_tokens = 32;
+    });
+    let mut conversations: Vec<CompletionRequest> = edit_requests().into_iter().take(2).collect();
+    let (mut evaluated, mut ms) = (0, 0);
+    for round in 0..4 {
+        for conversation in &mut conversations {
+            if round > 0 {
+                conversation.messages.push(Message::user_text(format!("Now say in one line what part {round} does.")));
+            }
+            let (reply, usage) = usage_of(backend.stream(conversation.clone())).await;
+            evaluated += usage.prompt_tokens - usage.cached_prompt_tokens;
+            ms += usage.prompt_eval_ms;
+            conversation.messages.push(Message {
+                role: tack::protocol::Role::Assistant,
+                blocks: vec![tack::protocol::Block::Text { text: reply }],
+            });
+        }
+    }
+    (evaluated, ms)
+}
+
+fn alternating(runtime: &tokio::runtime::Runtime) {
+    println!("\n8. two conversations taking turns, four rounds each");
+    let (kept_tokens, kept_ms) = runtime.block_on(alternating_conversations(512 << 20));
+    let (plain_tokens, plain_ms) = runtime.block_on(alternating_conversations(0));
+    println!("   prompt tokens evaluated: kept {kept_tokens}, not kept {plain_tokens}");
+    println!(
+        "   prompt seconds: kept {:.1}, not kept {:.1} (kept / not kept = {:.2})",
+        kept_ms as f64 / 1000.0,
+        plain_ms as f64 / 1000.0,
+        kept_ms as f64 / plain_ms.max(1) as f64
+    );
 }
 
 // ----------------------------------------------------------- 7. speculative
