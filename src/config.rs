@@ -399,14 +399,9 @@ pub struct PipelineSettings {
     /// tasks it turned none with either coder model, at one call a turn.
     pub guess_names: bool,
     /// In a workspace whose files fit in one message, a change request
-    /// that writes an example of the project's code that runs as written
-    /// goes through the check and the candidates first; the whole-file way
-    /// takes it where the example makes no check or no change passes it.
-    pub examples_first: bool,
-    /// In a workspace whose files fit in one message, a change request
-    /// the project's failing tests make a check of (where the request
-    /// writes no example) goes through the check and the candidates first,
-    /// as one with an example does.
+    /// the project's failing tests make a check of goes through the check
+    /// and the candidates first; the whole-file way takes it where no
+    /// change passes the check.
     pub tests_first: bool,
     /// In a workspace whose files fit in one message, a question is first
     /// run on the project: the model writes a script that prints what the
@@ -427,7 +422,6 @@ impl Default for PipelineSettings {
             near_uses: true,
             spectrum: true,
             guess_names: false,
-            examples_first: true,
             tests_first: true,
             questions_run: true,
         }

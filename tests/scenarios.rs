@@ -3842,24 +3842,6 @@ async fn the_request_s_own_example_is_run_as_written_and_costs_no_model_call() {
 }
 
 #[tokio::test]
-async fn a_small_workspace_s_request_with_a_runnable_example_is_changed_where_the_example_passes() {
-    // The file fits in one message, which goes the whole-file way, but the
-    // request's example makes a check: the variant that passes it is found.
-    let calc = "def at_least(x, n):\n    return x > n\n";
-    let probe = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\nprint(at_least(1, 3))\n```\n";
-    let run = Scenario::new()
-        .file("calc.py", calc)
-        .tool_settings(whole_files())
-        .examples_first()
-        .run(&["change", "change", probe], "`at_least(3, 3)` returns False but should return True. Fix it.")
-        .await;
-    assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
-    assert!(run.text().contains("[running the request's own examples, as written…]"), "{}", run.text());
-    assert!(run.outcome.text.contains("`x > n` → `x >= n` on line 2"), "{}", run.outcome.text);
-    assert_eq!(run.backend.used(), 3, "the intent, both ways, and the probe: no whole-file ask");
-}
-
-#[tokio::test]
 async fn a_small_workspace_s_failing_test_makes_the_check_a_change_must_pass() {
     // The request writes no example that runs, but the project's own test
     // fails: run alone, it is the check, and the variant that passes it
@@ -4052,29 +4034,30 @@ async fn a_small_workspace_s_passing_tests_leave_the_request_to_the_whole_file_w
 async fn a_small_workspace_s_request_no_checked_change_is_found_for_goes_the_whole_file_way() {
     let greet = "def greeting(name):\n    return name\n";
     let fixed = "def greeting(name):\n    return f\"Hello, {name}\"\n";
-    let probe = "```python\nfrom greet import greeting\nprint(greeting('Al'))\n```\n";
+    let tests = "from greet import greeting\n\n\ndef test_hello():\n    assert greeting('Bo') == 'Hello, Bo'\n";
     let wrong = "```python\ndef greeting(name):\n    return name.upper()\n```\n";
     let whole = format!("greet.py\n```python\n{fixed}```\n");
     let run = Scenario::new()
         .file("greet.py", greet)
+        .file("test_greet.py", tests)
         .tool_settings(whole_files())
         .pipeline(tack::config::PipelineSettings { candidates: 1, ..Default::default() })
-        .examples_first()
+        .tests_first()
         .run(
-            &["change", "change", probe, wrong, "change", "change", &whole],
-            "`greeting('Bo')` returns 'Bo' but should return 'Hello, Bo'. Fix it.",
+            &["change", "change", wrong, "change", "change", &whole],
+            "Greetings should say hello to the name. Fix it.",
         )
         .await;
     let text = run.text();
-    assert!(text.contains("[running the request's own examples, as written…]"), "{text}");
+    assert!(text.contains("[running the project's failing tests alone (test_greet.py::test_hello)…]"), "{text}");
     assert!(text.contains("[candidate 1 refused: "), "{text}");
     assert!(text.contains("[no change found passes the check — handing the files over whole…]"), "{text}");
     assert_eq!(run.read("greet.py"), fixed);
     // The whole-file ask holds the request and the files, and none of the
     // pipeline's steps, which stay in the history.
-    let asked = &run.backend.requests()[6].messages;
+    let asked = &run.backend.requests()[5].messages;
     let all: String = asked.iter().map(|m| m.text()).collect::<Vec<_>>().join("\n");
-    assert!(all.contains("returns 'Bo' but should return 'Hello, Bo'"), "{all}");
+    assert!(all.contains("Greetings should say hello to the name."), "{all}");
     assert!(!all.contains("The change was refused") && !all.contains("name.upper()"), "{all}");
     assert!(run.history_len > 4, "the pipeline's steps are recorded");
 }

@@ -272,10 +272,7 @@ impl Conversation {
         }
         if let Some(selection) = self.whole_file_selection.take() {
             let pipeline = &self.settings.pipeline;
-            if (pipeline.examples_first || pipeline.tests_first || pipeline.questions_run)
-                && pipeline.check
-                && self.may_run_commands()
-            {
+            if (pipeline.tests_first || pipeline.questions_run) && pipeline.check && self.may_run_commands() {
                 return self.pipeline_turn(Some(selection), true, cancel).await;
             }
             return self.whole_file_turn(selection, cancel).await;

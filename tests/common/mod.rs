@@ -96,7 +96,6 @@ pub struct Scenario {
     tool_settings: tack::config::ToolSettings,
     pipeline: tack::config::PipelineSettings,
     guess_names: bool,
-    examples_first: bool,
     tests_first: bool,
     questions_run: bool,
     checks: tack::config::CheckSettings,
@@ -131,7 +130,6 @@ impl Scenario {
             tool_settings: Default::default(),
             pipeline: Default::default(),
             guess_names: false,
-            examples_first: false,
             tests_first: false,
             questions_run: false,
             checks: Default::default(),
@@ -153,14 +151,6 @@ impl Scenario {
     /// (left out of other scenarios' scripts).
     pub fn guessing_names(mut self) -> Scenario {
         self.guess_names = true;
-        self
-    }
-
-    /// A small workspace's change request with a runnable example goes
-    /// through the pipeline's check first (left out of other scenarios'
-    /// scripts, written for the whole-file way).
-    pub fn examples_first(mut self) -> Scenario {
-        self.examples_first = true;
         self
     }
 
@@ -344,7 +334,6 @@ impl Scenario {
                 // before the whole-file way, only where it asks for them.
                 pipeline: tack::config::PipelineSettings {
                     guess_names: self.guess_names,
-                    examples_first: self.examples_first,
                     tests_first: self.tests_first,
                     questions_run: self.questions_run,
                     ..self.pipeline.clone()

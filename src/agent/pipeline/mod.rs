@@ -142,20 +142,19 @@ impl Conversation {
     /// the way it went before the pipeline: the whole-file way with the
     /// `whole_files` profile, tools otherwise.
     ///
-    /// With `examples_first`, for a workspace whose files fit in one
-    /// message, the pipeline leads only where the request writes an example
-    /// of the project's code that runs as written (`isAtLeast('2.0.0',
-    /// '1.5.0') returns false`), and changes the code only where that
-    /// example makes a check and a change passes it: a small model's
-    /// whole-file change is a guess no example holds it to, while the
-    /// check, the variants and the candidates find the one that passes. A
-    /// question, a request without such an example, and one no checked
-    /// change was found for go the whole-file way, which can add code where
-    /// the pipeline only replaces a definition.
+    /// For a workspace whose files fit in one message (`small`), the
+    /// pipeline leads only where the project's tests fail on the code as it
+    /// is, and changes the code only where a change passes the check they
+    /// make: a small model's whole-file change is a guess no test holds it
+    /// to, while the check, the variants and the candidates find the one
+    /// that passes. A question (after its run on the project), a request no
+    /// test fails for, and one no checked change was found for go the
+    /// whole-file way, which can add code where the pipeline only replaces
+    /// a definition.
     pub(super) async fn pipeline_turn(
         &mut self,
         selection: Option<super::whole_file::Selection>,
-        examples_first: bool,
+        small: bool,
         cancel: &CancellationToken,
     ) -> TurnOutcome {
         let prompt = prompt_of(&self.history);
@@ -183,9 +182,8 @@ impl Conversation {
                 candidates = candidates.len(),
                 "pipeline"
             );
-            if examples_first && rounds == 1 {
-                let examples = settings.examples_first && self.writes_examples(&request, &candidates);
-                if !examples && self.runs_failing_tests() {
+            if small && rounds == 1 {
+                if self.runs_failing_tests() {
                     failing_tests = match self.failing_tests_now(&candidates, cancel).await {
                         Ok(tests) => tests,
                         Err(mut stop) => {
@@ -194,7 +192,7 @@ impl Conversation {
                         }
                     };
                 }
-                if !examples && failing_tests.is_empty() {
+                if failing_tests.is_empty() {
                     let settled = match &selection {
                         Some(selection) => self.question_run(selection, aside, &candidates, &mut usage, cancel).await,
                         None => Ok((None, None)),
@@ -223,9 +221,9 @@ impl Conversation {
             }
             let system = SYSTEM.to_string();
             let (base, _) = self.prompt_messages(self.backend.count_tokens(&system));
-            // Only the first round stands on the request's examples: the
+            // Only the first round stands on what the tests found: the
             // rounds a Stop hook sends back carry its reason instead.
-            let checked_only = examples_first && rounds == 1;
+            let checked_only = small && rounds == 1;
             if rounds == 1 && settings.guess_names && self.budget.allows_call() {
                 match self.guess_code_names(&system, &base, &mut usage, cancel).await {
                     Ok(names) => self.code_names = names,
@@ -304,22 +302,6 @@ impl Conversation {
             outcome.usage += usage;
             return outcome;
         }
-    }
-
-    /// Whether `request` writes an example that runs as written on the
-    /// project, in the language of a definition it points to.
-    fn writes_examples(&self, request: &str, candidates: &[Candidate]) -> bool {
-        let mut languages: Vec<(crate::codemap::Language, &str)> = Vec::new();
-        for candidate in candidates {
-            let Some(language) = crate::codemap::Language::of_path(&candidate.path) else { continue };
-            if !languages.iter().any(|(known, _)| *known == language) {
-                languages.push((language, &candidate.path));
-            }
-        }
-        languages.into_iter().any(|(language, path)| {
-            let loading = loading::loading(self.workspace.root(), language, path);
-            !self.request_examples(language, &loading, request).is_empty()
-        })
     }
 
     /// Whether the project's failing tests may make the check: they run
