@@ -95,8 +95,8 @@ pub struct LlamaSettings {
     #[serde(default)]
     pub draft_model: Option<PathBuf>,
     /// Bytes of memory for earlier prompts' KV states: a prompt that goes
-    /// back to one (the conversation after a pipeline's own asks) starts
-    /// from it instead of evaluating it again; 0 keeps none.
+    /// back to one (a conversation after another one's turn on the same
+    /// model) starts from it instead of evaluating it again; 0 keeps none.
     #[serde(default)]
     pub saved_prompts_bytes: usize,
     /// Told how loading goes, for progress bars.
@@ -647,7 +647,7 @@ impl Worker<'_> {
             Some(prefix) if self.evaluated.is_empty() => {
                 let tokens = vocab.tokenize(prefix.as_bytes(), add_bos, true);
                 // The last token of the prefix may merge with what follows.
-                let len = prompt.iter().zip(&tokens).take_while(|(a, b)| a == b).count();
+                let len = shared_start(&prompt, &tokens);
                 let len = len.min(tokens.len().saturating_sub(1)).min(prompt.len() - 1);
                 (len, self.prompt_cache_file(&prompt[..len]))
             }
@@ -657,11 +657,7 @@ impl Worker<'_> {
             Some(file) => !self.load_prefix(file, &prompt[..prefix_len]),
             None => false,
         };
-        let mut reused = if self.settings.reuse_prefix {
-            prompt.iter().zip(&self.evaluated).take_while(|(a, b)| a == b).count()
-        } else {
-            0
-        };
+        let mut reused = if self.settings.reuse_prefix { shared_start(&prompt, &self.evaluated) } else { 0 };
         if self.settings.reuse_prefix {
             reused = self.swap_in_saved(&prompt, reused);
         }
@@ -1111,6 +1107,11 @@ impl Worker<'_> {
     }
 }
 
+/// How many tokens two sequences share from their start.
+fn shared_start(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
+    a.iter().zip(b).take_while(|(a, b)| a == b).count()
+}
+
 /// Earlier contents of the KV cache (their tokens and state), least
 /// recently used first out, within a byte budget.
 struct SavedPrompts<S> {
@@ -1125,7 +1126,7 @@ impl<S> SavedPrompts<S> {
 
     /// The entry sharing the longest start with `prompt`, and how long.
     fn best(&self, prompt: &[LlamaToken]) -> Option<(usize, usize)> {
-        let shared = |tokens: &[LlamaToken]| prompt.iter().zip(tokens).take_while(|(a, b)| a == b).count();
+        let shared = |tokens: &[LlamaToken]| shared_start(prompt, tokens);
         self.entries.iter().enumerate().map(|(index, (tokens, _, _))| (index, shared(tokens))).max_by_key(|e| e.1)
     }
 
