@@ -38,7 +38,7 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use tack::agent::{Approval, ApprovalRequest, Conversation, ConversationParts, Host, LoopSettings};
-use tack::model::llama::{GrammarMode, LlamaBackend, LlamaSettings};
+use tack::model::llama::{GrammarMode, LOOKUP_DRAFT_TOKENS, LlamaBackend, LlamaSettings, MODEL_DRAFT_TOKENS};
 use tack::model::toolcall::{ParseEvent, parse_complete};
 use tack::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol};
 use tack::permissions::Policy;
@@ -392,11 +392,11 @@ fn edit_requests() -> Vec<CompletionRequest> {
     .collect()
 }
 
-/// The draft model of section 7: TACK_BENCH_DRAFT_MODEL, else the 0.5B
-/// coder when the model benchmarked is another one (the 1.5B).
+/// The draft model of section 7: TACK_BENCH_DRAFT_MODEL (`off` for none),
+/// else the 0.5B coder when the model benchmarked is another one (the 1.5B).
 fn draft_model_path() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("TACK_BENCH_DRAFT_MODEL").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(path));
+        return (path != "off").then(|| PathBuf::from(path));
     }
     let small = tack::config::cache_dir()?.join("models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf");
     (small.is_file() && small != model_path()).then_some(small)
@@ -415,11 +415,11 @@ fn speculative(runtime: &tokio::runtime::Runtime) {
         }
     };
     let plain = load(settings(0, None));
-    let mut ways = vec![("lookup", load(settings(8, None)))];
+    let mut ways = vec![("lookup", load(settings(LOOKUP_DRAFT_TOKENS, None)))];
     match draft_model_path() {
         Some(draft) => {
             println!("   draft model: {}", draft.display());
-            ways.push(("draft", load(settings(8, Some(draft)))));
+            ways.push(("draft", load(settings(MODEL_DRAFT_TOKENS, Some(draft)))));
         }
         None => println!("   no draft model (TACK_BENCH_DRAFT_MODEL): the draft row is skipped"),
     }

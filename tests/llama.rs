@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 mod lsp_client;
 
 use futures::StreamExt;
-use tack::model::llama::{LlamaBackend, LlamaError, LlamaSettings};
+use tack::model::llama::{LOOKUP_DRAFT_TOKENS, LlamaBackend, LlamaError, LlamaSettings};
 use tack::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk};
 use tack::protocol::{Block, Message, Role, Usage};
 
@@ -710,7 +710,7 @@ async fn assert_speculation_keeps_the_text(
 #[tokio::test]
 async fn prompt_lookup_gives_the_same_text_as_decoding_one_token_at_a_time() {
     let _guard = exclusive();
-    assert_speculation_keeps_the_text(copying_requests(), |settings| settings.lookup = 8).await;
+    assert_speculation_keeps_the_text(copying_requests(), |settings| settings.lookup = LOOKUP_DRAFT_TOKENS).await;
 }
 
 /// The draft here is the coder itself, the one model of its vocabulary the

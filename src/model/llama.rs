@@ -1150,54 +1150,81 @@ impl<S> SavedPrompts<S> {
     }
 }
 
+/// The longest draft of prompt lookup by default: a reply that copies
+/// (a definition rewritten) is checked a long run at a time, and a draft
+/// that would not stand is rarely made (see [`Lookup`]).
+pub const LOOKUP_DRAFT_TOKENS: u32 = 48;
+
+/// The longest draft of a draft model by default: each drafted token costs
+/// the draft model a decoding step of its own.
+pub const MODEL_DRAFT_TOKENS: u32 = 8;
+
 /// Prompt lookup, the proposer of speculative decoding that needs no
-/// second model: the tokens that followed the last few where they occur
-/// earlier in the context (a file handed over and now written back with a
-/// fix, a definition shown and now rewritten). Its length follows how many
-/// the model keeps.
+/// second model: the tokens that followed the longest earlier match of the
+/// last ones in the context (a file handed over and now written back with
+/// a fix, a definition shown and now rewritten). Its length follows how
+/// many the model keeps.
+///
+/// A draft is worth its batch only where it is kept: on a CPU a batch of
+/// k tokens costs several single steps (on two cores, 3,000 tokens deep,
+/// the 1.5B coder's batch of 9 costs 6.5 of them and of 49, 28), so a
+/// short match (`) {` recurs everywhere) proposes nothing, and a long one
+/// (the reply is copying) proposes far ahead.
 struct Lookup {
     max: usize,
     length: usize,
 }
 
 impl Lookup {
-    /// The n-grams looked up, longest first: a longer match predicts better.
-    const NGRAMS: [usize; 3] = [4, 3, 2];
+    /// Fewer matching tokens than this say little about what follows.
+    const SHORTEST_MATCH: usize = 4;
+    /// A match this long is as sure as any: the search stops at it.
+    const LONGEST_MATCH: usize = 16;
+    /// Tokens drafted per token of the match, below `LONGEST_MATCH`: a
+    /// longer match is a surer sign the reply copies on from there.
+    const DRAFT_PER_MATCHED: usize = 2;
 
     fn new(max: usize) -> Option<Lookup> {
         (max > 0).then_some(Lookup { max, length: max })
     }
 
-    /// The tokens that followed the latest earlier occurrence of the last
-    /// tokens of `history` and `next`, at most `room` of them.
+    /// The tokens that followed the latest of the longest earlier matches
+    /// of the last tokens of `history` and `next`, at most `room` of them.
     fn propose(&self, history: &[LlamaToken], next: LlamaToken, room: usize) -> Vec<LlamaToken> {
         let length = self.length.min(room);
         if length == 0 {
             return Vec::new();
         }
         let all: Vec<LlamaToken> = history.iter().copied().chain(std::iter::once(next)).collect();
-        for n in Self::NGRAMS {
-            if all.len() <= n {
-                continue;
-            }
-            let key = &all[all.len() - n..];
-            // The latest occurrence that ends before the key itself does.
-            let found = (0..all.len() - n).rev().find(|&at| &all[at..at + n] == key);
-            if let Some(at) = found {
-                let from = at + n;
-                let draft = &all[from..(from + length).min(all.len())];
-                if !draft.is_empty() {
-                    return draft.to_vec();
+        let last = all.len() - 1;
+        // (tokens matched, where what followed the match starts)
+        let mut best = (0, 0);
+        for end in (1..=last).rev() {
+            let matched =
+                (0..Self::LONGEST_MATCH.min(end)).take_while(|&back| all[end - 1 - back] == all[last - back]).count();
+            if matched > best.0 {
+                best = (matched, end);
+                if matched == Self::LONGEST_MATCH {
+                    break;
                 }
             }
         }
-        Vec::new()
+        let (matched, from) = best;
+        if matched < Self::SHORTEST_MATCH {
+            return Vec::new();
+        }
+        let length = match matched {
+            Self::LONGEST_MATCH => length,
+            _ => length.min(matched * Self::DRAFT_PER_MATCHED),
+        };
+        all[from..(from + length).min(all.len())].to_vec()
     }
 
     /// After `kept` of `proposed` tokens stood: all of them, and the next
-    /// draft may be longer; fewer, and it is as long as what stood, and one.
+    /// draft may be twice as long; fewer, and it is as long as what stood,
+    /// and one.
     fn adapt(&mut self, kept: usize, proposed: usize) {
-        self.length = if kept == proposed { (self.length + 2).min(self.max) } else { (kept + 1).max(2).min(self.max) };
+        self.length = if kept == proposed { (self.length * 2).min(self.max) } else { (kept + 1).max(2).min(self.max) };
     }
 }
 
@@ -1504,19 +1531,37 @@ mod tests {
     fn prompt_lookup_proposes_what_followed_the_longest_recent_match() {
         let tokens = |ids: &[i32]| ids.iter().map(|id| LlamaToken(*id)).collect::<Vec<_>>();
         let lookup = Lookup::new(4).unwrap();
-        // `7 8 9` occurred before, followed by `1 2 3 4`; the later `8 9`
-        // after 5 is a shorter match and loses.
-        let history = tokens(&[7, 8, 9, 1, 2, 3, 4, 5, 8, 9, 6, 0, 7, 8]);
+        // `6 7 8 9` occurred before, followed by `1 2 3 4`; the later
+        // `7 8 9` after 5 is a shorter match and loses.
+        let history = tokens(&[6, 7, 8, 9, 1, 2, 3, 4, 5, 7, 8, 9, 0, 0, 6, 7, 8]);
         assert_eq!(lookup.propose(&history, LlamaToken(9), 10), tokens(&[1, 2, 3, 4]));
         assert_eq!(lookup.propose(&history, LlamaToken(9), 2), tokens(&[1, 2]), "within the room left");
         assert!(lookup.propose(&history, LlamaToken(42), 10).is_empty(), "nothing to look up");
+        let short = tokens(&[7, 8, 9, 1, 2, 3, 4, 0, 7, 8]);
+        assert!(lookup.propose(&short, LlamaToken(9), 10).is_empty(), "three tokens matched say too little");
         assert!(Lookup::new(0).is_none());
-        // A rejection shortens the next draft; a full acceptance grows it back.
+        // A match shorter than the longest drafts twice its length; the
+        // longest drafts as far as the length allows.
+        let copied: Vec<i32> = (100..140).collect();
+        let mut history: Vec<i32> = copied.clone();
+        history.extend([0, 0]);
+        history.extend(&copied[..4]);
+        let long = Lookup::new(48).unwrap();
+        let draft = long.propose(&tokens(&history), LlamaToken(104), 48);
+        assert_eq!(draft, tokens(&copied[5..15]), "a match of 5 drafts 10");
+        history.truncate(copied.len() + 2);
+        history.extend(&copied[..20]);
+        let draft = long.propose(&tokens(&history), LlamaToken(120), 48);
+        assert_eq!(draft.len(), 42, "the longest match drafts all that followed it, up to the length");
+        assert_eq!(draft[..19], tokens(&copied[21..]));
+        // A rejection shortens the next draft; a full acceptance doubles it.
         let mut lookup = Lookup::new(8).unwrap();
         lookup.adapt(1, 8);
         assert_eq!(lookup.length, 2);
         lookup.adapt(2, 2);
         assert_eq!(lookup.length, 4);
+        lookup.adapt(4, 4);
+        assert_eq!(lookup.length, 8);
         let mut one = Lookup::new(1).unwrap();
         one.adapt(0, 1);
         assert_eq!(one.length, 1);

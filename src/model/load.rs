@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::bail;
 
 use super::ModelBackend;
-use super::llama::{LlamaBackend, LlamaSettings, LoadProgress};
+use super::llama::{LOOKUP_DRAFT_TOKENS, LlamaBackend, LlamaSettings, LoadProgress, MODEL_DRAFT_TOKENS};
 use super::openai::{OpenAiBackend, OpenAiSettings};
 use super::scripted::ScriptedBackend;
 use super::tokenizer::HfTokenizer;
@@ -50,7 +50,8 @@ fn llama_settings(settings: &Settings, path: PathBuf) -> LlamaSettings {
     llama.max_calls_per_reply = model.max_calls_per_reply.unwrap_or(llama.max_calls_per_reply).max(1);
     llama.lookup = match model.speculative.unwrap_or_default() {
         crate::config::Speculative::Off => 0,
-        crate::config::Speculative::Lookup | crate::config::Speculative::Draft => model.draft_tokens.unwrap_or(8),
+        crate::config::Speculative::Lookup => model.draft_tokens.unwrap_or(LOOKUP_DRAFT_TOKENS),
+        crate::config::Speculative::Draft => model.draft_tokens.unwrap_or(MODEL_DRAFT_TOKENS),
     };
     if model.speculative == Some(crate::config::Speculative::Draft) {
         llama.draft_model = model.draft_model.clone();
