@@ -3451,6 +3451,36 @@ async fn the_budget_ends_a_turn_that_verified_nothing_and_nothing_changes() {
     assert!(text.contains("2. the reply wrote no line of `parse_port` as it must read"), "{text}");
 }
 
+/// A reply still being written when the turn's seconds run out is cut
+/// there (given the floor a command about to start is given, 10 s), and
+/// the turn ends saying it spent its budget, the file as it was.
+#[tokio::test]
+async fn a_reply_still_written_at_the_turn_s_deadline_is_cut_there() {
+    let utils = long_module(PORT);
+    // At 50 ms a chunk of 3.6 characters on average, about 40 s of reply.
+    let long_reply = format!("```python\n{PORT}```\n").repeat(20);
+    let script = vec![
+        ScriptEntry::Text("change".into()),
+        ScriptEntry::Text("change".into()),
+        ScriptEntry::Paced { text: long_reply, chunk_delay_ms: 50 },
+    ];
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { max_seconds: 1, ..no_check() })
+        .run_entries(script, "parse_port accepts 0. Fix it.", CancellationToken::new())
+        .await;
+    assert_eq!(run.outcome.stop_reason, StopReason::MaxIterations);
+    assert!(
+        run.text().contains("model calls or 1 s, `[pipeline]` in the configuration) and stopped"),
+        "{}",
+        run.text()
+    );
+    let written = run.text().matches("def parse_port").count();
+    assert!(written < 10, "the reply was written on past the deadline: {written} copies of 20");
+    assert_eq!(run.read("utils.py"), utils);
+}
+
 #[tokio::test]
 async fn a_version_that_changes_nothing_is_followed_by_the_ask_for_the_one_line_to_change() {
     let utils = long_module(PORT);

@@ -36,11 +36,19 @@ impl Budget {
     /// ms), cut to what is left before the deadline: the turn's seconds
     /// hold its runs too, not only its model calls (a check that ran a
     /// large project's tests against each candidate took a turn of 300 s
-    /// to 618). A command about to start is given `FLOOR_MS` at least.
+    /// to 618).
     pub fn command_timeout_ms(&self, requested: u64) -> u64 {
-        const FLOOR_MS: u64 = 10_000;
-        let left = self.deadline.saturating_duration_since(Instant::now()).as_millis();
-        requested.min(u64::try_from(left).unwrap_or(u64::MAX).max(FLOOR_MS))
+        requested.min(u64::try_from(self.time_left().as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// What a command or a model reply about to start may take: what is
+    /// left before the deadline, and `FLOOR` at least, so that one that
+    /// starts just before it is not cut at once. A reply is cut as a
+    /// command is (the 1.5B began a 1,388-token reply at 285 s of a 300 s
+    /// turn and wrote on for 112 s).
+    pub fn time_left(&self) -> Duration {
+        const FLOOR: Duration = Duration::from_secs(10);
+        self.deadline.saturating_duration_since(Instant::now()).max(FLOOR)
     }
 
     /// Seconds a search of small changes may take: half of what is left

@@ -169,16 +169,23 @@ impl Conversation {
         // A model that never gives what is asked would be asked again and
         // again: the turn's calls and seconds are bounded.
         if !self.budget.allows_call() {
-            let PipelineSettings { max_model_calls, max_seconds, .. } = self.settings.pipeline;
-            let text = format!(
-                "This turn spent its budget ({max_model_calls} model calls or {max_seconds} s, `[pipeline]` in the \
-                 configuration) and stopped; what it changed so far is in the conversation."
-            );
-            self.notify(&format!("[{text}]"));
+            let text = self.budget_spent();
             return Err(finish(StopReason::MaxIterations, text, Usage::default()));
         }
         self.budget.spend_call();
-        match self.generate(system, &[], &[], messages, false, cancel).await {
+        // A reply still being written when the turn's seconds run out is
+        // cut there, as a command is.
+        let bounded = cancel.child_token();
+        let deadline = {
+            let (bounded, left) = (bounded.clone(), self.budget.time_left());
+            tokio::spawn(async move {
+                tokio::time::sleep(left).await;
+                bounded.cancel();
+            })
+        };
+        let end = self.generate(system, &[], &[], messages, false, &bounded).await;
+        deadline.abort();
+        match end {
             StreamEnd::Complete(mut generation) => {
                 generation.calls.clear();
                 generation.blocks.retain(|block| !matches!(block, Block::ToolUse { .. }));
@@ -191,13 +198,29 @@ impl Conversation {
                 if !message.blocks.is_empty() {
                     self.record_with_usage(message, Some(usage));
                 }
-                Err(finish(StopReason::Cancelled, text, usage))
+                if cancel.is_cancelled() {
+                    return Err(finish(StopReason::Cancelled, text, usage));
+                }
+                let text = self.budget_spent();
+                Err(finish(StopReason::MaxIterations, text, usage))
             }
             StreamEnd::Failed(error) => {
                 self.events.emit(Event::Error { message: error.to_string() });
                 Err(finish(StopReason::Error, String::new(), Default::default()))
             }
         }
+    }
+
+    /// Tells that the turn spent its budget and stopped: the text that
+    /// ends it.
+    fn budget_spent(&self) -> String {
+        let PipelineSettings { max_model_calls, max_seconds, .. } = self.settings.pipeline;
+        let text = format!(
+            "This turn spent its budget ({max_model_calls} model calls or {max_seconds} s, `[pipeline]` in the \
+             configuration) and stopped; what it changed so far is in the conversation."
+        );
+        self.notify(&format!("[{text}]"));
+        text
     }
 
     /// Whether the request asks for a change (else for an answer), by the
