@@ -365,7 +365,8 @@ fn alternating(runtime: &tokio::runtime::Runtime) {
 
 /// The edit asks of the task benchmark: a task's file handed over whole
 /// with its request, the whole new file asked for, as the whole-file way
-/// asks a small model.
+/// asks a small model. benches/speculative-server asks llama-server the
+/// same, for llama.cpp's own speculation as the reference: keep the two alike.
 fn edit_requests() -> Vec<CompletionRequest> {
     let tasks = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/tasks");
     [
