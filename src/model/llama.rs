@@ -1195,13 +1195,15 @@ impl Lookup {
         if length == 0 {
             return Vec::new();
         }
-        let all: Vec<LlamaToken> = history.iter().copied().chain(std::iter::once(next)).collect();
-        let last = all.len() - 1;
+        // The history with `next` after it, read in place: this runs once
+        // per decoding step, over the whole context.
+        let last = history.len();
+        let at = |index: usize| history.get(index).copied().unwrap_or(next);
         // (tokens matched, where what followed the match starts)
         let mut best = (0, 0);
         for end in (1..=last).rev() {
             let matched =
-                (0..Self::LONGEST_MATCH.min(end)).take_while(|&back| all[end - 1 - back] == all[last - back]).count();
+                (0..Self::LONGEST_MATCH.min(end)).take_while(|&back| at(end - 1 - back) == at(last - back)).count();
             if matched > best.0 {
                 best = (matched, end);
                 if matched == Self::LONGEST_MATCH {
@@ -1217,7 +1219,7 @@ impl Lookup {
             Self::LONGEST_MATCH => length,
             _ => length.min(matched * Self::DRAFT_PER_MATCHED),
         };
-        all[from..(from + length).min(all.len())].to_vec()
+        (from..(from + length).min(last + 1)).map(at).collect()
     }
 
     /// After `kept` of `proposed` tokens stood: all of them, and the next
