@@ -27,7 +27,8 @@
 //!
 //! `cargo bench --bench llama` (model: TACK_BENCH_MODEL, else TACK_TEST_MODEL,
 //! else the default model; threads: TACK_BENCH_THREADS, default 2; sections:
-//! TACK_BENCH_ONLY=throughput,loop,calls,first-turn,worker,depth,speculative,alternating, default all). Run it on
+//! TACK_BENCH_ONLY=throughput,loop,calls,first-turn,worker,depth,speculative,alternating, default all;
+//! flash attention: TACK_BENCH_FLASH_ATTENTION=auto|on|off, default auto). Run it on
 //! a quiet machine: two inference workloads on two cores starve each other.
 
 use std::path::PathBuf;
@@ -38,7 +39,9 @@ use async_trait::async_trait;
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use tack::agent::{Approval, ApprovalRequest, Conversation, ConversationParts, Host, LoopSettings};
-use tack::model::llama::{GrammarMode, LOOKUP_DRAFT_TOKENS, LlamaBackend, LlamaSettings, MODEL_DRAFT_TOKENS};
+use tack::model::llama::{
+    FlashAttention, GrammarMode, LOOKUP_DRAFT_TOKENS, LlamaBackend, LlamaSettings, MODEL_DRAFT_TOKENS,
+};
 use tack::model::toolcall::{ParseEvent, parse_complete};
 use tack::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol};
 use tack::permissions::Policy;
@@ -62,9 +65,19 @@ fn threads() -> u32 {
     std::env::var("TACK_BENCH_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(2)
 }
 
+/// `[model] flash_attention` for every model the benchmark loads.
+fn flash_attention() -> FlashAttention {
+    match std::env::var("TACK_BENCH_FLASH_ATTENTION").unwrap_or_default().as_str() {
+        "on" => FlashAttention::On,
+        "off" => FlashAttention::Off,
+        _ => FlashAttention::Auto,
+    }
+}
+
 fn load(configure: impl FnOnce(&mut LlamaSettings)) -> LlamaBackend {
     let mut settings = LlamaSettings::new(model_path());
     settings.threads = Some(threads());
+    settings.flash_attention = flash_attention();
     settings.context_size = Some(8192);
     configure(&mut settings);
     LlamaBackend::load(settings).expect("the benchmark model loads")
@@ -137,6 +150,7 @@ fn run_llama_bench(args: &[&str]) -> Result<serde_json::Value, String> {
     }
     let output = std::process::Command::new(&binary)
         .args(["-m", &model_path().display().to_string(), "-t", &threads().to_string()])
+        .args(["-fa", flash_attention().llama_cpp_name()])
         .args(args)
         .args(["-o", "json"])
         .output()
@@ -290,7 +304,12 @@ async fn valid_call_rate(grammar: GrammarMode) -> (usize, usize, f64) {
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    println!("model: {}  threads: {}", model_path().display(), threads());
+    println!(
+        "model: {}  threads: {}  flash attention: {}",
+        model_path().display(),
+        threads(),
+        flash_attention().llama_cpp_name()
+    );
 
     let only = std::env::var("TACK_BENCH_ONLY").unwrap_or_default();
     let wanted = |section: &str| only.is_empty() || only.split(',').any(|s| s == section);
@@ -579,6 +598,7 @@ async fn caller_timing(backend: &dyn ModelBackend, request: CompletionRequest) -
 fn worker(runtime: &tokio::runtime::Runtime) {
     let configure = |s: &mut LlamaSettings| {
         s.threads = Some(threads());
+        s.flash_attention = flash_attention();
         s.context_size = Some(8192);
         s.reuse_prefix = false;
         s.max_tokens = 128;

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 mod lsp_client;
 
 use futures::StreamExt;
-use tack::model::llama::{LOOKUP_DRAFT_TOKENS, LlamaBackend, LlamaError, LlamaSettings};
+use tack::model::llama::{FlashAttention, LOOKUP_DRAFT_TOKENS, LlamaBackend, LlamaError, LlamaSettings};
 use tack::model::{BackendError, CompletionRequest, ModelBackend, ModelChunk};
 use tack::protocol::{Block, Message, Role, Usage};
 
@@ -562,6 +562,36 @@ async fn a_new_process_starts_from_the_saved_prefix_and_a_damaged_cache_is_rewri
     assert_eq!(truncated_usage.cached_prompt_tokens, 0);
 }
 
+/// Fused and unfused attention keep KV states of different layouts: each
+/// setting has its cache file, so switching it and back starts warm.
+#[tokio::test]
+async fn each_attention_setting_keeps_its_own_saved_prefix() {
+    let _guard = exclusive();
+    let dir = tempfile::tempdir().unwrap();
+    let with_cache = |flash_attention| LlamaSettings {
+        prompt_cache: Some(dir.path().to_path_buf()),
+        max_tokens: 8,
+        flash_attention,
+        ..settings()
+    };
+    let rules: String = (1..=40).map(|i| format!("Rule {i}: keep answers short and plain.\n")).collect();
+    let request = || CompletionRequest {
+        system: format!("You are a helpful assistant.\n{rules}"),
+        messages: vec![Message::user_text("Name three colours.")],
+        ..CompletionRequest::default()
+    };
+    let mut cached = Vec::new();
+    for flash_attention in [FlashAttention::Auto, FlashAttention::Off, FlashAttention::Auto, FlashAttention::Off] {
+        let backend = LlamaBackend::load(with_cache(flash_attention)).unwrap();
+        let (text, usage, _) = generate(&backend, request()).await;
+        assert!(!text.is_empty());
+        cached.push(usage.cached_prompt_tokens);
+    }
+    assert_eq!(&cached[..2], [0, 0], "{cached:?}");
+    assert!(cached[2] > 300 && cached[3] > 300, "switching back started cold: {cached:?}");
+    assert_eq!(cache_files(dir.path()).len(), 2, "one file per attention setting");
+}
+
 /// The model processes a language server runs: its children started as
 /// `tack model-worker`.
 fn model_processes(server: u32) -> Vec<u32> {
@@ -679,10 +709,10 @@ fn copying_requests() -> Vec<CompletionRequest> {
 /// one token at a time, twice in a row (the second from the cache the
 /// drafts left), and keeps some of its drafts.
 async fn assert_speculation_keeps_the_text(
+    mut plain: LlamaSettings,
     requests: Vec<CompletionRequest>,
     speculate: impl FnOnce(&mut LlamaSettings),
 ) {
-    let mut plain = coder_settings();
     plain.max_tokens = 160;
     let mut speculating = plain.clone();
     speculate(&mut speculating);
@@ -710,7 +740,19 @@ async fn assert_speculation_keeps_the_text(
 #[tokio::test]
 async fn prompt_lookup_gives_the_same_text_as_decoding_one_token_at_a_time() {
     let _guard = exclusive();
-    assert_speculation_keeps_the_text(copying_requests(), |settings| settings.lookup = LOOKUP_DRAFT_TOKENS).await;
+    assert_speculation_keeps_the_text(coder_settings(), copying_requests(), |settings| {
+        settings.lookup = LOOKUP_DRAFT_TOKENS
+    })
+    .await;
+}
+
+/// Unfused attention is where a batch of drafts costs least on a CPU.
+#[tokio::test]
+async fn prompt_lookup_with_flash_attention_off_gives_the_same_text() {
+    let _guard = exclusive();
+    let unfused = LlamaSettings { flash_attention: FlashAttention::Off, ..coder_settings() };
+    let code_replies = copying_requests().into_iter().take(2).collect();
+    assert_speculation_keeps_the_text(unfused, code_replies, |settings| settings.lookup = LOOKUP_DRAFT_TOKENS).await;
 }
 
 /// The draft here is the coder itself, the one model of its vocabulary the
@@ -722,7 +764,7 @@ async fn prompt_lookup_gives_the_same_text_as_decoding_one_token_at_a_time() {
 async fn a_draft_model_gives_the_same_text_as_decoding_one_token_at_a_time() {
     let _guard = exclusive();
     let code_replies = copying_requests().into_iter().take(2).collect();
-    assert_speculation_keeps_the_text(code_replies, |settings| {
+    assert_speculation_keeps_the_text(coder_settings(), code_replies, |settings| {
         settings.lookup = 6;
         settings.draft_model = Some(settings.path.clone());
     })

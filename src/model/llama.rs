@@ -36,7 +36,7 @@ use super::grammar::{CallFormat, OpenerWatch, Sighting, call_grammar, choice_gra
 use super::template::{ChatMessage, JinjaTemplate, chat_messages, text_protocol_chat, tool_definitions};
 use super::toolcall::{self, ParseEvent};
 use super::{BackendError, CompletionRequest, ModelBackend, ModelChunk, ToolProtocol};
-pub use crate::config::GrammarMode;
+pub use crate::config::{FlashAttention, GrammarMode};
 use crate::protocol::Usage;
 use crate::text::fnv1a;
 
@@ -94,6 +94,9 @@ pub struct LlamaSettings {
     /// prompt lookup; same replies, same bounds.
     #[serde(default)]
     pub draft_model: Option<PathBuf>,
+    /// Fused attention (llama.cpp's flash attention).
+    #[serde(default)]
+    pub flash_attention: FlashAttention,
     /// Bytes of memory for earlier prompts' KV states: a prompt that goes
     /// back to one (a conversation after another one's turn on the same
     /// model) starts from it instead of evaluating it again; 0 keeps none.
@@ -139,6 +142,7 @@ impl LlamaSettings {
             prompt_cache: None,
             lookup: 0,
             draft_model: None,
+            flash_attention: FlashAttention::Auto,
             saved_prompts_bytes: 0,
             progress: None,
         }
@@ -300,6 +304,11 @@ impl LlamaBackend {
                     .with_n_threads(threads)
                     .with_n_threads_batch(threads)
                     .with_swa_full(true)
+                    .with_flash_attention_policy(match worker_settings.flash_attention {
+                        FlashAttention::Auto => llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_AUTO,
+                        FlashAttention::On => llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_ENABLED,
+                        FlashAttention::Off => llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED,
+                    })
                     .with_no_perf(false);
                 let context = match worker_model.new_context(runtime, params.clone()) {
                     Ok(context) => context,
@@ -963,7 +972,15 @@ impl Worker<'_> {
         let size = std::fs::metadata(model).map(|m| m.len()).unwrap_or(0);
         let stem = model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let tokens: Vec<u8> = prefix.iter().flat_map(|t| t.0.to_le_bytes()).collect();
-        Some(dir.join(format!("{stem}-{size}-{:016x}.kv", fnv1a(&tokens))))
+        // Fused and unfused attention lay the V cache out differently: a state
+        // saved by one does not load into the other, and sharing a file would
+        // have each rewrite it for the other.
+        let attention = match self.settings.flash_attention {
+            FlashAttention::Auto => "",
+            FlashAttention::On => "-fa",
+            FlashAttention::Off => "-nofa",
+        };
+        Some(dir.join(format!("{stem}-{size}{attention}-{:016x}.kv", fnv1a(&tokens))))
     }
 
     /// Loads a saved prefix into the empty cache. False when there is none

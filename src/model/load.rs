@@ -56,6 +56,7 @@ fn llama_settings(settings: &Settings, path: PathBuf) -> LlamaSettings {
     if model.speculative == Some(crate::config::Speculative::Draft) {
         llama.draft_model = model.draft_model.clone();
     }
+    llama.flash_attention = model.flash_attention.unwrap_or_default();
     llama.saved_prompts_bytes = model.prompt_memory.unwrap_or(512) as usize * 1024 * 1024;
     if model.prompt_cache.unwrap_or(true) {
         llama.prompt_cache = crate::config::cache_dir().map(|dir| dir.join("prompt-cache"));
@@ -140,5 +141,28 @@ pub async fn load_backend(
             Ok(Arc::new(backend))
         }
         BackendKind::Openai => Ok(Arc::new(OpenAiBackend::connect(openai_settings(settings)?).await?)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::FlashAttention;
+
+    #[test]
+    fn the_attention_setting_reaches_the_model_and_a_misspelt_one_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join(".tack")).unwrap();
+        let file = root.path().join(".tack/config.toml");
+        let attention = || {
+            let settings = Settings::load(None, root.path(), &[]).unwrap();
+            llama_settings(&settings, PathBuf::from("model.gguf")).flash_attention
+        };
+        assert_eq!(attention(), FlashAttention::Auto);
+        std::fs::write(&file, "[model]\nflash_attention = \"off\"\n").unwrap();
+        assert_eq!(attention(), FlashAttention::Off);
+        std::fs::write(&file, "[model]\nflashAttention = \"of\"\n").unwrap();
+        let err = Settings::load(None, root.path(), &[]).unwrap_err().to_string();
+        assert!(err.contains("config.toml") && err.contains("of"), "{err}");
     }
 }
