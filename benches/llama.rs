@@ -19,8 +19,7 @@
 //!    for, greedy) decoded one token at a time, with prompt lookup and with
 //!    a draft model (TACK_BENCH_DRAFT_MODEL, else the 0.5B coder for another
 //!    model): generation tokens/s, the share of drafted tokens kept, whether
-//!    the text is the same, and the prompt time the draft model adds; then
-//!    the same asks as fresh tries (sampled), plain and with prompt lookup;
+//!    the text is the same, and the prompt time the draft model adds;
 //! 8. two conversations taking turns on one model (two editor sessions, or
 //!    a session and its sub-agent), each handing over a file first: prompt
 //!    tokens evaluated and prompt seconds with earlier prompts' KV states
@@ -425,8 +424,7 @@ fn draft_model_path() -> Option<PathBuf> {
 
 fn speculative(runtime: &tokio::runtime::Runtime) {
     println!(
-        "\n7. edit replies decoded plain, with prompt lookup and with a draft model (greedy, up to 600 tokens each; \
-         then sampled, plain and with prompt lookup)"
+        "\n7. edit replies decoded plain, with prompt lookup and with a draft model (greedy, up to 600 tokens each)"
     );
     let settings = |lookup: u32, draft: Option<PathBuf>| {
         move |s: &mut LlamaSettings| {
@@ -500,38 +498,6 @@ fn speculative(runtime: &tokio::runtime::Runtime) {
             tally.prompt_ms as f64 / plain_tally.prompt_ms.max(1) as f64,
         );
     }
-    // Fresh tries: sampled, their drafts judged by the speculative sampling
-    // rule; the texts differ, so only the speeds compare.
-    let lookup = &ways[0].1;
-    let (mut plain_tally, mut lookup_tally) = (Tally::default(), Tally::default());
-    for request in edit_requests() {
-        let request = CompletionRequest { resample: Some(1), ..request };
-        let (_, plain_usage) = runtime.block_on(usage_of(plain.stream(request.clone())));
-        let (_, usage) = runtime.block_on(usage_of(lookup.stream(request)));
-        for (tally, usage) in [(&mut plain_tally, &plain_usage), (&mut lookup_tally, &usage)] {
-            tally.tokens += usage.completion_tokens;
-            tally.ms += usage.decode_ms;
-            tally.drafted += usage.drafted_tokens;
-            tally.accepted += usage.accepted_tokens;
-        }
-        println!(
-            "   sampled reply: plain {:>4} tokens {:>6.1} tok/s, lookup {:>4} tokens {:>6.1} tok/s (kept {:>4} of {:>4})",
-            plain_usage.completion_tokens,
-            rate(plain_usage.completion_tokens, plain_usage.decode_ms),
-            usage.completion_tokens,
-            rate(usage.completion_tokens, usage.decode_ms),
-            usage.accepted_tokens,
-            usage.drafted_tokens
-        );
-    }
-    let (plain_rate, lookup_rate) =
-        (rate(plain_tally.tokens, plain_tally.ms), rate(lookup_tally.tokens, lookup_tally.ms));
-    println!(
-        "   sampled (a fresh try's temperature): plain {plain_rate:.1} tok/s, lookup {lookup_rate:.1} tok/s, \
-         {:.2}x; {:.0}% of drafted tokens kept",
-        lookup_rate / plain_rate,
-        lookup_tally.accepted as f64 * 100.0 / lookup_tally.drafted.max(1) as f64
-    );
 }
 
 // ----------------------------------------------------------------- 6. depth

@@ -746,29 +746,6 @@ async fn prompt_lookup_gives_the_same_text_as_decoding_one_token_at_a_time() {
     .await;
 }
 
-/// A fresh try (sampled) with prompt lookup: its drafts are judged by the
-/// speculative sampling rule, the same seed gives the same reply, and the
-/// greedy reply after it reads a KV cache the drafts left as it should be.
-#[tokio::test]
-async fn a_sampled_reply_with_prompt_lookup_repeats_by_its_seed_and_leaves_the_cache_sound() {
-    let _guard = exclusive();
-    let mut plain = coder_settings();
-    plain.max_tokens = 160;
-    let speculating = LlamaSettings { lookup: LOOKUP_DRAFT_TOKENS, ..plain.clone() };
-    let (plain, speculating) = (LlamaBackend::load(plain).unwrap(), LlamaBackend::load(speculating).unwrap());
-    let mut requests = copying_requests().into_iter();
-    let (fix, rename) = (requests.next().unwrap(), requests.next().unwrap());
-    let fresh_try = CompletionRequest { resample: Some(1), ..rename };
-    let (first, usage, _) = generate(&speculating, fresh_try.clone()).await;
-    assert!(usage.accepted_tokens > 0 && usage.accepted_tokens <= usage.drafted_tokens, "{usage:?}");
-    assert!(first.contains("port_suffix"), "the try lost the request: {first:?}");
-    let (expected, _, _) = generate(&plain, fix.clone()).await;
-    let (greedy, _, _) = generate(&speculating, fix).await;
-    assert_eq!(greedy, expected, "the greedy reply after a sampled one read a spoiled cache");
-    let (again, _, _) = generate(&speculating, fresh_try.clone()).await;
-    assert_eq!(again, first, "the same try, seeded the same, gave another reply");
-}
-
 /// Unfused attention is where a batch of drafts costs least on a CPU.
 #[tokio::test]
 async fn prompt_lookup_with_flash_attention_off_gives_the_same_text() {

@@ -85,9 +85,8 @@ pub struct LlamaSettings {
     pub prompt_cache: Option<PathBuf>,
     /// Prompt-lookup speculative decoding: at most this many tokens are
     /// proposed from where the last ones occur earlier in the context, and
-    /// checked in one batch; 0 decodes one token at a time. Replies without
-    /// a call grammar only: greedy ones keep their tokens, sampled ones
-    /// their distribution (the speculative sampling rule).
+    /// checked in one batch; 0 decodes one token at a time. Greedy replies
+    /// without a call grammar only: their tokens are the same either way.
     #[serde(default)]
     pub lookup: u32,
     /// Draft-model speculative decoding: a smaller GGUF with the same
@@ -703,9 +702,8 @@ impl Worker<'_> {
                 self.save_prefix(file);
             }
         }
-        let sampling = self.sampling(job.resample);
-        let greedy = sampling.temperature <= 0.0;
-        let speculates = self.settings.lookup > 0 && job.calls.is_none() && job.forced.is_none();
+        let greedy = self.settings.sampling.temperature <= 0.0 && job.resample.is_none();
+        let speculates = self.settings.lookup > 0 && greedy && job.calls.is_none() && job.forced.is_none();
         // The draft model reads the prompt too: prompt time, not decoding's.
         if let (Some(drafter), true) = (self.drafter.as_mut(), speculates) {
             if !drafter.sync(&prompt[..prompt.len() - 1], prompt[prompt.len() - 1], || job.out.is_closed())? {
@@ -715,8 +713,7 @@ impl Worker<'_> {
         let prompt_eval_ms = started.elapsed().as_millis() as u64;
 
         let decoding = Instant::now();
-        let mut sampler = self.sampler(&sampling);
-        let mut draft_sampling = (speculates && !greedy).then(|| DraftSampling::new(&sampling));
+        let mut sampler = self.sampler(job.resample);
         let constraint = job.calls;
         // Calls written without a grammar are counted as the turn's parser
         // reads them: a small model that goes on after its last allowed call
@@ -741,16 +738,13 @@ impl Worker<'_> {
         let mut last_call_done = false;
         let mut logits_at = batch.n_tokens() - 1;
         let mut forced = job.forced.map(Vec::into_iter);
-        // Speculation holds the tokens of decoding one at a time (greedy) or
-        // their distribution (sampled) only where no grammar or opener watch
-        // may step in (see `LlamaSettings::lookup`).
+        // Speculation holds the same tokens as decoding one at a time only
+        // where each token is the greedy pick and no grammar or opener
+        // watch may step in (see `LlamaSettings::lookup`).
         let mut lookup = Lookup::new(self.settings.lookup as usize).filter(|_| speculates);
         // Drafted tokens the model confirmed: already in the KV cache, they
         // are emitted without sampling or decoding.
         let mut confirmed: VecDeque<LlamaToken> = VecDeque::new();
-        // The token sampled in place of a rejected draft, emitted after the
-        // confirmed ones.
-        let mut corrected: Option<LlamaToken> = None;
         let mut drafted = 0u64;
         let mut accepted = 0u64;
         loop {
@@ -763,8 +757,6 @@ impl Worker<'_> {
             let from_draft = confirmed.pop_front();
             let token = if let Some(token) = from_draft {
                 token
-            } else if let Some(token) = corrected.take() {
-                token
             } else if let Some(forced) = forced.as_mut() {
                 match forced.next() {
                     Some(token) => token,
@@ -775,10 +767,7 @@ impl Worker<'_> {
             } else if let Some(grammar) = grammar.as_mut() {
                 self.constrained_sample(&mut sampler, grammar, logits_at)?
             } else {
-                let token = match draft_sampling.as_mut() {
-                    Some(sampling) => sampling.draw(&self.context, logits_at),
-                    None => sampler.sample(&self.context, logits_at),
-                };
+                let token = sampler.sample(&self.context, logits_at);
                 let piece = vocab.token_to_piece(token, true, None);
                 match watch.as_mut().map(|watch| watch.see(&piece)) {
                     Some(Sighting::Opened { opener }) => {
@@ -891,27 +880,11 @@ impl Worker<'_> {
                 continue;
             }
             // A drafted token stands while it is what greedy decoding would
-            // pick after the tokens before it, or while sampling's rule keeps
-            // it; the first that does not ends the run, and its position and
-            // those after leave the cache.
+            // pick after the tokens before it; the first that is not ends
+            // the run, and its position and those after leave the cache.
             let mut kept = 0;
-            match draft_sampling.as_mut() {
-                None => {
-                    while kept < draft.len() && sampler.sample(&self.context, kept as i32) == draft[kept] {
-                        kept += 1;
-                    }
-                }
-                Some(sampling) => {
-                    while kept < draft.len() {
-                        match sampling.judge(&self.context, kept as i32, draft[kept]) {
-                            None => kept += 1,
-                            Some(token) => {
-                                corrected = Some(token);
-                                break;
-                            }
-                        }
-                    }
-                }
+            while kept < draft.len() && sampler.sample(&self.context, kept as i32) == draft[kept] {
+                kept += 1;
             }
             drafted += draft.len() as u64;
             accepted += kept as u64;
@@ -1130,109 +1103,25 @@ impl Worker<'_> {
         Ok(token)
     }
 
-    /// The sampling of one reply: a fresh try's own temperature and seed.
-    fn sampling(&self, resample: Option<u32>) -> Sampling {
+    fn sampler(&self, resample: Option<u32>) -> LlamaSampler {
         let mut s = self.settings.sampling;
         if let Some(n) = resample {
             (s.temperature, s.seed) = super::resampled(Some(s.temperature), Some(s.seed), n);
         }
-        s
-    }
-
-    fn sampler(&self, s: &Sampling) -> LlamaSampler {
         if s.temperature <= 0.0 {
             // In a chain llama.cpp keeps one candidates buffer for every
             // token; alone, greedy allocates and fills a fresh one (1.8 MB
             // over Qwen's vocabulary) at each token.
             return LlamaSampler::chain_simple([LlamaSampler::greedy()]);
         }
-        LlamaSampler::chain_simple(shaping(s).into_iter().chain([LlamaSampler::dist(s.seed)]))
+        LlamaSampler::chain_simple([
+            LlamaSampler::top_k(s.top_k),
+            LlamaSampler::top_p(s.top_p, 1),
+            LlamaSampler::min_p(s.min_p, 1),
+            LlamaSampler::temp(s.temperature),
+            LlamaSampler::dist(s.seed),
+        ])
     }
-}
-
-/// The sampler chain's stages before the draw: they shape the distribution
-/// a sampled token is drawn from.
-fn shaping(s: &Sampling) -> [LlamaSampler; 4] {
-    [
-        LlamaSampler::top_k(s.top_k),
-        LlamaSampler::top_p(s.top_p, 1),
-        LlamaSampler::min_p(s.min_p, 1),
-        LlamaSampler::temp(s.temperature),
-    ]
-}
-
-/// Sampled decoding with drafts (speculative sampling: Leviathan et al.,
-/// Chen et al., 2023). A drafted token stands with the probability the
-/// model gives it; where it does not, the token is drawn from the model's
-/// distribution without it. The proposers name one token each (prompt
-/// lookup, a draft model decoding greedily), and with such a proposal this
-/// is the whole rule: every token is distributed as plain sampling's.
-struct DraftSampling {
-    shaping: LlamaSampler,
-    rng: fastrand::Rng,
-}
-
-impl DraftSampling {
-    fn new(s: &Sampling) -> Self {
-        DraftSampling {
-            shaping: LlamaSampler::chain_simple(shaping(s)),
-            rng: fastrand::Rng::with_seed(u64::from(s.seed)),
-        }
-    }
-
-    /// The model's distribution after batch position `at`, shaped as the
-    /// sampler chain shapes it.
-    fn distribution(&mut self, context: &LlamaContext, at: i32) -> Vec<(LlamaToken, f32)> {
-        let mut candidates = context.token_data_array_ith(at);
-        candidates.apply_sampler(&mut self.shaping);
-        let top = candidates.data.iter().map(|c| c.logit()).fold(f32::NEG_INFINITY, f32::max);
-        let mut weights: Vec<(LlamaToken, f32)> =
-            candidates.data.iter().map(|c| (c.id(), (c.logit() - top).exp())).collect();
-        let total: f32 = weights.iter().map(|(_, w)| w).sum();
-        weights.iter_mut().for_each(|(_, w)| *w /= total);
-        weights
-    }
-
-    fn draw(&mut self, context: &LlamaContext, at: i32) -> LlamaToken {
-        let distribution = self.distribution(context, at);
-        draw_from(&distribution, self.rng.f32())
-    }
-
-    /// None where `drafted` stands after batch position `at`, else the
-    /// token drawn in its place.
-    fn judge(&mut self, context: &LlamaContext, at: i32, drafted: LlamaToken) -> Option<LlamaToken> {
-        let distribution = self.distribution(context, at);
-        judge_draft(&distribution, drafted, self.rng.f32(), self.rng.f32())
-    }
-}
-
-/// The token at which the cumulative probability passes `u` (in [0, 1)).
-fn draw_from(distribution: &[(LlamaToken, f32)], u: f32) -> LlamaToken {
-    let mut cumulative = 0.0;
-    for (token, p) in distribution {
-        cumulative += p;
-        if u < cumulative {
-            return *token;
-        }
-    }
-    // Rounding left the sum short of `u`.
-    distribution.last().map_or(LlamaToken(0), |(token, _)| *token)
-}
-
-/// The speculative sampling rule for a proposal of one token: it stands if
-/// `u` falls under its probability; otherwise the token drawn with `v` from
-/// the distribution with it taken out. None where it stands.
-fn judge_draft(distribution: &[(LlamaToken, f32)], drafted: LlamaToken, u: f32, v: f32) -> Option<LlamaToken> {
-    let p = distribution.iter().find(|(token, _)| *token == drafted).map_or(0.0, |(_, p)| *p);
-    if u < p {
-        return None;
-    }
-    let rest: Vec<(LlamaToken, f32)> = distribution.iter().filter(|(token, _)| *token != drafted).copied().collect();
-    let mass: f32 = rest.iter().map(|(_, p)| p).sum();
-    if mass <= 0.0 {
-        return None;
-    }
-    Some(draw_from(&rest, v * mass))
 }
 
 /// How many tokens two sequences share from their start.
@@ -1655,28 +1544,6 @@ mod tests {
         assert_eq!(kept, ["a", "b", "c"]);
         saved.insert(tokens(&[5]), "too big", 31);
         assert_eq!(saved.entries.len(), 3);
-    }
-
-    #[test]
-    fn a_draft_judged_by_the_sampling_rule_leaves_each_token_as_likely_as_plain_sampling() {
-        let distribution = [(LlamaToken(1), 0.6), (LlamaToken(2), 0.3), (LlamaToken(3), 0.1)];
-        let mut rng = fastrand::Rng::with_seed(11);
-        for drafted in [LlamaToken(1), LlamaToken(2), LlamaToken(3), LlamaToken(9)] {
-            let mut counts = [0usize; 4];
-            const DRAWS: usize = 40_000;
-            for _ in 0..DRAWS {
-                let token = judge_draft(&distribution, drafted, rng.f32(), rng.f32()).unwrap_or(drafted);
-                counts[token.0 as usize] += 1;
-            }
-            for (token, p) in distribution {
-                let share = counts[token.0 as usize] as f32 / DRAWS as f32;
-                assert!((share - p).abs() < 0.01, "drafted {drafted:?}: token {token:?} came {share}, not {p}");
-            }
-        }
-        // A token the model cannot write never stands.
-        let only = [(LlamaToken(5), 1.0)];
-        assert_eq!(judge_draft(&only, LlamaToken(9), 0.0, 0.5), Some(LlamaToken(5)));
-        assert_eq!(judge_draft(&only, LlamaToken(5), 0.99, 0.5), None);
     }
 
     #[test]
