@@ -65,11 +65,13 @@ fn threads() -> u32 {
     std::env::var("TACK_BENCH_THREADS").ok().and_then(|t| t.parse().ok()).unwrap_or(2)
 }
 
-/// `[model] flash_attention` for every model the benchmark loads.
+/// `[model] flash_attention` for every model the benchmark loads, read as
+/// the config file reads it: a misspelt value stops the run rather than
+/// measuring `auto` under another name.
 fn flash_attention() -> FlashAttention {
-    match std::env::var("TACK_BENCH_FLASH_ATTENTION").unwrap_or_default().as_str() {
-        "on" => FlashAttention::On,
-        "off" => FlashAttention::Off,
+    match std::env::var("TACK_BENCH_FLASH_ATTENTION") {
+        Ok(value) if !value.is_empty() => serde_json::from_value(serde_json::Value::String(value.clone()))
+            .unwrap_or_else(|e| panic!("TACK_BENCH_FLASH_ATTENTION={value}: {e}")),
         _ => FlashAttention::Auto,
     }
 }

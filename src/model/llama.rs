@@ -976,9 +976,8 @@ impl Worker<'_> {
         // saved by one does not load into the other, and sharing a file would
         // have each rewrite it for the other.
         let attention = match self.settings.flash_attention {
-            FlashAttention::Auto => "",
-            FlashAttention::On => "-fa",
-            FlashAttention::Off => "-nofa",
+            FlashAttention::Auto => String::new(),
+            chosen => format!("-fa-{}", chosen.llama_cpp_name()),
         };
         Some(dir.join(format!("{stem}-{size}{attention}-{:016x}.kv", fnv1a(&tokens))))
     }

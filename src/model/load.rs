@@ -163,6 +163,6 @@ mod tests {
         assert_eq!(attention(), FlashAttention::Off);
         std::fs::write(&file, "[model]\nflashAttention = \"of\"\n").unwrap();
         let err = Settings::load(None, root.path(), &[]).unwrap_err().to_string();
-        assert!(err.contains("config.toml") && err.contains("of"), "{err}");
+        assert!(err.contains("config.toml") && err.contains("`of`"), "{err}");
     }
 }
