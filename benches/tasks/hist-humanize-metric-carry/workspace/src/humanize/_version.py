@@ -1,0 +1,1 @@
+__version__ = version = "4.15.1.dev37"

@@ -1,0 +1,1 @@
+__version__ = version = "4.10.1.dev40"
