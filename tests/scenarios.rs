@@ -3227,6 +3227,27 @@ async fn a_change_to_a_file_the_model_was_not_shown_hands_it_over_and_asks_again
 }
 
 #[tokio::test]
+async fn a_reply_that_rewrites_tests_the_request_never_names_leaves_them_as_they_are() {
+    let parse = "module.exports = function parse(args) {\n  return args.filter((a) => a !== '-');\n};\n";
+    let tests = "var parse = require('../');\nvar test = require('tape');\n\n\
+test('dash value', function (t) {\n  t.deepEqual(parse(['--n', '-']), ['--n']);\n  t.end();\n});\n";
+    let rewritten = tests.replace("['--n']);", "['--n', '-']);");
+    let files = [("index.js", parse), ("test/parse.js", tests)];
+    let prompt = "`parse(['--n', '-'])` drops the dash, but `-` is the value of `--n`. Fix it.";
+    let run = whole_file_run(&files, &[&format!("test/parse.js\n```js\n{rewritten}```\n")], prompt).await;
+    assert_eq!(run.read("test/parse.js"), tests);
+    assert!(
+        run.text().contains("[the reply changed the tests in test/parse.js, which the request does not name"),
+        "{}",
+        run.text()
+    );
+    // A request that names the test file may have it changed.
+    let named = "test/parse.js expects the wrong list. Fix it.";
+    let run = whole_file_run(&files, &[&format!("test/parse.js\n```js\n{rewritten}```\n")], named).await;
+    assert_eq!(run.read("test/parse.js"), rewritten);
+}
+
+#[tokio::test]
 async fn the_tests_handed_over_are_run_around_a_change_and_one_they_fail_is_sent_back() {
     let pricing = "def discount(total):\n    if total > 100:\n        return 0.1\n    return 0\n";
     let test = "from pricing import discount\n\n\ndef test_discount_from_100():\n    assert discount(100) == 0.1\n";
@@ -3397,7 +3418,10 @@ async fn a_file_too_long_to_show_is_changed_a_definition_at_a_time() {
     // The definition's byte range is replaced, every other byte kept.
     assert_eq!(run.read("net/utils.py"), utils.replace(PORT, &fixed));
     assert_eq!(run.outcome.stop_reason, StopReason::EndTurn);
-    assert_eq!(run.outcome.text, "Changed `parse_port` in net/utils.py.");
+    assert_eq!(
+        run.outcome.text,
+        "Changed `parse_port` in net/utils.py. Not checked: no check of the request could be run, so nothing was run with it. Review it before relying on it."
+    );
     let requests = run.backend.requests();
     // Change or answer, held to those two words, asked in both orders.
     assert_eq!(requests[0].choices, ["change", "answer"]);
@@ -3789,7 +3813,10 @@ async fn the_short_functions_a_chosen_definition_calls_are_shown_and_may_be_the_
         .run(&["change", "change", fixed], "`invoice_total(lines)` ignores the quantities. Fix it.")
         .await;
     assert_eq!(run.read("billing.py"), billing.replace("return price\n", "return price * quantity\n"));
-    assert_eq!(run.outcome.text, "Changed `line_amount` in billing.py.");
+    assert_eq!(
+        run.outcome.text,
+        "Changed `line_amount` in billing.py. Not checked: no check of the request could be run, so nothing was run with it. Review it before relying on it."
+    );
     let sent = run.backend.requests()[2].messages.last().unwrap().text();
     assert!(sent.contains("def invoice_total") && sent.contains("def line_amount"), "{sent}");
     assert!(sent.contains("(`invoice_total`, `line_amount`)"), "{sent}");
@@ -3806,7 +3833,10 @@ def line_amount(price, quantity):\n    return price * quantity\n```\n";
         .run(&["change", "change", both], "`invoice_total(lines)` ignores the quantities. Fix it.")
         .await;
     assert_eq!(run.read("billing.py"), billing.replace("return price\n", "return price * quantity\n"));
-    assert_eq!(run.outcome.text, "Changed `line_amount` in billing.py.");
+    assert_eq!(
+        run.outcome.text,
+        "Changed `line_amount` in billing.py. Not checked: no check of the request could be run, so nothing was run with it. Review it before relying on it."
+    );
 }
 
 #[tokio::test]
@@ -3825,7 +3855,9 @@ async fn a_check_the_model_writes_finds_the_small_variant_that_does_what_is_aske
     assert_eq!(run.read("calc.py"), calc.replace("x > n", "x >= n"));
     assert_eq!(run.backend.used(), 6);
     assert!(
-        run.outcome.text.contains("`x > n` → `x >= n` on line 1202; the check passes with it"),
+        run.outcome.text.contains(
+            "`x > n` → `x >= n` on line 1202. Evidence: a check the model wrote from the request passes with it"
+        ),
         "{}",
         run.outcome.text
     );
@@ -4974,15 +5006,60 @@ case the request reports";
 /// `double(2)` is 4, as the project's tests would.
 const DOUBLE_TESTS: &str = "python3 -c 'from calc import double; assert double(2) == 4, double(2)'";
 
-/// The Bash calls of a run, as the user sees them.
+/// The Bash calls of a run, as the user sees them, less the lead that
+/// runs the harness's own in the workspace's copy (see [`in_copy`]).
 fn bash_commands(run: &Run) -> Vec<String> {
     run.events
         .iter()
         .filter_map(|e| match &e.event {
-            Event::ToolCall { name, input, .. } if name == "Bash" => Some(input["command"].as_str()?.to_string()),
+            Event::ToolCall { name, input, .. } if name == "Bash" => {
+                let command = input["command"].as_str()?;
+                Some(in_copy(command).unwrap_or(command).to_string())
+            }
             _ => None,
         })
         .collect()
+}
+
+/// The command a harness's Bash call runs in the workspace's copy, where
+/// it runs there (`export CARGO_TARGET_DIR=…; cd /tmp/tack-copy-…/project && …`).
+fn in_copy(command: &str) -> Option<&str> {
+    let (lead, rest) = command.split_once(" && ")?;
+    (lead.starts_with("export CARGO_TARGET_DIR=") && lead.contains("/tack-copy-") && lead.ends_with("/project"))
+        .then_some(rest)
+}
+
+#[tokio::test]
+async fn what_the_harness_runs_runs_in_a_copy_and_leaves_the_project_as_it_was() {
+    // Tests that leave a file behind, as many do (a cache, a report).
+    let tests = format!("{DOUBLE_TESTS} && echo ran > .test-report");
+    let run = Scenario::new()
+        .file("calc.py", "def double(x):\n    return x + x + 1\n")
+        .test_command(&tests)
+        .run(
+            &[
+                &call("Read", serde_json::json!({"file_path": "calc.py"})),
+                &call(
+                    "Edit",
+                    serde_json::json!({"file_path": "calc.py", "old_string": "x + x + 1", "new_string": "x * 2"}),
+                ),
+                "Fixed.",
+            ],
+            "double(2) gives 5. Fix it.",
+        )
+        .await;
+    let ran: Vec<&str> = run
+        .events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ToolCall { name, input, .. } if name == "Bash" => input["command"].as_str(),
+            _ => None,
+        })
+        .collect();
+    assert!(ran.len() == 1 && in_copy(ran[0]) == Some(tests.as_str()), "{ran:?}");
+    assert_eq!(run.outcome.text, "Fixed.", "the tests passed on the changed code, in the copy");
+    assert!(!run.exists(".test-report"), "what the tests wrote stays in the copy");
+    assert_eq!(run.read("calc.py"), "def double(x):\n    return x * 2\n");
 }
 
 #[tokio::test]

@@ -22,21 +22,70 @@ pub(super) const MAX_BUILD_CHECKS: u32 = 3;
 /// Error lines the model is shown at most: the first errors are the causes.
 const SHOWN_ERRORS: usize = 20;
 
+/// A language's checker for some changed files: the project folder it runs
+/// in (relative to the workspace's root, empty for the root itself), found
+/// from a changed file upward, and its command there.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Checker {
+    pub folder: String,
+    pub command: String,
+}
+
+impl Checker {
+    /// The command as it runs from the workspace's root.
+    pub fn command_line(&self) -> String {
+        match self.folder.is_empty() {
+            true => self.command.clone(),
+            false => format!("cd {} && {}", crate::tools::mcp::shell_word(&self.folder), self.command),
+        }
+    }
+
+    /// `changed` (relative to the root) as the checker names them, relative
+    /// to its folder; those outside it are not its to report.
+    fn within(&self, changed: &[String]) -> Vec<String> {
+        match self.folder.is_empty() {
+            true => changed.to_vec(),
+            false => changed
+                .iter()
+                .filter_map(|path| path.strip_prefix(&format!("{}/", self.folder)))
+                .map(str::to_string)
+                .collect(),
+        }
+    }
+}
+
 /// The checker of the project at `root` for the `changed` files (relative
 /// paths), where one of them is in its language and the checker is
-/// installed: the command that runs it. `None` otherwise.
-pub(super) fn checker_command(root: &Path, changed: &[String]) -> Option<String> {
-    let changed_in =
-        |extensions: &[&str]| changed.iter().any(|path| extensions.iter().any(|extension| path.ends_with(extension)));
-    if changed_in(&[".rs"]) && root.join("Cargo.toml").is_file() && super::code_check::on_path("cargo") {
-        return Some("cargo check --quiet --message-format=short".into());
+/// installed: the nearest folder from that file upward that holds the
+/// language's project file (a crate in a subfolder has its own Cargo.toml).
+/// `None` otherwise.
+pub(super) fn checker_for(root: &Path, changed: &[String]) -> Option<Checker> {
+    let nearest = |path: &str, marker: &str| -> Option<String> {
+        let mut folder = Path::new(path).parent();
+        while let Some(at) = folder {
+            if root.join(at).join(marker).is_file() {
+                return Some(at.to_string_lossy().into_owned());
+            }
+            folder = at.parent();
+        }
+        None
+    };
+    let found = |extensions: &[&str], marker: &str| {
+        changed
+            .iter()
+            .filter(|path| extensions.iter().any(|extension| path.ends_with(extension)))
+            .find_map(|path| nearest(path, marker))
+    };
+    if let Some(folder) = found(&[".rs"], "Cargo.toml").filter(|_| super::code_check::on_path("cargo")) {
+        return Some(Checker { folder, command: "cargo check --quiet --message-format=short".into() });
     }
-    let tsc = root.join("node_modules/.bin/tsc");
-    if changed_in(&[".ts", ".tsx"]) && root.join("tsconfig.json").is_file() && tsc.is_file() {
-        return Some("node_modules/.bin/tsc --noEmit --pretty false -p .".into());
+    if let Some(folder) = found(&[".ts", ".tsx"], "tsconfig.json")
+        .filter(|folder| root.join(folder).join("node_modules/.bin/tsc").is_file())
+    {
+        return Some(Checker { folder, command: "node_modules/.bin/tsc --noEmit --pretty false -p .".into() });
     }
-    if changed_in(&[".go"]) && root.join("go.mod").is_file() && super::code_check::on_path("go") {
-        return Some("go vet ./...".into());
+    if let Some(folder) = found(&[".go"], "go.mod").filter(|_| super::code_check::on_path("go")) {
+        return Some(Checker { folder, command: "go vet ./...".into() });
     }
     None
 }
@@ -78,12 +127,13 @@ impl Conversation {
             return Ok(None);
         }
         let changed = std::mem::take(&mut self.unbuilt_changes);
-        let Some(command) = checker_command(self.workspace.root(), &changed) else { return Ok(None) };
+        let Some(checker) = checker_for(self.workspace.root(), &changed) else { return Ok(None) };
+        let command = checker.command_line();
         self.build_checks_left -= 1;
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text { text: "The language's checker, after the change:".into() });
         let Some(output) = self.run_own_bash(generation, &command, None, cancel).await? else { return Ok(None) };
-        let errors = errors_in(&output, &changed);
+        let errors = errors_in(&output, &checker.within(&changed));
         // The last run's report stays in the history, for the user to see;
         // it sends the model back no more.
         if errors.is_empty() || self.build_checks_left == 0 {
@@ -118,16 +168,26 @@ mod tests {
     fn a_checker_applies_where_its_language_changed_and_its_project_is() {
         let root = tempfile::tempdir().unwrap();
         let rust = vec!["src/lib.rs".to_string()];
-        assert_eq!(checker_command(root.path(), &rust), None, "no Cargo.toml");
+        assert_eq!(checker_for(root.path(), &rust), None, "no Cargo.toml");
         std::fs::write(root.path().join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
-        assert_eq!(
-            checker_command(root.path(), &rust).as_deref(),
-            Some("cargo check --quiet --message-format=short"),
-            "cargo is installed where the tests run"
-        );
-        assert_eq!(checker_command(root.path(), &["notes.md".to_string()]), None);
+        let at_root = checker_for(root.path(), &rust).expect("cargo is installed where the tests run");
+        assert_eq!(at_root.command_line(), "cargo check --quiet --message-format=short");
+        assert_eq!(checker_for(root.path(), &["notes.md".to_string()]), None);
         // TypeScript's checker is the project's own, where it installs it.
         std::fs::write(root.path().join("tsconfig.json"), "{}").unwrap();
-        assert_eq!(checker_command(root.path(), &["src/a.ts".to_string()]), None);
+        assert_eq!(checker_for(root.path(), &["src/a.ts".to_string()]), None);
+    }
+
+    #[test]
+    fn a_crate_in_a_subfolder_is_checked_in_its_folder_and_its_errors_read_from_there() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("tools/split/src")).unwrap();
+        std::fs::write(root.path().join("tools/split/Cargo.toml"), "[package]\nname = \"split\"\n").unwrap();
+        let changed = vec!["tools/split/src/lib.rs".to_string(), "README.md".to_string()];
+        let checker = checker_for(root.path(), &changed).expect("the crate's own Cargo.toml");
+        assert_eq!(checker.folder, "tools/split");
+        assert_eq!(checker.command_line(), "cd tools/split && cargo check --quiet --message-format=short");
+        let cargo = "src/lib.rs:4:9: error[E0308]: mismatched types";
+        assert_eq!(errors_in(cargo, &checker.within(&changed)), [cargo]);
     }
 }

@@ -299,6 +299,9 @@ pub struct Conversation {
     unbuilt_changes: Vec<String>,
     /// Runs of the language's checker this turn may still make.
     build_checks_left: u32,
+    /// The workspace's copy the harness's own commands run in (checks,
+    /// examples, the project's tests, the checker), made at the first.
+    mirror: Option<crate::workspace::mirror::Mirror>,
 }
 
 impl Conversation {
@@ -345,7 +348,49 @@ impl Conversation {
             test_runs_left: tests_run::MAX_CONFIGURED_TEST_RUNS,
             unbuilt_changes: Vec::new(),
             build_checks_left: build_check::MAX_BUILD_CHECKS,
+            mirror: None,
         }
+    }
+
+    /// `results` of commands run in the workspace's copy, read as the workspace's
+    /// own: the copy's paths (a traceback's files) read as the project's,
+    /// which is what the model and the readings of a run are about.
+    pub(in crate::agent) fn as_workspace_output(&self, results: &mut [crate::protocol::Block]) {
+        let Some(mirror) = &self.mirror else { return };
+        let copy = mirror.path().display().to_string();
+        let root = self.workspace.root().display().to_string();
+        for block in results {
+            if let crate::protocol::Block::ToolResult { output, .. } = block {
+                if output.contains(&copy) {
+                    *output = output.replace(&copy, &root);
+                }
+            }
+        }
+    }
+
+    /// `command` as it runs in the workspace's copy, the copy brought in
+    /// step with the workspace (and the editor's unsaved documents) first:
+    /// what the harness runs to learn about the code never runs in the
+    /// user's project, so whatever the run writes stays out of it. `Err`
+    /// says why no copy could be made.
+    pub(in crate::agent) fn in_copy(&mut self, command: &str) -> Result<String, String> {
+        if self.mirror.is_none() {
+            let made = crate::workspace::mirror::Mirror::new();
+            self.mirror = Some(made.map_err(|e| format!("cannot make a copy of the workspace to run in: {e}"))?);
+        }
+        let Some(mirror) = self.mirror.as_mut() else { unreachable!("made above") };
+        mirror
+            .sync(self.workspace.root(), self.workspace.overlay())
+            .map_err(|e| format!("cannot bring the workspace's copy up to date: {e}"))?;
+        let copy = crate::tools::mcp::shell_word(&mirror.path().display().to_string());
+        // A crate's build in a fresh copy would compile every dependency
+        // again: its builds share one folder per workspace, kept between
+        // conversations, out of the project (the user's own setting wins).
+        let root = self.workspace.root().display().to_string();
+        let target =
+            std::env::temp_dir().join(format!("tack-cargo-target-{:016x}", crate::text::fnv1a(root.as_bytes())));
+        let target = crate::tools::mcp::shell_word(&target.display().to_string());
+        Ok(format!("export CARGO_TARGET_DIR=\"${{CARGO_TARGET_DIR:-{target}}}\"; cd {copy} && {command}"))
     }
 
     /// The task list, as the task tools left it.

@@ -174,10 +174,23 @@ fn is_plain_path(path: &str) -> bool {
 pub(super) fn python_tests_command(tests: &[&str]) -> String {
     let tests = tests.join(" ");
     format!(
-        "if python3 -c 'import pytest' 2>/dev/null; then python3 -m pytest -q -p no:cacheprovider {tests}; \
+        "{SRC_ON_PATH}if python3 -c 'import pytest' 2>/dev/null; then python3 -m pytest -q -p no:cacheprovider {tests}; \
          else {}; fi",
         plain_tests_command(&tests)
     )
+}
+
+/// Puts a `src/` layout's packages where the tests import them from, as
+/// the project's installed package would be.
+const SRC_ON_PATH: &str =
+    "if ls src/*/__init__.py >/dev/null 2>&1; then export PYTHONPATH=\"src${PYTHONPATH:+:$PYTHONPATH}\"; fi; ";
+
+/// Whether the Python project at `root` keeps its packages under `src/`
+/// (`src/pkg/__init__.py`): its code imports from there, not the root.
+pub(crate) fn is_src_layout(root: &std::path::Path) -> bool {
+    std::fs::read_dir(root.join("src"))
+        .map(|entries| entries.flatten().any(|entry| entry.path().join("__init__.py").is_file()))
+        .unwrap_or(false)
 }
 
 fn plain_tests_command(tests: &str) -> String {

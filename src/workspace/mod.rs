@@ -13,6 +13,7 @@
 pub mod buffers;
 pub mod edits;
 pub mod mentions;
+pub mod mirror;
 pub mod snapshot;
 
 use std::borrow::Cow;

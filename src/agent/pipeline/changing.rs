@@ -364,34 +364,73 @@ that line as it must read for the check to pass, in one code block.",
             }
             // A refusal carries whether the reply changed nothing: a version
             // that is the old one, or prose where a version was asked for.
-            let verdict = found.map_err(|why| (why, !ask_line && !ask_raised)).and_then(|(target, code)| {
+            let whole_version = !ask_line && !ask_raised;
+            let verdict = found.map_err(|why| (why, whole_version)).and_then(|(target, code)| {
                 let definition = target.definition();
+                let language = target.file.language;
                 let (after, placed) = edit::replaced(&target.text, definition, &code);
-                verify::check(target.file.language, &target.text, &target.file, definition, &placed, &after)
-                    .map(|_| (target, placed, after))
-                    .map_err(|refusal| (refusal.to_string(), refusal == verify::Refusal::Unchanged))
+                // What else the version brings: the file's other definitions
+                // written anew, the helpers it calls.
+                let elsewhere = |name: &str| self.homes(name).any(|(path, _)| path != target.path);
+                let companions = whole_version
+                    .then(|| {
+                        edit::with_companions(
+                            language,
+                            &target.text,
+                            &target.file,
+                            definition,
+                            &placed,
+                            &reply,
+                            elsewhere,
+                        )
+                    })
+                    .flatten();
+                match companions {
+                    Some(after) => verify::check_file(language, &target.text, &target.file, definition, &after)
+                        .map(|_| (target, placed, after)),
+                    None => verify::check(language, &target.text, &target.file, definition, &placed, &after)
+                        .map(|_| (target, placed, after)),
+                }
+                .map_err(|refusal| (refusal.to_string(), refusal == verify::Refusal::Unchanged))
             });
             unchanged_last = matches!(verdict, Err((_, true)));
             match verdict {
                 Ok((target, new, after)) => {
                     let mut generation = generation;
+                    let mut evidence = "Not checked: no check of the request could be run, so nothing was run \
+with it. Review it before relying on it."
+                        .to_string();
                     if let Some(check) = check.as_mut() {
                         let passes = self
                             .check_passes(check, generation, &target.path, after.clone(), &target.text, cancel)
                             .await?;
-                        if let Err(why) = passes {
-                            self.notify(&format!("[candidate {} refused: {why}]", n + 1));
-                            self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
-                            refusals.push(why);
-                            if !near_misses.iter().any(|(_, _, missed)| *missed == after) {
-                                near_misses.push((target.clone(), new, after));
+                        let uses_changed = match passes {
+                            Ok(uses_changed) => uses_changed,
+                            Err(why) => {
+                                self.notify(&format!("[candidate {} refused: {why}]", n + 1));
+                                self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
+                                refusals.push(why);
+                                // Its small variants are tried where it changed this definition alone.
+                                let alone = edit::replaced(&target.text, target.definition(), &new).0 == after;
+                                if alone && !near_misses.iter().any(|(_, _, missed)| *missed == after) {
+                                    near_misses.push((target.clone(), new, after));
+                                }
+                                continue;
                             }
-                            continue;
-                        }
+                        };
                         generation = Generation::default();
                         generation.blocks.push(Block::Text { text: "The check passes with this version.".into() });
+                        evidence = check.evidence(uses_changed);
                     }
-                    let changed = format!("Changed `{}` in {}.", target.qualified(), target.path);
+                    if edit::replaced(&target.text, target.definition(), &new).0 != after {
+                        let changed = format!(
+                            "Changed `{}` in {}, with the other code of the file it needs. {evidence}",
+                            target.qualified(),
+                            target.path
+                        );
+                        return self.propose_file(target, generation, &after, changed, cancel).await.map(Some);
+                    }
+                    let changed = format!("Changed `{}` in {}. {evidence}", target.qualified(), target.path);
                     return self.propose_definition(target, generation, &new, changed, cancel).await.map(Some);
                 }
                 Err((why, _)) => {

@@ -19,14 +19,35 @@ use super::loading::{Loading, Runner};
 use super::reading::{COUNTS_PATTERN, normalized};
 use super::watchers::{NODE_ARGV, NODE_CALLS, PYTHON_ARGV, PYTHON_CALLS, PYTHON_SPECTRUM};
 use crate::codemap::Language;
+use crate::workspace::mirror::Mirror;
 
 mod guards;
+
+/// Where a check came from, which is what a user weighs a change by: their
+/// own example or the project's tests are their words; a script the model
+/// wrote is only the model's reading of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The calls the request itself writes, run as written.
+    RequestExample,
+    /// The request's example, with a name it uses but never defines
+    /// written by the model.
+    RequestExampleCompleted { name: String },
+    /// The project's failing tests (see [`Check::made_of_tests`]).
+    ProjectTests,
+    /// The doctests of a definition, the project's own examples of it.
+    Doctests { of: String },
+    /// A script the model wrote from the request.
+    ModelScript,
+}
 
 /// A check that showed the problem on the code as it is.
 pub struct Check {
     runner: Runner,
     loading: Loading,
     pub script: String,
+    /// Where the check came from, for what a change is said to rest on.
+    origin: Origin,
     /// What the model is shown as the check, where not its script: the
     /// failing tests' own code, where tack's script only calls them.
     shown: Option<String>,
@@ -41,6 +62,10 @@ pub struct Check {
     /// What it writes to its error stream counts as printed: where the
     /// program's own error report is what must change.
     errors_printed: bool,
+    /// The error (`TypeError: must be a string`, blanks dropped) it must
+    /// raise to pass: where the request quotes an error the code as it is
+    /// runs without, raising it is what the request asks.
+    expected_error: Option<String>,
     /// How it failed on the code as it is, where it must exit normally.
     failure: String,
     /// The project's tests and how many fail before any change: a
@@ -62,9 +87,6 @@ pub struct Check {
     scratch: Option<PathBuf>,
 }
 
-/// Files a scratch copy may hold at most, in bytes: past this, candidates
-/// are not run.
-const MAX_SCRATCH_BYTES: u64 = 256 * 1024 * 1024;
 /// Seconds one run of the check may take against one candidate.
 const TRY_SECONDS: u32 = 20;
 /// Seconds one run of the project's tests may take against one candidate.
@@ -83,6 +105,9 @@ const UNREAD: usize = 999_999;
 /// Starts a line of the probe's lenient output that may change: the
 /// request's case again, maybe (see [`Check::guard_with_probe`]).
 const DOUBTFUL: &str = "<maybe the case of the request> ";
+/// Starts the line [`Check::version_command`] prints for a version that
+/// passes the check and changes what the probe printed.
+pub const CHANGES_OTHER_USES: &str = "changes what other uses print:";
 /// Ends the script in the command that writes it.
 const END: &str = "TACK_CHECK_END";
 
@@ -93,11 +118,13 @@ impl Check {
             runner,
             loading,
             script: tidy(runner.language, script),
+            origin: Origin::ModelScript,
             shown: None,
             arguments: Vec::new(),
             expected: None,
             in_order: false,
             errors_printed: false,
+            expected_error: None,
             failure: String::new(),
             tests: None,
             own_tests: None,
@@ -110,6 +137,53 @@ impl Check {
 
     pub fn language(&self) -> Language {
         self.runner.language
+    }
+
+    /// The check came from `origin` (a model's script, unless told).
+    pub fn came_from(&mut self, origin: Origin) {
+        self.origin = origin;
+    }
+
+    /// What a change that passes the check rests on, said so that a user
+    /// tells at a glance their own example or their project's tests from
+    /// a script the model wrote: the check, then what guarded the rest.
+    /// `uses_changed`: the change passed though a probe of other uses
+    /// printed otherwise with it (see [`Check::version_command`]).
+    pub fn evidence(&self, uses_changed: bool) -> String {
+        let check = match (&self.origin, &self.own_tests) {
+            (_, Some((_, count, _))) => match count {
+                1 => "the project's failing test passes with it".to_string(),
+                n => format!("the project's {n} failing tests pass with it"),
+            },
+            (Origin::RequestExample, _) if let Some(error) = &self.expected_error => {
+                format!("the request's own example raises `{error}` with it, as the request asks")
+            }
+            (Origin::RequestExample, _) => "the request's own example does what the request asks with it".into(),
+            (Origin::RequestExampleCompleted { name }, _) => format!(
+                "the request's own example (with `{name}`, which it does not define, written by the model) does \
+what the request asks with it"
+            ),
+            (Origin::Doctests { of }, _) => format!("the doctests of `{of}` pass with it"),
+            (Origin::ProjectTests | Origin::ModelScript, _) => {
+                "a check the model wrote from the request passes with it (the request gave no example that runs)".into()
+            }
+        };
+        let guard = match (&self.tests, self.probe) {
+            (Some((_, 0)), _) => "the project's tests all pass with it too".to_string(),
+            (Some((_, before)), _) => {
+                format!("no more of the project's tests fail with it than the {before} that failed before")
+            }
+            (None, true) if uses_changed => "the project's tests did not run here, and a script of other uses \
+of the code prints otherwise with it: see that the other uses it changes are meant to change"
+                .into(),
+            (None, true) => "the project's tests did not run here; a script of other uses of the code prints with \
+it what it printed before"
+                .into(),
+            (None, false) => "nothing else was run: the project's tests did not run here".into(),
+        };
+        let weak = matches!(self.origin, Origin::ModelScript) && self.own_tests.is_none() || self.tests.is_none();
+        let review = if weak { " Review it before relying on it." } else { "" };
+        format!("Evidence: {check}; {guard}.{review}")
     }
 
     /// Shows the model `code` as the check, in place of its script.
@@ -312,6 +386,11 @@ impl Check {
             text.chars().skip(skip).collect()
         };
         let outcome = match &self.expected {
+            _ if let Some(error) = &self.expected_error => format!(
+                "runs on the code as it is without raising `{error}`, printing:\n```\n{}\n```\nIt must raise \
+that error.",
+                cut(&self.now_output())
+            ),
             Some(expected) => format!(
                 "prints, on the code as it is:\n```\n{}\n```\nIt must print instead:\n```\n{}\n```",
                 cut(&self.now_output()),
@@ -396,6 +475,14 @@ impl Check {
         Ok(())
     }
 
+    /// From now on the check passes only when its run raises `error` (the
+    /// error's kind and message, `TypeError: must be a string`), on its
+    /// error stream or printed: a request that quotes an error the code as
+    /// it is never raises asks for that error.
+    pub fn expect_error(&mut self, error: &str) {
+        self.expected_error = Some(error.to_string());
+    }
+
     /// From now on the check passes only when it prints the lines of
     /// `output` one after another, blank lines included: the lines' text
     /// alone cannot tell a layout that must change (a blank line kept).
@@ -405,38 +492,15 @@ impl Check {
         Ok(())
     }
 
-    /// Copies the workspace at `root` to the scratch folder, once: the files
-    /// its ignore rules keep, and a link to a `node_modules` they leave out.
+    /// Copies the workspace at `root` to the scratch folder, once (see
+    /// [`Mirror`]): the files its ignore rules keep, and a link to a
+    /// `node_modules` they leave out.
     pub fn prepare_scratch(&mut self, root: &Path) -> io::Result<()> {
         if self.scratch.is_some() {
             return Ok(());
         }
         let scratch = self.dir.path().join("scratch");
-        let mut total = 0u64;
-        let walk = ignore::WalkBuilder::new(root)
-            .require_git(false)
-            .filter_entry(|entry| entry.file_name() != "__pycache__")
-            .build();
-        for entry in walk.flatten() {
-            let Ok(rel) = entry.path().strip_prefix(root) else { continue };
-            let to = scratch.join(rel);
-            match entry.file_type() {
-                Some(kind) if kind.is_dir() => std::fs::create_dir_all(&to)?,
-                Some(kind) if kind.is_file() => {
-                    total += entry.metadata().map(|m| m.len()).unwrap_or(0);
-                    if total > MAX_SCRATCH_BYTES {
-                        return Err(io::Error::other("the workspace is too large for a scratch copy"));
-                    }
-                    std::fs::copy(entry.path(), &to)?;
-                }
-                _ => {}
-            }
-        }
-        let modules = root.join("node_modules");
-        if modules.is_dir() && !scratch.join("node_modules").exists() {
-            #[cfg(unix)]
-            std::os::unix::fs::symlink(&modules, scratch.join("node_modules"))?;
-        }
+        Mirror::at(scratch.clone())?.sync(root, &crate::workspace::NoBuffers)?;
         self.scratch = Some(scratch);
         Ok(())
     }
@@ -473,6 +537,20 @@ impl Check {
     /// search stops there with what it found, and says so (see
     /// [`TRIES_STOPPED`]).
     pub fn tries_command(&self, seconds: u64) -> Option<String> {
+        self.tries_command_with(seconds, true)
+    }
+
+    /// [`Check::tries_command`] for the model's own versions: where the
+    /// probe guards, it does not refuse a version that passes the check,
+    /// but says so ([`CHANGES_OTHER_USES`]). What the code printed before
+    /// is no witness of what it should print: a version written to do what
+    /// the request asks may rightly change another use that did the same
+    /// wrong thing. A small variant has no intent behind it, and stays held.
+    pub fn version_command(&self, seconds: u64) -> Option<String> {
+        self.tries_command_with(seconds, false)
+    }
+
+    fn tries_command_with(&self, seconds: u64, probe_refuses: bool) -> Option<String> {
         let scratch = self.scratch.as_ref()?.display().to_string();
         let dir = self.dir.path().display();
         let modules = format!("{dir}/scratch-modules");
@@ -489,6 +567,11 @@ impl Check {
             false => format!("{run} 2>/dev/null"),
         };
         let passes = match (&self.expected, self.in_order) {
+            // What it raised, blanks dropped, must hold the error as quoted.
+            _ if let Some(error) = &self.expected_error => format!(
+                "{{ {run} 2>&1; true; }} | tr -d '[:space:]' | grep -qF {}",
+                crate::tools::mcp::shell_word(&error.chars().filter(|c| !c.is_whitespace()).collect::<String>())
+            ),
             (Some(_), false) => format!(
                 "{printed} | awk '{{ {loose} }} \
 NR == FNR {{ want[$0]++; n++; next }} want[$0] > 0 {{ want[$0]--; n-- }} END {{ exit n > 0 }}' '{dir}/expected' -"
@@ -511,7 +594,13 @@ if (j > m) exit 0 }} exit 1 }}' '{dir}/expected' -"
         // changes them all (every use now prints what the check must, as
         // broken code easily does) does not.
         let start = DOUBTFUL.len() + 1;
-        let lenient = match self.probe && self.lenient && self.tests.is_none() {
+        let noted = match (&probe, probe_refuses, &self.tests) {
+            (Some(probe), false, None) => {
+                format!("if ! {probe}; then echo \"{CHANGES_OTHER_USES} $(basename \"$try\")\"; fi; ")
+            }
+            _ => String::new(),
+        };
+        let lenient = match self.probe && self.lenient && self.tests.is_none() && probe_refuses {
             true => format!(
                 "elif $limit bash -c \"{probe_run}\" 2>/dev/null | sed 's/[[:space:]]*$//' | awk 'NR == FNR {{ want[FNR] = \
 $0; m = FNR; next }} {{ n = FNR; w = want[FNR]; d = index(w, \"{DOUBTFUL}\") == 1; if (d) w = substr(w, {start}); \
@@ -531,7 +620,7 @@ if [ \"$n\" -gt 0 ]; then echo \"$n\"; else echo {UNREAD}; fi; }}\n",
                 ),
                 Some(format!("[ \"$(score)\" -le {before} ]")),
             ),
-            None => (String::new(), probe),
+            None => (String::new(), probe.filter(|_| probe_refuses)),
         };
         // A check so weak that many candidates pass it would have the guard
         // run for each: past a few, the check is given up.
@@ -552,7 +641,7 @@ for try in '{dir}'/tries/*/; do\n  \
 if [ $found -gt 0 ]; then left=$((left - 1)); if [ $left -lt 0 ]; then break; fi; fi\n  \
 if [ $SECONDS -ge $end ]; then echo \"{TRIES_STOPPED} $(basename \"$try\")\"; break; fi\n  \
 f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
-if {passes}; then echo \"passes: $(basename \"$try\")\"; found=$((found + 1)); {lenient}fi{closing}\n  \
+if {passes}; then echo \"passes: $(basename \"$try\")\"; found=$((found + 1)); {noted}{lenient}fi{closing}\n  \
 rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n  \
 if [ $found -ge {MAX_PASSING} ]; then break; fi\n\
 done\nif [ $found -gt 0 ]; then exit 0; fi\n\
@@ -843,6 +932,43 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
     }
 
     #[test]
+    fn a_check_that_expects_an_error_passes_only_the_change_that_raises_it() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("pkg")).unwrap();
+        std::fs::write(root.path().join("pkg/__init__.py"), "").unwrap();
+        let now = "def parse(text):\n    return str(text).split(',')\n";
+        std::fs::write(root.path().join("pkg/core.py"), now).unwrap();
+        let request = "parse(5) should not split a number: it must fail with TypeError: text must be a str.";
+        let error = crate::agent::pipeline::reading::reported_error_line(request).unwrap();
+        assert_eq!(error, "TypeError: text must be a str");
+        let loads = loading(root.path(), Language::Python, "pkg/core.py");
+        let mut check =
+            Check::new(runner(Language::Python).unwrap(), loads, "from pkg.core import parse\nparse(5)\n").unwrap();
+        let out =
+            std::process::Command::new("bash").arg("-c").arg(check.now_command()).current_dir(root.path()).output();
+        assert!(out.unwrap().status.success(), "the code as it is runs without the error");
+        check.expect_error(&error);
+        check.came_from(Origin::RequestExample);
+        assert!(check.described().contains("It must raise that error."), "{}", check.described());
+        check.prepare_scratch(root.path()).unwrap();
+        let raising = |kind: &str, message: &str| {
+            format!(
+                "def parse(text):\n    if not isinstance(text, str):\n        raise {kind}('{message}')\n    return text.split(',')\n"
+            )
+        };
+        let tries = [
+            ("pkg/core.py", raising("ValueError", "text must be a str")),
+            ("pkg/core.py", raising("TypeError", "expected a string")),
+            ("pkg/core.py", raising("TypeError", "text must be a str")),
+        ];
+        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
+        let out = std::process::Command::new("bash").arg("-c").arg(check.tries_command(600).unwrap()).output().unwrap();
+        let output = String::from_utf8_lossy(&out.stdout).to_string();
+        assert_eq!(crate::agent::pipeline::reading::all_passed(&output), [3], "{output}");
+        assert!(check.evidence(false).contains("raises `TypeError: text must be a str`"), "{}", check.evidence(false));
+    }
+
+    #[test]
     fn the_tries_command_finds_the_candidate_that_passes_and_leaves_the_workspace_alone() {
         let root = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(root.path().join("pkg")).unwrap();
@@ -972,6 +1098,29 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
         let (_, output) = bash(&check.tries_command(600).unwrap());
         assert_eq!(passed(&output), Some(2), "{output}");
+        // The model's own version is not refused for what the probe printed
+        // before: `double(-1)` printing -2 may be the request's bug too. It
+        // passes, said to change another use, and the evidence says so.
+        check.stage(&tries[..1], &[("pkg/core.py", now)]).unwrap();
+        let (_, output) = bash(&check.version_command(600).unwrap());
+        assert_eq!(passed(&output), Some(1), "{output}");
+        assert!(output.contains(CHANGES_OTHER_USES), "{output}");
+        assert!(check.evidence(true).contains("prints otherwise with it"), "{}", check.evidence(true));
+        assert!(check.evidence(true).starts_with("Evidence: a check the model wrote"), "{}", check.evidence(true));
+        assert!(check.evidence(true).ends_with("Review it before relying on it."));
+        check.stage(&tries[1..], &[("pkg/core.py", now)]).unwrap();
+        let (_, output) = bash(&check.version_command(600).unwrap());
+        assert_eq!(passed(&output), Some(1), "{output}");
+        assert!(!output.contains(CHANGES_OTHER_USES), "{output}");
+        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
+        // The request's own example, guarded by the project's passing tests, is no model's say-so.
+        check.came_from(Origin::RequestExample);
+        check.guard_with("true", 0);
+        assert_eq!(
+            check.evidence(false),
+            "Evidence: the request's own example does what the request asks with it; the project's tests all pass \
+with it too."
+        );
 
         // A use of the request's shape that prints its truth value now may
         // be its case again or a use that works: a change that alters only

@@ -114,7 +114,16 @@ impl Conversation {
                 .next()
                 .map(|script| check::Check::new(runner, loading.clone(), &script));
             let mut check = match made {
-                Some(Ok(check)) => check,
+                Some(Ok(mut check)) => {
+                    check.came_from(match (&by_request, &defining) {
+                        (Some(_), _) => check::Origin::RequestExample,
+                        (None, Some((_, name))) if valued => {
+                            check::Origin::RequestExampleCompleted { name: name.clone() }
+                        }
+                        _ => check::Origin::ModelScript,
+                    });
+                    check
+                }
                 Some(Err(error)) => {
                     self.notify(&format!("[no check: cannot make its folder: {error}]"));
                     return Ok(None);
@@ -145,7 +154,31 @@ impl Conversation {
                 // The request quotes an error it raised: a run without it
                 // shows something else.
                 _ if let Some(kind) = reported.filter(|kind| ran && !output.contains(kind)) => {
-                    format!("it runs without the `{kind}` the request reports, so it does not show the problem")
+                    // The request's own example, or a script that looks for
+                    // that error, runs without it: raising it is what is asked.
+                    match reading::reported_error_line(&request) {
+                        Some(error) if by_request.is_some() || check.script.contains(kind) => {
+                            self.notify(&format!(
+                                "[the code as it is runs without the error the request quotes (`{error}`): a change \
+must raise it]"
+                            ));
+                            check.expect_error(&error);
+                            return Ok(Some(check));
+                        }
+                        _ => {
+                            format!("it runs without the `{kind}` the request reports, so it does not show the problem")
+                        }
+                    }
+                }
+                // The request quotes the very error the run stops on: it is
+                // the reproduction, not the script's mistake, even where such
+                // an error often is one (`has no attribute`, `is not a function`).
+                Some(_) if !ran && reading::stops_on_reported(&output, &request) => {
+                    self.notify(
+                        "[the check stops on the error the request reports: it passes once it runs without it]",
+                    );
+                    check.fails_with(&output);
+                    return Ok(Some(check));
                 }
                 None if let Some(line) =
                     reading::quoted_report(&format!("{printed}{}", check.now_errors()), &request) =>
@@ -256,6 +289,7 @@ what it reports must change]"
         else {
             return Ok(None);
         };
+        check.came_from(check::Origin::Doctests { of: qualified.clone() });
         self.notify(&format!("[running the doctests of `{qualified}`, the project's own examples of it…]"));
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text { text: format!("The doctests of `{qualified}`, on the code as it is.") });
@@ -290,6 +324,7 @@ what it reports must change]"
         let Some(Ok(mut check)) = loading::tests_script(tests).map(|s| check::Check::new(runner, loading, &s)) else {
             return Ok(None);
         };
+        check.came_from(check::Origin::ProjectTests);
         self.notify(&format!("[running the project's failing tests alone ({})…]", tests.join(", ")));
         let mut generation = Generation::default();
         generation
@@ -585,16 +620,16 @@ request speaks of no such input or error: the script must run what the request r
         after: String,
         now: &str,
         cancel: &CancellationToken,
-    ) -> Result<Result<(), String>, Stop> {
+    ) -> Result<Result<bool, String>, Stop> {
         let staged = check.stage(&[(path, after)], &[(path, now)]);
-        let command = match (staged, check.tries_command(self.budget.command_timeout_ms(u64::MAX) / 1000)) {
+        let command = match (staged, check.version_command(self.budget.command_timeout_ms(u64::MAX) / 1000)) {
             (Ok(()), Some(command)) => command,
             (Err(error), _) => return Ok(Err(format!("the check could not run: {error}"))),
             (_, None) => return Ok(Err("the check could not run".into())),
         };
         let (_, output) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
         if reading::passed(&output).is_some() {
-            return Ok(Ok(()));
+            return Ok(Ok(output.contains(check::CHANGES_OTHER_USES)));
         }
         // What the check and the probe print with it, for the next version
         // to mend: "the check still fails" alone told the 1.5B nothing of the

@@ -5,7 +5,7 @@
 
 pub(super) use crate::agent::code_text::code_blocks;
 use crate::agent::code_text::same_code;
-use crate::codemap::{Definition, FileMap, Language, parse, tree};
+use crate::codemap::{DefKind, Definition, FileMap, Language, parse, tree};
 
 /// The definition as the model reads it: its path and place, the imports
 /// of its file that bring a name it uses, then its text, in one code block.
@@ -37,9 +37,34 @@ pub fn shown(path: &str, text: &str, file: &FileMap, definition: &Definition) ->
         out.push_str(&imports.join("\n"));
         out.push_str("\n...\n\n");
     }
+    // The file's short constants it reads (a table of units, a pattern):
+    // a change of what it does is often a change of them.
+    for constant in used_constants(file, definition) {
+        out.push_str(text[constant.range.clone()].trim_end_matches('\n'));
+        out.push_str("\n\n");
+    }
     out.push_str(text[definition.range.clone()].trim_end_matches('\n'));
     out.push_str("\n```\n");
     out
+}
+
+/// The top-level constants of `definition`'s file that it uses, short
+/// ones, a few: shown beside it, and written anew with it where the
+/// change needs (see [`with_companions`]).
+fn used_constants<'f>(file: &'f FileMap, definition: &'f Definition) -> impl Iterator<Item = &'f Definition> + 'f {
+    const MAX_CONSTANTS: usize = 4;
+    const MAX_LINES: usize = 12;
+    file.definitions
+        .iter()
+        .filter(move |d| {
+            d.kind == DefKind::Constant
+                && d.container.is_none()
+                && !d.local
+                && d.range != definition.range
+                && d.lines.1 + 1 - d.lines.0 <= MAX_LINES
+                && definition.uses.contains(&d.name)
+        })
+        .take(MAX_CONSTANTS)
 }
 
 /// The definition's first line that is not blank, trimmed: what a reply's
@@ -354,6 +379,140 @@ pub fn replaced(text: &str, definition: &Definition, new: &str) -> (String, Stri
     (format!("{}{new}{}", &text[..definition.range.start], &text[definition.range.end..]), new)
 }
 
+/// The file `text` with `placed` (the new version of `primary`) and what
+/// else the reply's version brings that a change needing new code is made
+/// of: the file's other definitions it writes anew (a table and the
+/// function that reads it, two functions that must agree), and the helpers
+/// it defines that the change calls and nothing in the project defines
+/// (`defined_elsewhere` tells those that are), put before the definition
+/// the change is in. `None` where it brings nothing beside `placed`.
+///
+/// A definition written as a stand-in (its body only `...`, or a comment
+/// saying the rest is as it was) is not a new version: a small model
+/// writes the code it was not asked about so.
+pub fn with_companions(
+    language: Language,
+    text: &str,
+    file: &FileMap,
+    primary: &Definition,
+    placed: &str,
+    reply: &str,
+    defined_elsewhere: impl Fn(&str) -> bool,
+) -> Option<String> {
+    let overlaps = |a: &std::ops::Range<usize>, b: &std::ops::Range<usize>| a.start < b.end && b.start < a.end;
+    let mut changes: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    let mut helpers: Vec<String> = Vec::new();
+    let uses_name = |code: &str, name: &str| {
+        code.match_indices(name).any(|(at, _)| {
+            let before = code[..at].chars().next_back();
+            let after = code[at + name.len()..].chars().next();
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$');
+            !word(before) && !word(after)
+        })
+    };
+    for block in code_blocks(reply) {
+        let map = parse(language, &block);
+        for written in map.definitions.iter().filter(|d| !d.local) {
+            let same_place = |d: &&Definition| {
+                !d.local && d.name == written.name && d.container == written.container && d.kind == written.kind
+            };
+            if written.name == primary.name && written.container == primary.container {
+                continue;
+            }
+            let code = dedented(&block[written.range.clone()]);
+            if is_stand_in(&code) {
+                continue;
+            }
+            match file.definitions.iter().find(same_place) {
+                // Another definition of the file, written anew: not one that
+                // holds the primary or sits in it, nor one taken already.
+                Some(old) => {
+                    if overlaps(&old.range, &primary.range)
+                        || changes.iter().any(|(range, _)| overlaps(range, &old.range))
+                        || same_code(&text[old.range.clone()], &code)
+                    {
+                        continue;
+                    }
+                    let (_, code) = replaced(text, old, &code);
+                    changes.push((old.range.clone(), code));
+                }
+                // A helper: new at the file's top level, called by the change.
+                None if written.container.is_none()
+                    && !file.definitions.iter().any(|d| d.name == written.name)
+                    && !defined_elsewhere(&written.name)
+                    && matches!(
+                        written.kind,
+                        DefKind::Function | DefKind::Constant | DefKind::Class | DefKind::Type
+                    )
+                    && (uses_name(placed, &written.name)
+                        || changes.iter().any(|(_, code)| uses_name(code, &written.name)))
+                    && !helpers.iter().any(|h| same_code(h, &code)) =>
+                {
+                    helpers.push(code);
+                }
+                None => {}
+            }
+        }
+    }
+    if changes.is_empty() && helpers.is_empty() {
+        return None;
+    }
+    changes.push((primary.range.clone(), placed.to_string()));
+    if !helpers.is_empty() {
+        // Before the top-level definition the change is in.
+        let outer = file
+            .definitions
+            .iter()
+            .filter(|d| d.container.is_none() && !d.local)
+            .find(|d| d.range.start <= primary.range.start && primary.range.end <= d.range.end)
+            .map_or(primary.range.start, |d| d.range.start);
+        let gap = if language == Language::Python { "\n\n\n" } else { "\n\n" };
+        let inserted: String = helpers.iter().map(|h| format!("{}{gap}", h.trim_end())).collect();
+        changes.push((outer..outer, inserted));
+    }
+    changes.sort_by_key(|(range, _)| std::cmp::Reverse((range.start, range.end)));
+    let mut after = text.to_string();
+    for (range, code) in changes {
+        after.replace_range(range, &code);
+    }
+    Some(after)
+}
+
+/// Whether a definition a reply writes stands in for code it leaves out:
+/// a body of `...` alone, or a comment that the rest is as it was.
+fn is_stand_in(code: &str) -> bool {
+    let body: Vec<&str> = code.lines().skip(1).map(str::trim).filter(|l| !l.is_empty() && *l != "}").collect();
+    (!body.is_empty() && body.iter().all(|line| matches!(*line, "..." | "pass" | "// ..." | "# ..." | "/* ... */")))
+        || body.iter().any(|line| {
+            let comment = line.starts_with("//") || line.starts_with('#') || line.starts_with("/*");
+            comment && line.contains("...")
+        })
+}
+
+/// The edit that turns `before` into `after`, as whole lines: the span
+/// from the first line that differs to the last, and what stands there
+/// after, grown until the old span is found once in `before` only.
+pub fn spanning_edit(before: &str, after: &str) -> (String, String) {
+    let old: Vec<&str> = before.split_inclusive('\n').collect();
+    let new: Vec<&str> = after.split_inclusive('\n').collect();
+    let mut start = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let mut tail = old.iter().rev().zip(new.iter().rev()).take_while(|(a, b)| a == b).count();
+    tail = tail.min(old.len() - start).min(new.len() - start);
+    let mut end_old = old.len() - tail;
+    let mut end_new = new.len() - tail;
+    loop {
+        let span = old[start..end_old].concat();
+        if !span.is_empty() && before.matches(&span).count() == 1 || (start == 0 && end_old == old.len()) {
+            return (span, new[start..end_new].concat());
+        }
+        start = start.saturating_sub(1);
+        if end_old < old.len() {
+            end_old += 1;
+            end_new += 1;
+        }
+    }
+}
+
 /// The names a reply lists, at most `max`: its items (split at commas,
 /// semicolons and lines) that are one name each (`MAX_LENGTH`,
 /// `Range.test`, `parse()`), bullets, numbers and quotes aside; of an item
@@ -391,6 +550,62 @@ pub fn listed_names(reply: &str, max: usize) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::codemap::{Language, parse};
+
+    /// bytes.js's shape: a function whose behaviour lives in a table and a pattern.
+    const UNITS: &str = "var map = {\n  kb: 1 << 10,\n  mb: 1 << 20,\n};\n\n\
+var parseRegExp = /^(\\d+) *(kb|mb)$/i;\n\n\
+function parse(val) {\n  var results = parseRegExp.exec(val);\n  return results ? results[1] * map[results[2]] : null;\n}\n\n\
+function format(n) {\n  return n + 'B';\n}\n";
+
+    fn companions(reply: &str, elsewhere: &[&str]) -> Option<String> {
+        let file = parse(Language::JavaScript, UNITS);
+        let primary = file.definitions.iter().find(|d| d.name == "parse").unwrap();
+        let code = definition_code(Language::JavaScript, reply, primary, &UNITS[primary.range.clone()]).unwrap();
+        let (_, placed) = replaced(UNITS, primary, &code);
+        with_companions(Language::JavaScript, UNITS, &file, primary, &placed, reply, |n| elsewhere.contains(&n))
+    }
+
+    #[test]
+    fn a_function_is_shown_with_the_short_constants_it_reads() {
+        let file = parse(Language::JavaScript, UNITS);
+        let parse_fn = file.definitions.iter().find(|d| d.name == "parse").unwrap();
+        let told = shown("index.js", UNITS, &file, parse_fn);
+        assert!(told.contains("var map = {") && told.contains("var parseRegExp ="), "{told}");
+        let format_fn = file.definitions.iter().find(|d| d.name == "format").unwrap();
+        assert!(!shown("index.js", UNITS, &file, format_fn).contains("var map"), "it reads none");
+    }
+
+    #[test]
+    fn a_version_that_needs_new_code_brings_its_table_its_pattern_and_its_helper() {
+        // The reply writes the table and the pattern anew, the function with
+        // a call to a helper it defines, and `format` as it was.
+        let reply = "```js\nvar map = {\n  kb: 1 << 10,\n  mb: 1 << 20,\n  gb: 1 << 30,\n};\n\n\
+var parseRegExp = /^(\\d+) *(kb|mb|gb)$/i;\n\n\
+function unitOf(text) {\n  return text.toLowerCase();\n}\n\n\
+function parse(val) {\n  var results = parseRegExp.exec(val);\n  return results ? results[1] * map[unitOf(results[2])] : null;\n}\n\n\
+function format(n) {\n  return n + 'B';\n}\n\n\
+function test() {\n  return parse('1gb');\n}\n```";
+        let after = companions(reply, &[]).expect("the version brings more than itself");
+        assert!(after.contains("  gb: 1 << 30,\n") && after.contains("(kb|mb|gb)$/i"), "{after}");
+        assert!(after.contains("map[unitOf(results[2])]"), "{after}");
+        // The helper it calls stands before the function, once; what it
+        // does not call (a test of the model's own) is not taken.
+        let helper = after.find("function unitOf").expect("the helper is added");
+        assert!(helper < after.find("function parse").unwrap() && after.matches("function unitOf").count() == 1);
+        assert!(!after.contains("function test"), "{after}");
+        assert!(after.ends_with("function format(n) {\n  return n + 'B';\n}\n"), "{after}");
+        // One Edit covers the lines from the first change to the last.
+        let (old, new) = spanning_edit(UNITS, &after);
+        assert!(old.starts_with("};\n") && !old.contains("function format"), "{old}");
+        assert_eq!(UNITS.replacen(&old, &new, 1), after);
+        // A helper the project defines elsewhere is the project's: not copied in.
+        let elsewhere = companions(reply, &["unitOf"]).unwrap();
+        assert!(!elsewhere.contains("function unitOf"), "{elsewhere}");
+        // A stand-in for code left out is no new version of it.
+        let stand_in = "```js\nvar map = {\n  // ... as before\n};\n\n\
+function parse(val) {\n  return null;\n}\n```";
+        assert_eq!(companions(stand_in, &[]), None);
+    }
 
     #[test]
     fn a_list_of_names_is_read_and_the_english_around_them_is_not() {

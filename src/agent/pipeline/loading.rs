@@ -247,11 +247,13 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
     match language {
         Language::Python => {
             // The outermost folder with an `__init__.py` is the package;
-            // `src/` layouts put it one level down.
+            // `src/` layouts put it one level down, and their tests import
+            // it from there too.
             let (python_path, start) = match parts.first() {
                 Some(&"src") if root.join("src").join(parts.get(1).unwrap_or(&"")).join("__init__.py").exists() => {
                     (Some("src".to_string()), 1)
                 }
+                _ if crate::agent::tests_run::is_src_layout(root) => (Some("src".to_string()), 0),
                 _ => (None, 0),
             };
             let module: Vec<&str> = parts[start..]

@@ -422,6 +422,14 @@ impl Conversation {
         // A command's time limit is cut to the turn's deadline; one that
         // names none has the Bash tool's shipped default.
         if let Some(fields) = input.as_object_mut().filter(|_| name == "Bash") {
+            let command = fields.get("command").and_then(serde_json::Value::as_str).unwrap_or_default().to_string();
+            match self.in_copy(&command) {
+                Ok(command) => fields.insert("command".into(), json!(command)),
+                Err(why) => {
+                    self.notify(&format!("[not run: {why}]"));
+                    return Ok((false, why));
+                }
+            };
             let requested = fields.get("timeout_ms").and_then(serde_json::Value::as_u64);
             let requested = requested.unwrap_or(crate::config::DEFAULT_COMMAND_TIMEOUT_MS);
             fields.insert("timeout_ms".into(), json!(self.budget.command_timeout_ms(requested)));
@@ -429,7 +437,8 @@ impl Conversation {
         self.add_harness_call(&mut generation, name, input);
         let Generation { blocks, mut calls, usage, .. } = generation;
         self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(usage));
-        let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
+        let (mut results, cancelled) = self.run_calls(&mut calls, cancel).await;
+        self.as_workspace_output(&mut results);
         let succeeded = results.iter().any(|b| matches!(b, Block::ToolResult { is_error: false, .. }));
         let output = results
             .iter()
@@ -516,12 +525,40 @@ impl Conversation {
         changed: String,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, Stop> {
+        self.propose_edit(target, generation, target.old(), new, changed, cancel).await
+    }
+
+    /// Proposes `target`'s file as `after` (a change of several places of
+    /// it, see [`edit::with_companions`]) as one Edit of the lines between
+    /// the first and the last that change.
+    async fn propose_file(
+        &mut self,
+        target: &Target,
+        generation: Generation,
+        after: &str,
+        changed: String,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, Stop> {
+        let (old, new) = edit::spanning_edit(&target.text, after);
+        self.propose_edit(target, generation, &old, &new, changed, cancel).await
+    }
+
+    /// Proposes `old` of `target`'s file replaced by `new` as an Edit.
+    async fn propose_edit(
+        &mut self,
+        target: &Target,
+        generation: Generation,
+        old: &str,
+        new: &str,
+        changed: String,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, Stop> {
         // The harness read the file to show or vary it: the Edit needs no
         // Read of its own (a callee in another file has none).
         if let Ok(path) = self.workspace.resolve(&target.path) {
             self.state.note_read(&path, &target.text);
         }
-        let input = json!({ "file_path": target.path, "old_string": target.old(), "new_string": new });
+        let input = json!({ "file_path": target.path, "old_string": old, "new_string": new });
         let (applied, _) = self.harness_call(generation, "Edit", input, cancel).await?;
         let text = match applied {
             true => changed,

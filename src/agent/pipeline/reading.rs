@@ -237,6 +237,18 @@ pub fn reported_error(request: &str) -> Option<&str> {
     })
 }
 
+/// The error the request quotes, kind and message (`TypeError: argument
+/// str must be a string`), to the end of its line or its quotes, its
+/// closing stop dropped: see [`reported_error`].
+pub fn reported_error_line(request: &str) -> Option<String> {
+    let kind = reported_error(request)?;
+    let at = request.find(&format!("{kind}: "))?;
+    let rest = &request[at..];
+    let end = rest.find(['\n', '`']).unwrap_or(rest.len());
+    let line = rest[..end].trim_end().trim_end_matches(['.', ',', ';', '"', '\'']).trim_end();
+    Some(line.to_string())
+}
+
 /// Output as checks compare it: each line's trailing blanks and the
 /// blank lines at its ends dropped.
 pub fn normalized(output: &str) -> String {
@@ -309,6 +321,17 @@ pub fn shows_nothing(output: &str, failed: bool) -> Option<String> {
     };
     let line = output.lines().find(|l| l.contains(found)).unwrap_or(found).trim();
     Some(format!("{why} (`{line}`)"))
+}
+
+/// Whether a failed run's `output` stops on the error the request quotes
+/// with its message ([`reported_error_line`]), as quoted: that run reproduces the report, even
+/// where such an error is more often a script's mistake (`has no
+/// attribute`, `is not a function`). A script that does not parse
+/// reproduces nothing.
+pub fn stops_on_reported(output: &str, request: &str) -> bool {
+    let (Some(quoted), Some(error)) = (reported_error_line(request), error_line(output)) else { return false };
+    let squashed = |text: &str| -> String { text.chars().filter(|c| !c.is_whitespace()).collect() };
+    squashed(error).contains(&squashed(&quoted)) && !output.contains("SyntaxError")
 }
 
 /// Whether `request` speaks of the error `error` (a failed run's
@@ -450,6 +473,25 @@ mod tests {
         assert_eq!(reported_error("parse_port('-1') returns -1; it should raise ValueError."), None);
         assert_eq!(reported_error("It prints error: unknown option '--colr'"), None);
         assert_eq!(reported_error("Note: Error: is a prefix"), None);
+        // The error line as quoted, to its quote's end or the line's, its stop dropped.
+        assert_eq!(
+            reported_error_line(request).as_deref(),
+            Some("TypeError: can only concatenate str (not \"int\") to str")
+        );
+        let wanted = "parse(5) must throw TypeError: argument str must be a string.\nIt returns NaN.";
+        assert_eq!(reported_error_line(wanted).as_deref(), Some("TypeError: argument str must be a string"));
+    }
+
+    #[test]
+    fn a_run_that_stops_on_the_error_the_request_quotes_reproduces_it() {
+        let request = "`Table(rows).render()` crashes with AttributeError: 'Row' object has no attribute 'cells'";
+        let same = "Traceback:\n  File \"table.py\", line 40, in render\nAttributeError: 'Row' object has no attribute 'cells'";
+        assert!(shows_nothing(same, true).is_some(), "a missing attribute is most often the script's mistake");
+        assert!(stops_on_reported(same, request), "but this is the one the request quotes");
+        let other = "Traceback:\n  File \"<stdin>\", line 2\nAttributeError: module 'table' has no attribute 'Tabel'";
+        assert!(!stops_on_reported(other, request));
+        let unparsed = "  File \"<stdin>\", line 1\nSyntaxError: invalid syntax\nAttributeError: 'Row' object has no attribute 'cells'";
+        assert!(!stops_on_reported(unparsed, request));
     }
 
     #[test]

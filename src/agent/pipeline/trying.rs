@@ -43,6 +43,8 @@ pub(super) struct Picked {
     /// How many passed the check.
     pub passing: usize,
     pub pick: Pick,
+    /// What the change rests on (see [`check::Check::evidence`]).
+    pub evidence: String,
 }
 
 impl Conversation {
@@ -248,7 +250,7 @@ impl Conversation {
         let target = varied[*at].clone();
         let start = target.definition().range.start;
         let variant = variant.within(start);
-        Ok(Some(Picked { target, variant, passing: passing.len(), pick }))
+        Ok(Some(Picked { target, variant, passing: passing.len(), pick, evidence: check.evidence(false) }))
     }
 
     /// Tells which of the `passing` changes `left_out` marks are left out, and `why`.
@@ -264,7 +266,7 @@ impl Conversation {
         picked: Picked,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, Stop> {
-        let Picked { target, variant, passing, pick } = picked;
+        let Picked { target, variant, passing, pick, evidence } = picked;
         let mut generation = Generation::default();
         generation.blocks.push(Block::Text {
             text: match pick {
@@ -283,8 +285,7 @@ what is asked.",
                 ),
             },
         });
-        let changed =
-            format!("Changed `{}` in {}: {}; the check passes with it.", target.qualified(), target.path, variant.what);
+        let changed = format!("Changed `{}` in {}: {}. {evidence}", target.qualified(), target.path, variant.what);
         self.propose_definition(&target, generation, &variant.applied(target.old()), changed, cancel).await
     }
 
@@ -353,10 +354,11 @@ was meant]",
             ),
         });
         let changed = format!(
-            "Changed `{}` in {}: the model's version, with {}; the check passes with it.",
+            "Changed `{}` in {}: the model's version, with {}. {}",
             target.qualified(),
             target.path,
-            variant.what
+            variant.what,
+            check.evidence(false)
         );
         self.propose_definition(target, generation, &mended, changed, cancel).await.map(Some)
     }

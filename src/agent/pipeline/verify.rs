@@ -44,6 +44,22 @@ pub fn check(
     if same_code(&before[definition.range.clone()], new) {
         return Err(Refusal::Unchanged);
     }
+    check_file(language, before, before_map, definition, after)
+}
+
+/// [`check`] for a change of several places of the file (see
+/// [`super::edit::with_companions`]): it must change the file, still
+/// parse, and still define `definition`.
+pub fn check_file(
+    language: Language,
+    before: &str,
+    before_map: &FileMap,
+    definition: &Definition,
+    after: &str,
+) -> Result<FileMap, Refusal> {
+    if same_code(before, after) {
+        return Err(Refusal::Unchanged);
+    }
     let after_map = parse(language, after);
     if after_map.error_lines.len() > before_map.error_lines.len() {
         let line = after_map

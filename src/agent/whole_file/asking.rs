@@ -77,6 +77,13 @@ impl Conversation {
         timeout_ms: Option<u64>,
         cancel: &CancellationToken,
     ) -> Result<Option<String>, TurnOutcome> {
+        let command = match self.in_copy(command) {
+            Ok(command) => command,
+            Err(why) => {
+                self.notify(&format!("[not run: {why}]"));
+                return Ok(None);
+            }
+        };
         let mut input = serde_json::json!({ "command": command });
         if let Some(timeout_ms) = timeout_ms {
             input["timeout_ms"] = timeout_ms.into();
@@ -84,7 +91,8 @@ impl Conversation {
         self.add_harness_call(&mut generation, "Bash", input);
         let Generation { blocks, mut calls, usage, .. } = generation;
         self.record_with_usage(Message { role: Role::Assistant, blocks }, Some(usage));
-        let (results, cancelled) = self.run_calls(&mut calls, cancel).await;
+        let (mut results, cancelled) = self.run_calls(&mut calls, cancel).await;
+        self.as_workspace_output(&mut results);
         let output = results.iter().find_map(|block| match block {
             Block::ToolResult { output, .. } => Some(output.trim_end().to_string()),
             _ => None,

@@ -196,3 +196,26 @@ pub(super) fn computed_values(handed: &[HandedFile]) -> String {
     }
     format!("The values these files' constants compute, worked out from the code:\n{}\n\n", lines.join("\n"))
 }
+
+/// Whether the handed file at `path` holds tests that the request names
+/// none of (neither the file nor a test in it), where code
+/// beside the tests was handed over too: a test the user did not speak of
+/// states what the code must do, and rewriting it fixes nothing (a small
+/// model handed a library and its tests rewrote the tests to what the bug
+/// prints).
+pub(super) fn unnamed_tests(prompt: &str, handed: &[HandedFile], path: &str) -> bool {
+    use crate::codemap::rank::is_aside;
+    let Some(file) = handed.iter().find(|f| f.path.display() == path) else { return false };
+    let Some(language) = crate::codemap::Language::of_path(path) else { return false };
+    if !is_aside(path) || is_prose(path) || names_file(prompt, file) {
+        return false;
+    }
+    let code_handed =
+        handed.iter().any(|f| !is_prose(&f.path.rel) && !is_settings(&f.path.rel) && !is_aside(&f.path.rel));
+    let words: Vec<&str> = prompt.split(|c: char| !(c.is_alphanumeric() || c == '_')).collect();
+    let named_test = crate::codemap::parse(language, &file.text)
+        .definitions
+        .iter()
+        .any(|d| d.name.len() > 3 && words.contains(&d.name.as_str()));
+    code_handed && !named_test
+}

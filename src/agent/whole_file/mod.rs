@@ -300,6 +300,18 @@ are now…]",
         self.leave_out(&mut changes, &tampered, |names| {
             format!("[the reply changed {names}, whose failing tests check the fix — left as it is]")
         });
+        // Other tests the request names nowhere say what the code must do
+        // as well: the 0.5B, handed a library with its tests, rewrote them
+        // to expect what the bug prints and left the code as it was.
+        let rewritten: Vec<String> = changes
+            .iter()
+            .filter_map(|(_, input)| input["file_path"].as_str())
+            .filter(|path| !checks.iter().any(|check| check == path) && unnamed_tests(prompt, handed, path))
+            .map(str::to_string)
+            .collect();
+        self.leave_out(&mut changes, &rewritten, |names| {
+            format!("[the reply changed the tests in {names}, which the request does not name — left as they are]")
+        });
         // A change to a file the model was not shown (a README.md written
         // from what READMEs say) is a guess at it, which the read guard
         // refuses: handed that file and asked again, it changes what is there.
