@@ -4397,6 +4397,52 @@ async fn a_check_that_crashes_on_an_input_of_its_own_the_request_never_names_is_
 }
 
 #[tokio::test]
+async fn a_crash_report_that_says_what_its_example_gives_takes_the_change_that_gives_it_not_one_that_only_stops_the_crash()
+ {
+    // `parts[0]` and `parts[-1]` both stop the IndexError; only the second
+    // gives what the request says the example should.
+    let code = "def halves(text):\n    parts = text.split(' ')\n    return (float(parts[0]), float(parts[2]))\n";
+    let module = long_module(code);
+    let run = Scenario::new()
+        .file("pairs.py", &module)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "`(1.5, 2.25)`", "`(1.5, 2.25)`", "none", "none", "none", "none"],
+            "`halves('1.5 2.25')` raises `IndexError: list index out of range`, though the text holds two numbers. \
+It should give `(1.5, 2.25)`.",
+        )
+        .await;
+    let text = run.text();
+    assert!(text.contains("[once it runs, the check must give `(1.5, 2.25)`, as the request says]"), "{text}");
+    let fixed = run.read("pairs.py");
+    assert!(fixed.contains("float(parts[-1])") || fixed.contains("float(parts[1])"), "{text}");
+    assert!(run.outcome.text.contains("runs and gives `(1.5, 2.25)` with it"), "{}", run.outcome.text);
+}
+
+#[tokio::test]
+async fn a_crash_of_the_model_s_check_does_not_reproduce_a_report_of_a_wrong_result() {
+    let module = long_module("def total(prices):\n    return sum(prices) + 1\n");
+    let crashing = "```python\nfrom shop import total\nprint(total(None))\n```\n";
+    let run = Scenario::new()
+        .file("shop.py", &module)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "total", crashing, "none", "none", "none", "none"],
+            "The total of the prices 1 and 2 comes out as 4, where it should be 3.",
+        )
+        .await;
+    let text = run.text();
+    assert!(
+        text.contains(
+            "[the check is set aside: it stops on an error (`TypeError: 'NoneType' object is not iterable`), where \
+the request reports no error at all"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("[the check fails on the code as it is"), "{text}");
+}
+
+#[tokio::test]
 async fn a_value_given_the_example_that_does_not_raise_the_error_the_request_quotes_is_asked_for_again() {
     let code = "def label(names):\n    seen = {}\n    out = []\n    for name in names:\n        if name in seen:\n            \
 seen[name] += 1\n            out.append(name + '_' + seen[name])\n        else:\n            seen[name] = 0\n            \

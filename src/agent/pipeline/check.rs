@@ -68,6 +68,11 @@ pub struct Check {
     expected_error: Option<String>,
     /// How it failed on the code as it is, where it must exit normally.
     failure: String,
+    /// What its output must hold (as [`super::expect::loose`] reads it)
+    /// once it exits normally: the result the request says its crashing
+    /// example should give. A run that merely stops raising may give
+    /// anything (`None` where `1.5` was asked for).
+    result: Option<String>,
     /// The project's tests and how many fail before any change: a
     /// candidate that passes the check must not fail more of them.
     tests: Option<(String, usize)>,
@@ -125,6 +130,7 @@ impl Check {
             in_order: false,
             errors_printed: false,
             expected_error: None,
+            result: None,
             failure: String::new(),
             tests: None,
             own_tests: None,
@@ -157,6 +163,15 @@ impl Check {
             },
             (Origin::RequestExample, _) if let Some(error) = &self.expected_error => {
                 format!("the request's own example raises `{error}` with it, as the request asks")
+            }
+            (Origin::RequestExample, _) if let Some(result) = &self.result => {
+                format!("the request's own example runs and gives `{result}` with it, as the request says it should")
+            }
+            // A run that merely stops raising may give anything: said so.
+            (Origin::RequestExample, _) if self.expected.is_none() && self.failure().is_some() => {
+                "the request's own example runs without the error it stopped on with it (what it gives is not \
+checked)"
+                    .into()
             }
             (Origin::RequestExample, _) => "the request's own example does what the request asks with it".into(),
             (Origin::RequestExampleCompleted { name }, _) => format!(
@@ -397,8 +412,9 @@ that error.",
                 expected
             ),
             None => format!(
-                "fails on the code as it is:\n```\n{}\n```\nIt must run without that error.",
-                cut(&self.failure)
+                "fails on the code as it is:\n```\n{}\n```\nIt must run without that error{}.",
+                cut(&self.failure),
+                self.result.as_ref().map_or(String::new(), |result| format!(" and print `{result}`"))
             ),
         };
         let arguments = match self.arguments.is_empty() {
@@ -417,6 +433,13 @@ that error.",
     /// [`Check::described`]; it passes, as before, once it exits normally.
     pub fn fails_with(&mut self, output: &str) {
         self.failure = output.to_string();
+    }
+
+    /// From now on the check, which fails on the code as it is, passes
+    /// only when it runs and its output holds `result` (blanks and the
+    /// kind of quote aside): the request says what its example should give.
+    pub fn hold_to_result(&mut self, result: &str) {
+        self.result = Some(result.to_string());
     }
 
     /// How the check failed on the code as it is, where it fails.
@@ -580,6 +603,13 @@ NR == FNR {{ want[$0]++; n++; next }} want[$0] > 0 {{ want[$0]--; n-- }} END {{ 
                 "{printed} | awk '{{ {loose} }} NR == FNR {{ want[++m] = $0; next }} {{ got[++n] = $0 }} \
 END {{ for (i = 1; i + m - 1 <= n; i++) {{ for (j = 1; j <= m && got[i + j - 1] == want[j]; j++); \
 if (j > m) exit 0 }} exit 1 }}' '{dir}/expected' -"
+            ),
+            // Its output, as one line without blanks and with one kind of
+            // quote, must hold the result; `grep` reads it all, so that the
+            // run's own status is what `pipefail` sees.
+            (None, _) if let Some(result) = &self.result => format!(
+                "{run} 2>/dev/null | awk '{{ {loose}; printf \"%s\", $0 }}' | grep -F {} >/dev/null",
+                crate::tools::mcp::shell_word(&super::expect::loose(result))
             ),
             (None, _) => format!("{run} >/dev/null 2>&1"),
         };
@@ -966,6 +996,44 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         let output = String::from_utf8_lossy(&out.stdout).to_string();
         assert_eq!(crate::agent::pipeline::reading::all_passed(&output), [3], "{output}");
         assert!(check.evidence(false).contains("raises `TypeError: text must be a str`"), "{}", check.evidence(false));
+    }
+
+    #[test]
+    fn a_crashing_check_held_to_the_request_s_result_passes_only_the_change_that_gives_it() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("pkg")).unwrap();
+        std::fs::write(root.path().join("pkg/__init__.py"), "").unwrap();
+        let now = "def pair(text):\n    a, b = text.split(',')\n    if ':' in text:\n        raise ValueError('no')\n    return (float(a), float(b))\n";
+        std::fs::write(root.path().join("pkg/core.py"), now).unwrap();
+        let runner = runner(Language::Python).unwrap();
+        let loads = loading(root.path(), Language::Python, "pkg/core.py");
+        let mut check = Check::new(runner, loads, "from pkg.core import pair\nprint(pair('1.5,:2.25'))\n").unwrap();
+        let bash = |command: &str| {
+            let out =
+                std::process::Command::new("bash").arg("-c").arg(command).current_dir(root.path()).output().unwrap();
+            String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
+        };
+        let output = bash(&check.now_command());
+        check.fails_with(&output);
+        check.hold_to_result("(1.5, 2.25)");
+        assert!(check.described().contains("It must run without that error and print `(1.5, 2.25)`"));
+        // Returning early stops the crash and gives nothing; only the
+        // change that reads the numbers gives the result.
+        let tries = [
+            ("pkg/core.py", now.replace("raise ValueError('no')", "return None")),
+            ("pkg/core.py", now.replace("raise ValueError('no')", "b = b.strip(':')")),
+        ];
+        check.prepare_scratch(root.path()).unwrap();
+        check.stage(&tries, &[("pkg/core.py", now)]).unwrap();
+        let output = bash(&check.tries_command(600).unwrap());
+        assert_eq!(crate::agent::pipeline::reading::all_passed(&output), [2], "{output}");
+        check.came_from(Origin::RequestExample);
+        assert!(check.evidence(false).contains("runs and gives `(1.5, 2.25)` with it"), "{}", check.evidence(false));
+        // What the refused one printed is told, with what it must give.
+        check.stage(&tries[..1], &[("pkg/core.py", now)]).unwrap();
+        let output = bash(&check.explain_command().unwrap());
+        let why = check.refusal(&output).unwrap();
+        assert!(why.contains("None") && why.contains("where it must give `(1.5, 2.25)`"), "{why}");
     }
 
     #[test]

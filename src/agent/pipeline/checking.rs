@@ -178,6 +178,7 @@ must raise it]"
                         "[the check stops on the error the request reports: it passes once it runs without it]",
                     );
                     check.fails_with(&output);
+                    self.hold_to_stated_result(system, base, &mut check, &request, &output, usage, cancel).await?;
                     return Ok(Some(check));
                 }
                 None if let Some(line) =
@@ -199,6 +200,7 @@ what it reports must change]"
                 None => {
                     self.notify("[the check fails on the code as it is: it passes once it runs without that error]");
                     check.fails_with(&output);
+                    self.hold_to_stated_result(system, base, &mut check, &request, &output, usage, cancel).await?;
                     return Ok(Some(check));
                 }
                 Some(why) if !ran => why,
@@ -232,6 +234,55 @@ what it reports must change]"
             }
         }
         Ok(None)
+    }
+
+    /// Holds a crashing `check` to what the request says its example
+    /// should give once it runs, where the request writes values after
+    /// it (see [`examples::results_after_crash`]): the model picks which,
+    /// asked both ways round, or that the request says none. A run that
+    /// merely stops raising took one-token changes that make the call
+    /// return nothing for fixes. Left as it is where the picks differ.
+    #[allow(clippy::too_many_arguments)]
+    async fn hold_to_stated_result(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        check: &mut check::Check,
+        request: &str,
+        output: &str,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<(), Stop> {
+        const UNSAID: &str = "nothing the request says";
+        let Some(error) = reading::error_line(output) else { return Ok(()) };
+        let crash_line = reading::frames(output)
+            .into_iter()
+            .find(|(file, _)| file == "<stdin>" || file == "[stdin]")
+            .and_then(|(_, line)| check.script.lines().nth(line.checked_sub(1)?));
+        let results = examples::results_after_crash(request, &check.script, crash_line, error);
+        if results.is_empty() || !self.budget.allows_call() {
+            return Ok(());
+        }
+        let mut choices: Vec<&str> = results.iter().map(String::as_str).collect();
+        choices.push(UNSAID);
+        let script = check.script.trim_end().to_string();
+        let ask = |choices: &[&str]| {
+            let listed: Vec<String> = choices.iter().map(|c| format!("`{c}`")).collect();
+            format!(
+                "This script:\n```\n{script}\n```\nstops on the code as it is with `{error}`. Once the request is \
+done it runs: what does the request say it must then give? Reply with one of: {}.",
+                listed.join(", ")
+            )
+        };
+        match self.choice_both_ways(system, base, ask, &choices, true, usage, cancel).await? {
+            Some(result) if result != UNSAID => {
+                self.notify(&format!("[once it runs, the check must give `{result}`, as the request says]"));
+                check.hold_to_result(&result);
+            }
+            Some(_) => self.notify("[the request says no result of its example: the check passes once it runs]"),
+            None => self.notify("[which result the request gives its example, the pick follows the order: left free]"),
+        }
+        Ok(())
     }
 
     /// The check `expected` made, if any; or why the model's script is set
@@ -578,11 +629,28 @@ request speaks of no such error: the script must use the project as the request'
         // for a report that it accepts 0): a crash the request never spoke of.
         let invented = reading::quoted_values(error).into_iter().find(|value| {
             value.chars().any(char::is_alphanumeric) && script.contains(value) && !request.contains(value)
-        })?;
-        Some(format!(
-            "it stops on an error the project gives for the script's own input `{invented}` (`{error}`), and the \
-request speaks of no such input or error: the script must run what the request reports"
-        ))
+        });
+        if let Some(invented) = invented {
+            return Some(format!(
+                "it stops on an error the project gives for the script's own input `{invented}` (`{error}`), and \
+the request speaks of no such input or error: the script must run what the request reports"
+            ));
+        }
+        // A request that reports no failure at all (a wrong result, a
+        // missing feature) is not shown by a crash, unless the crash names
+        // what the request asks for (`has no attribute 'natural_list'`, an
+        // unexpected keyword `allow_sparse`): a small model passes `None`
+        // for a callable and takes the crash for the bug.
+        let named = reading::missing_name(error)
+            .into_iter()
+            .chain(reading::quoted_values(error))
+            .any(|name| name.chars().any(char::is_alphanumeric) && request.contains(name));
+        (!named && !reading::reports_failure(request)).then(|| {
+            format!(
+                "it stops on an error (`{error}`), where the request reports no error at all: the script must \
+run the project as the request describes and print what it gives"
+            )
+        })
     }
 
     /// The project's own definitions named `name` (not local helpers, not

@@ -238,6 +238,60 @@ pub fn stated(request: &str, statement: &str, line: &str, sole: bool) -> Option<
     }
 }
 
+/// What the request says the example `script` runs should give, where
+/// that example stops on `error` now: the values it writes after the
+/// example (up to the next), less the example's own inputs, the error's
+/// words, prose and values that tell little. A report of a crash often
+/// says what the call should give once it runs ("raises `ValueError: …`;
+/// … giving `(1.5, 2.25)`"); a run that merely stops raising may give
+/// anything. `crash_line`: the script's line the run stopped on, where
+/// known, to tell which example it is. In the order written.
+pub fn results_after_crash(request: &str, script: &str, crash_line: Option<&str>, error: &str) -> Vec<String> {
+    /// Options offered at most: each is a word of a model's pick.
+    const MAX_RESULTS: usize = 5;
+    let squeezed = |code: &str| code.split_whitespace().collect::<String>();
+    let spans: Vec<(usize, usize, &str)> = code_spans(request).into_iter().filter(|(_, _, code)| calls(code)).collect();
+    let run: Vec<usize> = (0..spans.len()).filter(|&i| squeezed(script).contains(&squeezed(spans[i].2))).collect();
+    let crashed = crash_line.and_then(|line| run.iter().find(|&&i| squeezed(line).contains(&squeezed(spans[i].2))));
+    let Some(&at) = crashed.or(run.first()) else { return Vec::new() };
+    // Between the example's closing backtick and the next one's opening:
+    // a stray backtick would pair with the window's own.
+    let start = spans[at].1 + usize::from(request[spans[at].1..].starts_with('`'));
+    let end = spans.get(at + 1).map_or(request.len(), |next| next.0 - usize::from(request[..next.0].ends_with('`')));
+    let window = &request[start..end.max(start)];
+    let (inputs, error) = (loose(spans[at].2), loose(error));
+    // Three words in a row are a sentence, not a value.
+    let prose = |value: &str| {
+        value
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .windows(3)
+            .any(|w| w.iter().all(|word| word.chars().all(char::is_alphabetic)))
+    };
+    let mut results: Vec<String> = Vec::new();
+    let mut values = request_values(window);
+    values.reverse();
+    while let Some(value) = values.pop() {
+        // A remark in parentheses is prose that may hold values of its own.
+        if prose(&value) {
+            if value.starts_with('(') && value.ends_with(')') {
+                values.extend(request_values(&value[1..value.len() - 1]).into_iter().rev());
+            }
+            continue;
+        }
+        let value = as_printed(&value, "");
+        let key = loose(&value);
+        let told = key.chars().count() < 2 || inputs.contains(&key) || error.contains(&key);
+        // A part of a value taken (`{0}` of `{0} {1}`) is no result apart.
+        if told || super::expect::tells_little(&value) || results.iter().any(|r| loose(r).contains(&key)) {
+            continue;
+        }
+        results.push(value);
+    }
+    results.truncate(MAX_RESULTS);
+    results
+}
+
 /// Functions of the runtime a request's example may wrap a project's call
 /// in (`list(windowed(…))`, `JSON.stringify(parse(…))`).
 fn builtin(language: Language, name: &str) -> bool {
@@ -407,6 +461,32 @@ mod tests {
         assert_eq!(stated(request, statement, "true", false), Some(Stated::Quoted));
         assert_eq!(stated(request, statement, "true", true), Some(Stated::Becomes("false".into())));
         assert_eq!(stated("`ok(1)` fails", "print(ok(1))", "true", true), None, "the request quotes no result");
+    }
+
+    #[test]
+    fn what_a_crashing_example_should_give_is_read_after_it() {
+        let request = "Numbered fields with a type don't work: `parse.parse('{0:f} {1:f}', '1.5 2.25')` raises \
+`ValueError: format spec ':f' not recognised`. Plain `{0} {1}` works, so I'd expect it to behave the same \
+(the pattern should be the same as for `{:f} {:f}`, giving `(1.5, 2.25)`).";
+        let script = "import parse\nprint(parse.parse('{0:f} {1:f}', '1.5 2.25'))";
+        let error = "ValueError: format spec ':f' not recognised";
+        let results = results_after_crash(request, script, None, error);
+        assert!(results.contains(&"(1.5, 2.25)".to_string()), "{results:?}");
+        // The example's inputs, the error's words and the prose are no result.
+        for told in
+            ["1.5 2.25", ":f", "1.5", "(the pattern should be the same as for `{:f} {:f}`, giving `(1.5, 2.25)`)"]
+        {
+            assert!(!results.contains(&told.to_string()), "{told} in {results:?}");
+        }
+        // Each example's window is its own: the crash line tells which.
+        let two = "`f(1)` raises `KeyError: 1`, I expected `[1]`. And `g(2)` raises `KeyError: 2`, expected `[2, 2]`.";
+        let script = "print(f(1))\nprint(g(2))";
+        assert_eq!(results_after_crash(two, script, Some("print(g(2))"), "KeyError: 2"), ["[2, 2]"]);
+        assert_eq!(results_after_crash(two, script, None, "KeyError: 1"), ["[1]"]);
+        assert!(
+            results_after_crash(two, "print(h(3))", None, "KeyError: 3").is_empty(),
+            "no example of the request runs"
+        );
     }
 
     #[test]

@@ -334,6 +334,17 @@ pub fn stops_on_reported(output: &str, request: &str) -> bool {
     squashed(error).contains(&squashed(&quoted)) && !output.contains("SyntaxError")
 }
 
+/// Whether `request` reports a failure of any kind: an error, an
+/// exception, a crash, a panic, a run that fails. A request that does not
+/// asks for another result or a new feature.
+pub fn reports_failure(request: &str) -> bool {
+    const FAILING: [&str; 8] = ["error", "exception", "raise", "throw", "crash", "panic", "traceback", "fail"];
+    // `TypeError`, `KeyError`: a kind ends as the word does.
+    lowercase_words(request).any(|word| {
+        word.ends_with("error") || word.ends_with("exception") || FAILING.iter().any(|stem| word.starts_with(stem))
+    })
+}
+
 /// Whether `request` speaks of the error `error` (a failed run's
 /// [`error_line`]): it names the error's kind (`TypeError`; not the bare
 /// `Error` every kind is), or writes two words in a row of its message
@@ -464,6 +475,17 @@ pub fn command_arguments(reply: &str, script: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_that_asks_for_another_result_reports_no_failure() {
+        assert!(!reports_failure("I'd like `expire()` to return what it removed; right now it returns None."));
+        assert!(!reports_failure("Could `serialize` support the `Partitioned` attribute?"));
+        assert!(reports_failure("`f(1)` raises `KeyError: 1`"));
+        assert!(reports_failure("It throws on an empty list."));
+        assert!(reports_failure("This test fails: test_quote"));
+        assert!(reports_failure("the parser panics on `x`"));
+        assert!(reports_failure("gives a TypeError"));
+    }
 
     #[test]
     fn an_error_the_request_quotes_with_its_message_is_one_the_user_saw() {

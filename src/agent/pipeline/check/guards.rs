@@ -202,6 +202,14 @@ if [ $status -ne 0 ]; then echo \"{EXITS} $status: $({}))\"; fi\n\
                 ));
             }
         }
+        if let Some(result) = &self.result {
+            if !loose(&printed.join("")).contains(&loose(result)) {
+                return Some(format!(
+                    "with it the check runs, but prints:\n```\n{}\n```\nwhere it must give `{result}`",
+                    shown(&printed)
+                ));
+            }
+        }
         let Some(probe) = run(PROBE_RUN) else {
             return self
                 .tests
