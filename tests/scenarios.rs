@@ -3927,6 +3927,33 @@ def test_above():\n    assert discount(200) == 0.1\n\n\ndef test_below():\n    a
 }
 
 #[tokio::test]
+async fn the_tests_a_request_names_as_failing_make_the_check() {
+    // Named as unittest names them; the pipeline's way, with the project's
+    // tests not run first: the named test, run alone, is the check.
+    let pricing = long_module("def discount(total):\n    if total > 100:\n        return 0.1\n    return 0\n");
+    let tests = "import unittest\nfrom pricing import discount\n\n\nclass TestDiscount(unittest.TestCase):\n    \
+def test_from_100(self):\n        self.assertEqual(discount(100), 0.1)\n\n    def test_below(self):\n        \
+self.assertEqual(discount(99.5), 0)\n";
+    let run = Scenario::new()
+        .file("pricing.py", &pricing)
+        .file("test_pricing.py", tests)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "none", "none", "none", "none"],
+            "This test fails: test_pricing.TestDiscount.test_from_100 (`python3 -m unittest test_pricing`). An \
+order of exactly 100 should get the discount.",
+        )
+        .await;
+    let text = run.text();
+    assert!(
+        text.contains("[running the project's failing tests alone (test_pricing.py::TestDiscount::test_from_100)…]"),
+        "{text}"
+    );
+    assert_eq!(run.read("pricing.py"), pricing.replace("total > 100", "total >= 100"), "{text}");
+    assert_eq!(run.read("test_pricing.py"), tests, "the test is the check, never the change");
+}
+
+#[tokio::test]
 async fn a_large_project_s_failing_test_that_imports_the_code_makes_the_check_before_any_script() {
     // Too long for one message: the pipeline's way. No example runs as
     // written, and the model is asked for no script: the project's test

@@ -229,6 +229,37 @@ fn failing_test_ids(output: &str) -> Vec<String> {
     ids
 }
 
+/// The Python tests the request names, as pytest names them: written so
+/// (`tests/test_slug.py::TestSlug::test_empty`) or as unittest does
+/// (`tests.test_slug.TestSlug.test_empty`), each of a test file that
+/// `exists` (a path relative to the workspace). A report that says which
+/// tests fail names the surest check there is.
+pub(super) fn named_python_tests(request: &str, exists: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut named: Vec<String> = Vec::new();
+    let words = request.split(|c: char| c.is_whitespace() || matches!(c, '`' | ',' | '(' | ')' | '\'' | '"'));
+    for word in words.map(|w| w.trim_end_matches(['.', ':', ';'])) {
+        let id = match word.split_once("::") {
+            Some((file, _)) if is_python_test(file) && exists(file) => Some(word.to_string()),
+            Some(_) => None,
+            // The longest dotted head that is a test file is the module;
+            // one or two names follow it (a function, or a case's method).
+            None => {
+                let parts: Vec<&str> = word.split('.').collect();
+                (1..parts.len()).rev().find_map(|at| {
+                    let file = format!("{}.py", parts[..at].join("/"));
+                    let names = &parts[at..];
+                    (names.len() <= 2 && is_python_test(&file) && exists(&file))
+                        .then(|| format!("{file}::{}", names.join("::")))
+                })
+            }
+        };
+        if let Some(id) = id.filter(|id| !named.contains(id)) {
+            named.push(id);
+        }
+    }
+    named
+}
+
 /// The files of tests named as pytest names them (`tests/test_shop.py`
 /// of `tests/test_shop.py::test_free`), once each, in order.
 pub(super) fn test_files(tests: &[String]) -> Vec<&str> {
@@ -249,6 +280,27 @@ pub(super) fn last_lines(text: &str, count: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tests_a_request_names_are_read_as_pytest_names_them() {
+        let exists = |path: &str| matches!(path, "tests/test_cachedmethod.py" | "test_parse.py");
+        let request = "These tests fail: test_parse.TestBugs.test_unused_centered_alignment_bug and \
+`tests/test_cachedmethod.py::AutospecTest::test_autospec_no_warnings` (run `python3 -m unittest test_parse`).";
+        assert_eq!(
+            named_python_tests(request, exists),
+            [
+                "test_parse.py::TestBugs::test_unused_centered_alignment_bug",
+                "tests/test_cachedmethod.py::AutospecTest::test_autospec_no_warnings"
+            ]
+        );
+        let dotted = "This test fails: tests.test_cachedmethod.AutospecTest.test_autospec_no_warnings.";
+        assert_eq!(
+            named_python_tests(dotted, exists),
+            ["tests/test_cachedmethod.py::AutospecTest::test_autospec_no_warnings"]
+        );
+        // A module alone, a file that is no test or is not there, names no test.
+        assert!(named_python_tests("run test_parse or parse.Parser.parse or tests.test_other.T.t", exists).is_empty());
+    }
 
     #[test]
     fn the_files_pytest_collects_are_tests() {

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Candidate, Stop, Target, check, edit, localize, reading, trying, verify};
 use crate::agent::turn::Generation;
-use crate::agent::{Conversation, TurnOutcome};
+use crate::agent::{Conversation, TurnOutcome, tests_run};
 use crate::protocol::{AgentStatus, Block, Event, Message, Role, StopReason, Usage};
 
 /// The least score of the failing tests' lines (see `Suspect`) by which
@@ -50,12 +50,22 @@ impl Conversation {
             return Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }));
         }
         let target = &targets[0];
-        // The surest reproduction first: the request's own example as
-        // written, then the project's tests that fail, then the model's
+        // The surest reproduction first: the tests the request names, the
+        // request's own example as written, then the project's tests that fail, then the model's
         // script (not where only a checked change may take the turn), then
         // the definition's own doctests.
         let by_name = candidate.named;
-        let mut check = self.write_check(system, base, target, by_name, true, candidates, usage, cancel).await?;
+        // The tests the request itself names as failing are the surest:
+        // they assert what the user saw fail.
+        let exists = |path: &str| self.workspace.resolve(path).is_ok_and(|path| path.abs.is_file());
+        let named = tests_run::named_python_tests(request, exists);
+        let mut check = match named.is_empty() {
+            true => None,
+            false => self.tests_check(target, &named, cancel).await?,
+        };
+        if check.is_none() {
+            check = self.write_check(system, base, target, by_name, true, candidates, usage, cancel).await?;
+        }
         if check.is_none() {
             // A small workspace's were run before the turn came this way.
             let failing = match failing_tests.is_empty() && !checked_only && self.runs_failing_tests() {

@@ -153,7 +153,13 @@ impl Conversation {
                 _ if let Some(why) = check.arguments_why() => why,
                 // The request quotes an error it raised: a run without it
                 // shows something else.
-                _ if let Some(kind) = reported.filter(|kind| ran && !output.contains(kind)) => {
+                // (An error only in the output the request pastes, a failing
+                // test's, may be the test's own, where the example it also
+                // writes returns the wrong value.)
+                _ if let Some(kind) = reported.filter(|kind| {
+                    ran && !output.contains(kind) && (by_request.is_none() || examples::in_prose(&request, kind))
+                }) =>
+                {
                     // The request's own example, or a script that looks for
                     // that error, runs without it: raising it is what is asked.
                     match reading::reported_error_line(&request) {
@@ -253,24 +259,27 @@ what it reports must change]"
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<(), Stop> {
-        const UNSAID: &str = "nothing the request says";
+        const UNSAID: &str = "the request does not say";
         let Some(error) = reading::error_line(output) else { return Ok(()) };
         let crash_line = reading::frames(output)
             .into_iter()
             .find(|(file, _)| file == "<stdin>" || file == "[stdin]")
             .and_then(|(_, line)| check.script.lines().nth(line.checked_sub(1)?));
-        let results = examples::results_after_crash(request, &check.script, crash_line, error);
+        let Some((example, results)) = examples::results_after_crash(request, &check.script, crash_line, error) else {
+            return Ok(());
+        };
         if results.is_empty() || !self.budget.allows_call() {
             return Ok(());
         }
         let mut choices: Vec<&str> = results.iter().map(String::as_str).collect();
         choices.push(UNSAID);
-        let script = check.script.trim_end().to_string();
+        // Asked of the example itself, as a printed line is asked of its
+        // statement: told the script, the 1.5B said the request gives none.
         let ask = |choices: &[&str]| {
             let listed: Vec<String> = choices.iter().map(|c| format!("`{c}`")).collect();
             format!(
-                "This script:\n```\n{script}\n```\nstops on the code as it is with `{error}`. Once the request is \
-done it runs: what does the request say it must then give? Reply with one of: {}.",
+                "On the code as it is, `{example}` stops with `{error}`. Once the request is done, what does the \
+request say `{example}` gives? Reply with one of: {}.",
                 listed.join(", ")
             )
         };

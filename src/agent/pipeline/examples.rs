@@ -48,6 +48,14 @@ pub fn code_spans(request: &str) -> Vec<(usize, usize, &str)> {
     spans
 }
 
+/// Whether the request writes `text` in its own words, outside the
+/// output it quotes (its fenced blocks and indented lines): an error in a
+/// pasted test report is what a run printed, not what the user asks for.
+pub fn in_prose(request: &str, text: &str) -> bool {
+    let fences = fenced(request);
+    request.match_indices(text).any(|(at, _)| !fences.iter().any(|(start, end)| (*start..*end).contains(&at)))
+}
+
 /// The byte ranges of the request's fenced blocks and indented lines:
 /// files and output, where a call is no example.
 fn fenced(request: &str) -> Vec<(usize, usize)> {
@@ -245,15 +253,21 @@ pub fn stated(request: &str, statement: &str, line: &str, sole: bool) -> Option<
 /// says what the call should give once it runs ("raises `ValueError: …`;
 /// … giving `(1.5, 2.25)`"); a run that merely stops raising may give
 /// anything. `crash_line`: the script's line the run stopped on, where
-/// known, to tell which example it is. In the order written.
-pub fn results_after_crash(request: &str, script: &str, crash_line: Option<&str>, error: &str) -> Vec<String> {
+/// known, to tell which example it is. The example, and the values in the
+/// order written; `None` where the script runs no example of the request.
+pub fn results_after_crash<'r>(
+    request: &'r str,
+    script: &str,
+    crash_line: Option<&str>,
+    error: &str,
+) -> Option<(&'r str, Vec<String>)> {
     /// Options offered at most: each is a word of a model's pick.
     const MAX_RESULTS: usize = 5;
     let squeezed = |code: &str| code.split_whitespace().collect::<String>();
     let spans: Vec<(usize, usize, &str)> = code_spans(request).into_iter().filter(|(_, _, code)| calls(code)).collect();
     let run: Vec<usize> = (0..spans.len()).filter(|&i| squeezed(script).contains(&squeezed(spans[i].2))).collect();
     let crashed = crash_line.and_then(|line| run.iter().find(|&&i| squeezed(line).contains(&squeezed(spans[i].2))));
-    let Some(&at) = crashed.or(run.first()) else { return Vec::new() };
+    let &at = crashed.or(run.first())?;
     // Between the example's closing backtick and the next one's opening:
     // a stray backtick would pair with the window's own.
     let start = spans[at].1 + usize::from(request[spans[at].1..].starts_with('`'));
@@ -281,7 +295,10 @@ pub fn results_after_crash(request: &str, script: &str, crash_line: Option<&str>
         }
         let value = as_printed(&value, "");
         let key = loose(&value);
-        let told = key.chars().count() < 2 || inputs.contains(&key) || error.contains(&key);
+        // An error the request quotes is what happens, not what the example
+        // should give once it runs (`raises KeyError: 3; I expected (1, 1)`).
+        let raised = super::reading::reported_error(&value).is_some();
+        let told = key.chars().count() < 2 || inputs.contains(&key) || error.contains(&key) || raised;
         // A part of a value taken (`{0}` of `{0} {1}`) is no result apart.
         if told || super::expect::tells_little(&value) || results.iter().any(|r| loose(r).contains(&key)) {
             continue;
@@ -289,7 +306,7 @@ pub fn results_after_crash(request: &str, script: &str, crash_line: Option<&str>
         results.push(value);
     }
     results.truncate(MAX_RESULTS);
-    results
+    Some((spans[at].2, results))
 }
 
 /// Functions of the runtime a request's example may wrap a project's call
@@ -470,7 +487,8 @@ mod tests {
 (the pattern should be the same as for `{:f} {:f}`, giving `(1.5, 2.25)`).";
         let script = "import parse\nprint(parse.parse('{0:f} {1:f}', '1.5 2.25'))";
         let error = "ValueError: format spec ':f' not recognised";
-        let results = results_after_crash(request, script, None, error);
+        let (example, results) = results_after_crash(request, script, None, error).unwrap();
+        assert_eq!(example, "parse.parse('{0:f} {1:f}', '1.5 2.25')");
         assert!(results.contains(&"(1.5, 2.25)".to_string()), "{results:?}");
         // The example's inputs, the error's words and the prose are no result.
         for told in
@@ -481,12 +499,25 @@ mod tests {
         // Each example's window is its own: the crash line tells which.
         let two = "`f(1)` raises `KeyError: 1`, I expected `[1]`. And `g(2)` raises `KeyError: 2`, expected `[2, 2]`.";
         let script = "print(f(1))\nprint(g(2))";
-        assert_eq!(results_after_crash(two, script, Some("print(g(2))"), "KeyError: 2"), ["[2, 2]"]);
-        assert_eq!(results_after_crash(two, script, None, "KeyError: 1"), ["[1]"]);
+        let results = |two, script, line, error| results_after_crash(two, script, line, error).unwrap().1;
+        assert_eq!(results(two, script, Some("print(g(2))"), "KeyError: 2"), ["[2, 2]"]);
+        assert_eq!(results(two, script, None, "KeyError: 1"), ["[1]"]);
+        // Another error the request quotes is no result either.
+        let quoted = "`c.popitem()` raises `KeyError: 3`; I expected `(1, 1)`.";
+        assert_eq!(results(quoted, "print(c.popitem())", None, "ValueError: too large"), ["(1, 1)"]);
         assert!(
-            results_after_crash(two, "print(h(3))", None, "KeyError: 3").is_empty(),
+            results_after_crash(two, "print(h(3))", None, "KeyError: 3").is_none(),
             "no example of the request runs"
         );
+    }
+
+    #[test]
+    fn an_error_in_the_output_a_request_pastes_is_not_in_its_prose() {
+        let request = "These tests fail:\n\n```\nTraceback (most recent call last):\nTypeError: 'NoneType' object is \
+not subscriptable\n```\n\n`parse('{:^2S}', 'foo')` returns None.";
+        assert!(!in_prose(request, "TypeError"));
+        assert!(in_prose(request, "returns None"));
+        assert!(in_prose("It must throw `TypeError: argument must be a string`.", "TypeError"));
     }
 
     #[test]
