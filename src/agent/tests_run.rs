@@ -243,6 +243,9 @@ pub(super) fn named_python_tests(request: &str, exists: impl Fn(&str) -> bool) -
             Some(_) => None,
             // The longest dotted head that is a test file is the module;
             // one or two names follow it (a function, or a case's method).
+            // A path (`tests/test_x.py`) is no dotted name; unittest runs
+            // the `test…` methods of a case.
+            None if word.contains('/') || !word.rsplit('.').next().is_some_and(|last| last.starts_with("test")) => None,
             None => {
                 let parts: Vec<&str> = word.split('.').collect();
                 (1..parts.len()).rev().find_map(|at| {
@@ -299,7 +302,11 @@ mod tests {
             ["tests/test_cachedmethod.py::AutospecTest::test_autospec_no_warnings"]
         );
         // A module alone, a file that is no test or is not there, names no test.
-        assert!(named_python_tests("run test_parse or parse.Parser.parse or tests.test_other.T.t", exists).is_empty());
+        assert!(
+            named_python_tests("run test_parse or parse.Parser.parse or tests.test_other.T.test_t", exists).is_empty()
+        );
+        // A test file's path, as a traceback writes it, names no test in it.
+        assert!(named_python_tests("File \"tests/test_cachedmethod.py\", line 685", exists).is_empty());
     }
 
     #[test]

@@ -244,8 +244,8 @@ what it reports must change]"
 
     /// Holds a crashing `check` to what the request says its example
     /// should give once it runs, where the request writes values after
-    /// it (see [`examples::results_after_crash`]): the model picks which,
-    /// asked both ways round, or that the request says none. A run that
+    /// it (see [`examples::results_after_crash`]): the one it writes, or the
+    /// one the model picks among them, asked both ways round. A run that
     /// merely stops raising took one-token changes that make the call
     /// return nothing for fixes. Left as it is where the picks differ.
     #[allow(clippy::too_many_arguments)]
@@ -259,7 +259,6 @@ what it reports must change]"
         usage: &mut Usage,
         cancel: &CancellationToken,
     ) -> Result<(), Stop> {
-        const UNSAID: &str = "the request does not say";
         let Some(error) = reading::error_line(output) else { return Ok(()) };
         let crash_line = reading::frames(output)
             .into_iter()
@@ -271,8 +270,7 @@ what it reports must change]"
         if results.is_empty() || !self.budget.allows_call() {
             return Ok(());
         }
-        let mut choices: Vec<&str> = results.iter().map(String::as_str).collect();
-        choices.push(UNSAID);
+        let choices: Vec<&str> = results.iter().map(String::as_str).collect();
         // Asked of the example itself, as a printed line is asked of its
         // statement: told the script, the 1.5B said the request gives none.
         let ask = |choices: &[&str]| {
@@ -283,12 +281,19 @@ request say `{example}` gives? Reply with one of: {}.",
                 listed.join(", ")
             )
         };
-        match self.choice_both_ways(system, base, ask, &choices, true, usage, cancel).await? {
-            Some(result) if result != UNSAID => {
+        // The one value the request writes after its example needs no ask.
+        // Offered a way out ("the request does not say"), the 1.5B took it
+        // both ways round on every report that did say; without one, a
+        // pick that follows the order leaves the check as it was.
+        let picked = match choices.as_slice() {
+            [only] => Some(only.to_string()),
+            _ => self.choice_both_ways(system, base, ask, &choices, true, usage, cancel).await?,
+        };
+        match picked {
+            Some(result) => {
                 self.notify(&format!("[once it runs, the check must give `{result}`, as the request says]"));
                 check.hold_to_result(&result);
             }
-            Some(_) => self.notify("[the request says no result of its example: the check passes once it runs]"),
             None => self.notify("[which result the request gives its example, the pick follows the order: left free]"),
         }
         Ok(())

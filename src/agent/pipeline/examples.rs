@@ -293,6 +293,14 @@ pub fn results_after_crash<'r>(
             }
             continue;
         }
+        // A result reads as a program prints one: a number, a string, a
+        // bracketed literal. A name (`LFUCache`), code (`c[1]`) or an aside
+        // in parentheses (`(space)`) is the report's words.
+        let literal = value.starts_with(|c: char| c.is_ascii_digit() || "-+'\"[({".contains(c));
+        let aside = value.starts_with('(') && value[1..value.len() - 1].chars().all(char::is_alphabetic);
+        if !literal || aside {
+            continue;
+        }
         let value = as_printed(&value, "");
         let key = loose(&value);
         // An error the request quotes is what happens, not what the example
@@ -503,7 +511,7 @@ mod tests {
         assert_eq!(results(two, script, Some("print(g(2))"), "KeyError: 2"), ["[2, 2]"]);
         assert_eq!(results(two, script, None, "KeyError: 1"), ["[1]"]);
         // Another error the request quotes is no result either.
-        let quoted = "`c.popitem()` raises `KeyError: 3`; I expected `(1, 1)`.";
+        let quoted = "`c.popitem()` raises `KeyError: 3`; I expected `(1, 1)`. With `LFUCache`, `c[1]` (space) too.";
         assert_eq!(results(quoted, "print(c.popitem())", None, "ValueError: too large"), ["(1, 1)"]);
         assert!(
             results_after_crash(two, "print(h(3))", None, "KeyError: 3").is_none(),
