@@ -410,6 +410,11 @@ pub fn with_companions(
             !word(before) && !word(after)
         })
     };
+    // A version that leaves the definition asked of as it was changes
+    // nothing the request pointed to: only the data it reads (a table, a
+    // constant) may carry its change. The 1.5B, asked of a Rust function,
+    // rewrote the struct beside it and left the function alone.
+    let primary_unchanged = same_code(&text[primary.range.clone()], placed);
     for block in code_blocks(reply) {
         let map = parse(language, &block);
         for written in map.definitions.iter().filter(|d| !d.local) {
@@ -427,7 +432,8 @@ pub fn with_companions(
                 // Another definition of the file, written anew: not one that
                 // holds the primary or sits in it, nor one taken already.
                 Some(old) => {
-                    if overlaps(&old.range, &primary.range)
+                    if (primary_unchanged && old.kind != DefKind::Constant)
+                        || overlaps(&old.range, &primary.range)
                         || changes.iter().any(|(range, _)| overlaps(range, &old.range))
                         || same_code(&text[old.range.clone()], &code)
                     {
@@ -605,6 +611,13 @@ function test() {\n  return parse('1gb');\n}\n```";
         let stand_in = "```js\nvar map = {\n  // ... as before\n};\n\n\
 function parse(val) {\n  return null;\n}\n```";
         assert_eq!(companions(stand_in, &[]), None);
+        // A neighbour rewritten beside the function left as it was is no
+        // change of what was asked; its table rewritten is.
+        let neighbour_only = "```js\nfunction parse(val) {\n  var results = parseRegExp.exec(val);\n  \
+return results ? results[1] * map[results[2]] : null;\n}\n\nfunction format(n) {\n  return n + 'b';\n}\n```";
+        assert_eq!(companions(neighbour_only, &[]), None);
+        let table_only = neighbour_only.replace("function format(n) {\n  return n + 'b';\n}", "var map = {\n  kb: 1000,\n};");
+        assert!(companions(&table_only, &[]).is_some_and(|after| after.contains("kb: 1000")));
     }
 
     #[test]
