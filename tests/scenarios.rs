@@ -3997,6 +3997,42 @@ def test_dashes():\n    assert slugify(\"a  b\") == \"a-b\"\n";
     assert!(bash_commands(&run).iter().all(|c| !c.contains("test_other")), "{:?}", bash_commands(&run));
 }
 
+#[tokio::test]
+async fn the_rust_tests_a_request_names_as_failing_make_the_check() {
+    // A crate too long for one message: the pipeline's way. The test the
+    // request names, run alone with cargo in the scratch copy, is the check;
+    // the crate's other tests guard the candidates.
+    let manifest = "[package]\nname = \"percent\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+    let filler: String =
+        (0..300).map(|i| format!("pub fn helper_{i}(x: i32) -> i32 {{\n    x * {i}\n}}\n\n")).collect();
+    let clamp =
+        "pub fn clamp_percent(x: i32) -> i32 {\n    if x > 100 {\n        101\n    } else {\n        x\n    }\n}\n";
+    let tests = "#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn clamps_above() {\n        \
+assert_eq!(clamp_percent(150), 100);\n    }\n\n    #[test]\n    fn keeps_middle() {\n        \
+assert_eq!(clamp_percent(100), 100);\n        assert_eq!(clamp_percent(99), 99);\n    }\n}\n";
+    let more = filler.replace("helper_", "other_");
+    let lib = format!("{filler}{clamp}\n{more}{tests}");
+    let run = Scenario::new()
+        .file("Cargo.toml", manifest)
+        .file("src/lib.rs", &lib)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "none", "none", "none", "none"],
+            "This test fails: `tests::clamps_above` (`cargo test --lib`). 150 percent must be clamped to 100.",
+        )
+        .await;
+    let text = run.text();
+    assert!(text.contains("[running the project's failing tests alone (src/lib.rs::tests::clamps_above)…]"), "{text}");
+    assert!(text.contains("[they fail on the code as it is: a change must make them pass]"), "{text}");
+    let commands = bash_commands(&run);
+    assert!(
+        commands.iter().any(|c| c.contains("cargo test --offline --quiet --lib -- tests::clamps_above")),
+        "{commands:?}"
+    );
+    assert_eq!(run.read("src/lib.rs"), lib.replacen("        101\n", "        100\n", 1), "{text}");
+    assert!(run.outcome.text.contains("the project's failing test passes with it"), "{}", run.outcome.text);
+}
+
 /// A long module whose `slugify` calls `normalize`, with the fault in
 /// `normalize` on a line only the failing test runs; and its tests.
 const NORMALIZE: &str = "def normalize(word):\n    if word[:1].isupper():\n        return word\n    return word\n";

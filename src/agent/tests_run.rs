@@ -263,6 +263,100 @@ pub(super) fn named_python_tests(request: &str, exists: impl Fn(&str) -> bool) -
     named
 }
 
+/// The Rust tests the request names, each as `FILE::NAME`: the file that
+/// holds it and the name libtest filters by (`src/duration.rs::duration::
+/// test::nice_error`, `tests/version.rs::less_than`). Read from cargo's own
+/// report pasted in the request (`---- NAME stdout ----`, `test NAME ...
+/// FAILED`), and from the names it writes (`tests/version.rs::less_than`,
+/// `bytes::test_quote`) that `tests_in` (a function's name: the files
+/// where a `#[test]` function of that name stands) finds.
+pub(super) fn named_rust_tests(request: &str, tests_in: impl Fn(&str) -> Vec<String>) -> Vec<String> {
+    let mut named: Vec<String> = Vec::new();
+    let mut names: Vec<(Option<&str>, &str)> = Vec::new();
+    for line in request.lines().map(str::trim) {
+        let reported = line
+            .strip_prefix("---- ")
+            .and_then(|rest| rest.strip_suffix(" stdout ----"))
+            .or_else(|| line.strip_prefix("test ").and_then(|rest| rest.strip_suffix(" ... FAILED")));
+        if let Some(name) = reported {
+            names.push((None, name));
+        }
+    }
+    let words = request.split(|c: char| c.is_whitespace() || matches!(c, '`' | ',' | '(' | ')' | '\'' | '"'));
+    for word in words.map(|w| w.trim_end_matches(['.', ':', ';'])) {
+        match word.split_once(".rs::") {
+            Some((file, name)) => names.push((Some(&word[..file.len() + 3]), name)),
+            None => names.push((None, word)),
+        }
+    }
+    for (file, name) in names {
+        let parts: Vec<&str> = name.split("::").collect();
+        if !parts.iter().all(|part| crate::text::is_identifier(part)) {
+            continue;
+        }
+        let Some((last, modules)) = parts.split_last() else { continue };
+        let homes = tests_in(last);
+        // The file whose module path the name starts with, the deepest:
+        // `bytes::test_quote` is src/bytes.rs's, `test_quote` the crate root's.
+        let home = homes
+            .iter()
+            .filter(|home| file.is_none_or(|file| file == home.as_str()))
+            .filter_map(|home| {
+                let path = module_path(home)?;
+                modules.starts_with(&path).then_some((path.len(), home))
+            })
+            .max_by_key(|(depth, _)| *depth)
+            .map(|(_, home)| home);
+        if let Some(id) = home.map(|home| format!("{home}::{name}")).filter(|id| !named.contains(id)) {
+            named.push(id);
+        }
+    }
+    named
+}
+
+/// The module path of the Rust file at `path` within its crate: none for
+/// a crate's root (`src/lib.rs`, `src/main.rs`, a test target
+/// `tests/x.rs`), `[a, b]` for `src/a/b.rs` or `src/a/b/mod.rs`.
+fn module_path(path: &str) -> Option<Vec<&str>> {
+    let inner = path.strip_suffix(".rs")?;
+    if let Some(target) = inner.strip_prefix("tests/") {
+        return (!target.contains('/')).then(Vec::new);
+    }
+    let inner = inner.strip_prefix("src/")?;
+    let mut parts: Vec<&str> = inner.split('/').collect();
+    if matches!(parts.as_slice(), ["lib" | "main"]) {
+        return Some(Vec::new());
+    }
+    if parts.last() == Some(&"mod") {
+        parts.pop();
+    }
+    Some(parts)
+}
+
+/// The command that runs the Rust tests named as [`named_rust_tests`]
+/// names them, alone: each target once (`--lib`, `--test x`), filtered by
+/// the tests' names. Never fetches: a check runs on what is at hand.
+pub(super) fn rust_tests_command(tests: &[String]) -> Option<String> {
+    let mut targets: Vec<(String, Vec<&str>)> = Vec::new();
+    for test in tests {
+        let (file, name) = test.split_once(".rs::")?;
+        let target = match file.strip_prefix("tests/") {
+            Some(stem) => format!("--test {stem}"),
+            None if file.starts_with("src/") => "--lib".to_string(),
+            None => return None,
+        };
+        match targets.iter_mut().find(|(known, _)| *known == target) {
+            Some((_, names)) => names.push(name),
+            None => targets.push((target, vec![name])),
+        }
+    }
+    let runs: Vec<String> = targets
+        .iter()
+        .map(|(target, names)| format!("RUST_BACKTRACE=0 cargo test --offline --quiet {target} -- {}", names.join(" ")))
+        .collect();
+    (!runs.is_empty()).then(|| runs.join(" && "))
+}
+
 /// The files of tests named as pytest names them (`tests/test_shop.py`
 /// of `tests/test_shop.py::test_free`), once each, in order.
 pub(super) fn test_files(tests: &[String]) -> Vec<&str> {
@@ -307,6 +401,38 @@ mod tests {
         );
         // A test file's path, as a traceback writes it, names no test in it.
         assert!(named_python_tests("File \"tests/test_cachedmethod.py\", line 685", exists).is_empty());
+    }
+
+    #[test]
+    fn the_rust_tests_a_request_names_are_found_in_their_files() {
+        let tests_in = |name: &str| -> Vec<String> {
+            match name {
+                "test_quote" => vec!["src/lib.rs".into(), "src/bytes.rs".into()],
+                "test_nice_error_message" => vec!["src/duration.rs".into()],
+                "test_less_than" => vec!["tests/test_version_req.rs".into()],
+                _ => Vec::new(),
+            }
+        };
+        let report = "These tests fail: `test_quote`, `bytes::test_quote` (`cargo test --lib`).\n\
+---- duration::test::test_nice_error_message stdout ----\nthread panicked at src/duration.rs:393:9\n\
+and tests/test_version_req.rs::test_less_than; `humantime::parse_duration` is no test.";
+        let named = named_rust_tests(report, tests_in);
+        assert_eq!(
+            named,
+            [
+                "src/duration.rs::duration::test::test_nice_error_message",
+                "src/lib.rs::test_quote",
+                "src/bytes.rs::bytes::test_quote",
+                "tests/test_version_req.rs::test_less_than"
+            ]
+        );
+        assert_eq!(
+            rust_tests_command(&named).unwrap(),
+            "RUST_BACKTRACE=0 cargo test --offline --quiet --lib -- duration::test::test_nice_error_message test_quote \
+bytes::test_quote && RUST_BACKTRACE=0 cargo test --offline --quiet --test test_version_req -- test_less_than"
+        );
+        // A test no file holds, or in a test target other than the one written, names none.
+        assert!(named_rust_tests("`bytes::test_other`, tests/quote.rs::test_quote", tests_in).is_empty());
     }
 
     #[test]

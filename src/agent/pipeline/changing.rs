@@ -58,7 +58,10 @@ impl Conversation {
         // The tests the request itself names as failing are the surest:
         // they assert what the user saw fail.
         let exists = |path: &str| self.workspace.resolve(path).is_ok_and(|path| path.abs.is_file());
-        let named = tests_run::named_python_tests(request, exists);
+        let named = match target.file.language {
+            crate::codemap::Language::Rust => tests_run::named_rust_tests(request, |name| self.rust_tests_named(name)),
+            _ => tests_run::named_python_tests(request, exists),
+        };
         let mut check = match named.is_empty() {
             true => None,
             false => self.tests_check(target, &named, cancel).await?,

@@ -86,6 +86,9 @@ pub struct Check {
     /// Some of the probe's lines may be the request's case again: a
     /// candidate that changes only them passes where none passes strictly.
     lenient: bool,
+    /// Each run builds the project first (a crate's tests): it is given the
+    /// time of a test run, not of a script's.
+    builds: bool,
     /// The script, the scratch copy and the candidates: gone with the check.
     dir: tempfile::TempDir,
     /// The scratch copy, once made.
@@ -136,6 +139,7 @@ impl Check {
             own_tests: None,
             probe: false,
             lenient: false,
+            builds: false,
             dir,
             scratch: None,
         })
@@ -143,6 +147,16 @@ impl Check {
 
     pub fn language(&self) -> Language {
         self.runner.language
+    }
+
+    /// Each run builds the project before it runs (see [`Check::try_seconds`]).
+    pub fn builds_first(&mut self) {
+        self.builds = true;
+    }
+
+    /// Seconds one run of the check may take against one candidate.
+    fn try_seconds(&self) -> u32 {
+        if self.builds { TESTS_SECONDS } else { TRY_SECONDS }
     }
 
     /// The check came from `origin` (a model's script, unless told).
@@ -664,7 +678,7 @@ if {guard}"
             None => passes,
         };
         Some(format!(
-            "set -o pipefail; cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
+            "set -o pipefail; cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {}')\n\
 tlimit=$(command -v timeout >/dev/null && echo 'timeout {TESTS_SECONDS}'); guarded=0; lenient=\n{score}\
 found=0; left={TRIED_AFTER_PASSING}; end=$((SECONDS + {seconds}))\n\
 for try in '{dir}'/tries/*/; do\n  \
@@ -677,7 +691,8 @@ if [ $found -ge {MAX_PASSING} ]; then break; fi\n\
 done\nif [ $found -gt 0 ]; then exit 0; fi\n\
 if [ -n \"$lenient\" ]; then for t in $(printf '%s\\n' $lenient | head -n {MAX_PASSING}); do echo \"passes: $t\"; done; \
 exit 0; fi\n\
-echo 'no candidate passes the check'; exit 1"
+echo 'no candidate passes the check'; exit 1",
+            self.try_seconds()
         ))
     }
 }

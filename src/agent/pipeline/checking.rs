@@ -380,39 +380,88 @@ request say `{example}` gives? Reply with one of: {}.",
         tests: &[String],
         cancel: &CancellationToken,
     ) -> Result<Option<check::Check>, Stop> {
+        use crate::codemap::Language;
         let language = target.file.language;
-        let python = language == crate::codemap::Language::Python;
-        let Some(runner) = self.check_runner(language).filter(|_| python && !tests.is_empty()) else {
+        if tests.is_empty() {
             return Ok(None);
+        }
+        // A crate's tests are a command of cargo's, which the check runs as
+        // a shell script; each run builds first.
+        let (runner, script) = match language {
+            Language::Python => (self.check_runner(language), loading::tests_script(tests)),
+            Language::Rust => (self.check_runner(Language::Bash), tests_run::rust_tests_command(tests)),
+            _ => (None, None),
         };
+        let (Some(runner), Some(script)) = (runner, script) else { return Ok(None) };
         let loading = loading::loading(self.workspace.root(), language, &target.path);
-        let Some(Ok(mut check)) = loading::tests_script(tests).map(|s| check::Check::new(runner, loading, &s)) else {
-            return Ok(None);
-        };
+        let Ok(mut check) = check::Check::new(runner, loading, &script) else { return Ok(None) };
+        if language == Language::Rust {
+            check.builds_first();
+        }
         check.came_from(check::Origin::ProjectTests);
         self.notify(&format!("[running the project's failing tests alone ({})…]", tests.join(", ")));
         let mut generation = Generation::default();
         generation
             .blocks
             .push(Block::Text { text: "The project's failing tests, alone, on the code as it is.".into() });
-        let input = json!({ "command": check.now_command(), "timeout_ms": 60_000 });
+        let seconds = if language == Language::Rust { 300_000 } else { 60_000 };
+        let input = json!({ "command": check.now_command(), "timeout_ms": seconds });
         let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
         if ran || output.starts_with("permission denied") {
             self.notify("[alone, they do not fail: no check]");
             return Ok(None);
         }
+        // Tests that never ran (the crate does not build as it is) show
+        // nothing of the request's failure.
+        if language == Language::Rust && !output.contains("panicked at") {
+            self.notify("[they do not run on the code as it is: no check]");
+            return Ok(None);
+        }
         self.notify("[they fail on the code as it is: a change must make them pass]");
-        // The frames above the test's are tack's script, which the model is not shown.
-        check.fails_with(reading::innermost(&output));
+        let files = tests_run::test_files(tests);
+        let owned = files.iter().map(|file| file.to_string()).collect();
         if let Some(code) = self.tests_code(tests) {
             check.show_as(code);
         }
+        if language == Language::Rust {
+            check.fails_with(&reading::rust_test_failures(&output));
+            // The crate's tests guard the candidates, the named ones among
+            // them: a change that makes these pass must leave the rest passing.
+            let Some(guard) = loading::project_tests(self.workspace.root(), language) else { return Ok(None) };
+            check.made_of_tests(guard, tests.len(), owned);
+            return Ok(Some(check));
+        }
+        // The frames above the test's are tack's script, which the model is not shown.
+        check.fails_with(reading::innermost(&output));
         // The other tests of their files guard the candidates: a change
         // that makes these pass must leave those passing.
-        let files = tests_run::test_files(tests);
-        let owned = files.iter().map(|file| file.to_string()).collect();
         check.made_of_tests(tests_run::python_tests_command(&files), tests.len(), owned);
         Ok(Some(check))
+    }
+
+    /// The Rust files where a `#[test]` function named `name` stands.
+    pub(super) fn rust_tests_named(&self, name: &str) -> Vec<String> {
+        let mut homes = Vec::new();
+        for (path, map) in self.code_map.files().filter(|(_, map)| map.language == crate::codemap::Language::Rust) {
+            let defined = map.definitions.iter().filter(|d| d.name == name).collect::<Vec<_>>();
+            if defined.is_empty() {
+                continue;
+            }
+            let Some(text) = self.workspace.resolve(path).ok().and_then(|path| self.workspace.read_text(&path).ok())
+            else {
+                continue;
+            };
+            // Its range starts at its attributes.
+            let is_test = |range: &std::ops::Range<usize>| {
+                text.get(range.clone()).is_some_and(|code| {
+                    code.lines().take_while(|line| line.trim_start().starts_with("#[")).any(|l| l.contains("test"))
+                })
+            };
+            if defined.iter().any(|d| is_test(&d.range)) {
+                homes.push(path.to_string());
+            }
+        }
+        homes
     }
 
     /// The code of the Python `tests` (as pytest names them), each file's
@@ -429,14 +478,21 @@ request say `{example}` gives? Reply with one of: {}.",
             let text = self.workspace.resolve(path).ok().and_then(|path| self.workspace.read_text(&path).ok())?;
             let imports: Vec<&str> =
                 map.imports.iter().filter_map(|range| text.get(range.clone())).map(str::trim_end).collect();
-            code.push_str(&format!("# {path}\n{}\n", imports.join("\n")));
+            let comment = if map.language == crate::codemap::Language::Rust { "//" } else { "#" };
+            code.push_str(&format!("{comment} {path}\n{}\n", imports.join("\n")));
             for test in tests.iter().filter(|test| test.split("::").next() == Some(path)) {
-                let (case, name) = match test.split("::").collect::<Vec<_>>().as_slice() {
-                    [_, function] => (None, *function),
-                    [_, case, method] => (Some(*case), *method),
+                let parts = test.split("::").collect::<Vec<_>>();
+                let definition = match parts.as_slice() {
+                    // A Rust test's name is its module path: the function is its last part.
+                    [_, .., function] if map.language == crate::codemap::Language::Rust => {
+                        map.definitions.iter().find(|d| d.name == *function)?
+                    }
+                    [_, function] => map.definitions.iter().find(|d| d.name == *function && d.container.is_none())?,
+                    [_, case, method] => {
+                        map.definitions.iter().find(|d| d.name == *method && d.container.as_deref() == Some(*case))?
+                    }
                     _ => return None,
                 };
-                let definition = map.definitions.iter().find(|d| d.name == name && d.container.as_deref() == case)?;
                 code.push_str(&format!("\n{}\n", text.get(definition.range.clone())?.trim_end()));
             }
         }

@@ -616,7 +616,8 @@ function parse(val) {\n  return null;\n}\n```";
         let neighbour_only = "```js\nfunction parse(val) {\n  var results = parseRegExp.exec(val);\n  \
 return results ? results[1] * map[results[2]] : null;\n}\n\nfunction format(n) {\n  return n + 'b';\n}\n```";
         assert_eq!(companions(neighbour_only, &[]), None);
-        let table_only = neighbour_only.replace("function format(n) {\n  return n + 'b';\n}", "var map = {\n  kb: 1000,\n};");
+        let table_only =
+            neighbour_only.replace("function format(n) {\n  return n + 'b';\n}", "var map = {\n  kb: 1000,\n};");
         assert!(companions(&table_only, &[]).is_some_and(|after| after.contains("kb: 1000")));
     }
 

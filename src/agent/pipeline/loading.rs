@@ -449,6 +449,12 @@ pub fn project_tests(root: &Path, language: Language) -> Option<String> {
             let has_test = json.get("scripts")?.get("test")?.as_str().is_some();
             (has_test && root.join("node_modules").is_dir()).then(|| "npm test --silent".to_string())
         }
+        // Every test target, each reporting (no stop at the first that
+        // fails); the doctests left out, as each is a build of its own.
+        Language::Rust => root
+            .join("Cargo.toml")
+            .is_file()
+            .then(|| "RUST_BACKTRACE=0 cargo test --offline --quiet --no-fail-fast --tests".to_string()),
         _ => None,
     }
 }

@@ -100,6 +100,28 @@ pub fn innermost(output: &str) -> &str {
     at.map_or(output, |at| &output[at..])
 }
 
+/// What cargo's test run says of its failing tests: each one's report
+/// (`---- NAME stdout ----` and the panic under it), or where none ran
+/// (the build failed), the compiler's errors; the run's tail otherwise.
+pub fn rust_test_failures(output: &str) -> String {
+    let mut told: Vec<&str> = Vec::new();
+    let mut in_report = false;
+    for line in output.lines() {
+        if line.starts_with("---- ") && line.ends_with(" stdout ----") {
+            in_report = true;
+        } else if line == "failures:" || line.starts_with("test result:") {
+            in_report = false;
+        }
+        if in_report || line.starts_with("error") && !line.starts_with("error: test failed") {
+            told.push(line);
+        }
+    }
+    match told.is_empty() {
+        true => crate::agent::tests_run::last_lines(output, 20),
+        false => told.join("\n").trim_end().to_string(),
+    }
+}
+
 /// The name a script's error says the project does not offer
 /// (`commander.requiredOption is not a function`, `module 'pkg' has no
 /// attribute 'f'`, `cannot import name 'f'`), as [`shows_nothing`] quotes it.

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use super::super::expect::{loose, printing_statements, tells_little};
 use super::super::reading::{changed_lines, normalized, outputs_by_try};
-use super::{Check, DOUBTFUL, TRY_SECONDS, double_quoted, tidy, written};
+use super::{Check, DOUBTFUL, double_quoted, tidy, written};
 
 /// Starts the line a run prints how it exited by, where it failed.
 const EXITS: &str = "(exits";
@@ -19,8 +19,14 @@ const EXITS: &str = "(exits";
 /// unittest ends an assertion's report with `Diff is 1528 characters
 /// long`, which tells the model nothing, below the `AssertionError` line.
 /// Cut to a few hundred characters: that line may quote whole documents.
+/// A compiler's first error (`error[E0004]: non-exhaustive patterns`)
+/// comes before all: what follows it, down to `could not compile`, is its
+/// consequence.
 fn last_error(file: &str) -> String {
-    format!("{{ grep -E 'Error|Exception' '{file}' || cat '{file}'; }} | tail -n 1 | cut -c1-300")
+    format!(
+        "{{ grep -m1 -E '^error\\[E[0-9]+\\]: ' '{file}' || grep -E 'Error|Exception' '{file}' || cat '{file}'; }} \
+| tail -n 1 | cut -c1-300"
+    )
 }
 /// The sections of [`Check::explain_command`]'s output, numbered as
 /// [`outputs_by_try`] reads them: the check's run, then the probe's.
@@ -125,7 +131,7 @@ impl Check {
             false => String::new(),
         };
         Some(format!(
-            "{}cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n{now}\
+            "{}cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {}')\n{now}\
 for n in {}; do\n  \
 try='{dir}/tries/'$n; f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
 echo \"=== $((10#$n))\"; $limit bash -c \"{run}\" 2>'{dir}/differ.err'; status=$?\n  \
@@ -133,6 +139,7 @@ if [ $status -ne 0 ]; then echo \"{EXITS} $status: $({}))\"; fi\n  \
 rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n\
 done",
             written(&self.differ_file(), &script),
+            self.try_seconds(),
             numbers.join(" "),
             last_error(&format!("{dir}/differ.err"))
         ))
@@ -157,11 +164,12 @@ done",
             false => String::new(),
         };
         Some(format!(
-            "cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {TRY_SECONDS}')\n\
+            "cd '{scratch}' && limit=$(command -v timeout >/dev/null && echo 'timeout {}')\n\
 try='{dir}/tries/0001'; f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n\
 echo '=== {CHECK_RUN}'; $limit bash -c \"{check}\" 2>'{dir}/explain.err'; status=$?\n\
 if [ $status -ne 0 ]; then echo \"{EXITS} $status: $({}))\"; fi\n\
 {probe}rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"",
+            self.try_seconds(),
             last_error(&format!("{dir}/explain.err"))
         ))
     }
@@ -187,6 +195,12 @@ if [ $status -ne 0 ]; then echo \"{EXITS} $status: $({}))\"; fi\n\
             told.join("\n")
         };
         if let Some(exit) = exits.first() {
+            // A crate's tests that build and fail say how in their report.
+            if self.builds && printed.iter().any(|line| line.starts_with("---- ")) {
+                let report = super::super::reading::rust_test_failures(&printed.join("\n"));
+                let lines: Vec<&str> = report.lines().filter(|l| !l.trim().is_empty()).collect();
+                return Some(format!("with it the tests still fail:\n```\n{}\n```", shown(&lines)));
+            }
             let error = exit.split_once(": ").map_or("", |(_, e)| e).trim_end_matches(')').trim();
             return Some(match error.is_empty() {
                 true => "with it the check exits with an error".to_string(),
