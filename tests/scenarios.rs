@@ -4033,6 +4033,36 @@ assert_eq!(clamp_percent(100), 100);\n        assert_eq!(clamp_percent(99), 99);
     assert!(run.outcome.text.contains("the project's failing test passes with it"), "{}", run.outcome.text);
 }
 
+#[tokio::test]
+async fn the_node_tests_a_request_names_as_failing_make_the_check() {
+    // The title a runner's summary names, in the test file the request
+    // names, run alone under node's runner in the scratch copy; the other
+    // tests of its file guard the candidates.
+    let filler: String = (0..300).map(|i| format!("function helper{i}(x) {{\n  return x * {i};\n}}\n\n")).collect();
+    let clamp = "function clampPercent(x) {\n  if (x > 100) {\n    return 101;\n  }\n  return x;\n}\n";
+    let index = format!("{filler}{clamp}\nmodule.exports = {{ clampPercent }};\n");
+    let tests = "'use strict';\nconst assert = require('assert');\nconst { describe, it } = require('node:test');\n\
+const { clampPercent } = require('..');\n\ndescribe('clampPercent', () => {\n  it('clamps above', () => {\n    \
+assert.strictEqual(clampPercent(150), 100);\n  });\n\n  it('keeps the middle', () => {\n    \
+assert.strictEqual(clampPercent(99), 99);\n  });\n});\n";
+    let run = Scenario::new()
+        .file("package.json", "{ \"name\": \"percent\", \"main\": \"index.js\" }\n")
+        .file("index.js", &index)
+        .file("test/clamp.js", tests)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "none", "none", "none", "none"],
+            "This test fails: test/clamp.js › clampPercent › clamps above. 150 percent must be clamped to 100.",
+        )
+        .await;
+    let text = run.text();
+    assert!(text.contains("[running the project's failing tests alone (test/clamp.js::clamps above)…]"), "{text}");
+    assert!(text.contains("[the project's tests: 1 failing before any change]"), "{text}");
+    assert_eq!(run.read("index.js"), index.replacen("return 101;", "return 100;", 1), "{text}");
+    assert_eq!(run.read("test/clamp.js"), tests, "the test is the check, never the change");
+    assert!(run.outcome.text.contains("the project's failing test passes with it"), "{}", run.outcome.text);
+}
+
 /// A long module whose `slugify` calls `normalize`, with the fault in
 /// `normalize` on a line only the failing test runs; and its tests.
 const NORMALIZE: &str = "def normalize(word):\n    if word[:1].isupper():\n        return word\n    return word\n";

@@ -357,6 +357,120 @@ pub(super) fn rust_tests_command(tests: &[String]) -> Option<String> {
     (!runs.is_empty()).then(|| runs.join(" && "))
 }
 
+/// The JavaScript tests the request names, each as `FILE::TITLE`: a test
+/// file the request names whose text (as `read` gives it) holds the
+/// title quoted. Titles are read from a runner's report pasted in the
+/// request (node's `✖ TITLE (1.9ms)`) and from a name written as jest and
+/// the test runners' summaries write one (`test/a.js › suite › TITLE`),
+/// the longest head of it that a named file holds.
+pub(super) fn named_js_tests(request: &str, read: impl Fn(&str) -> Option<String>) -> Vec<String> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    let words = request.split(|c: char| c.is_whitespace() || matches!(c, '`' | ',' | '(' | ')' | '\'' | '"'));
+    for word in words.map(|w| w.trim_end_matches(['.', ':', ';'])) {
+        // A stack frame's `test/a.js:16:12`.
+        let path = word.split(':').next().unwrap_or(word);
+        let js = [".js", ".mjs", ".cjs"].iter().any(|ext| path.ends_with(ext));
+        if !js || !path.contains("test") || !is_plain_path(path) || files.iter().any(|(known, _)| known == path) {
+            continue;
+        }
+        if let Some(text) = read(path) {
+            files.push((path.to_string(), text));
+        }
+    }
+    // A test's title, not a suite's: the runner reports a failing suite
+    // (`✖ suite (21ms)`) as it does a test.
+    let quoted = |text: &str, title: &str| {
+        ['\'', '"', '`'].iter().any(|q| {
+            text.match_indices(&format!("{q}{title}{q}")).any(|(at, _)| {
+                let before = text[..at].trim_end();
+                ["it(", "test("].iter().any(|call| before.ends_with(call))
+            })
+        })
+    };
+    let mut titles: Vec<String> = Vec::new();
+    for line in request.lines().map(str::trim) {
+        if let Some(reported) = line.strip_prefix("✖ ") {
+            // Its time, in parentheses, ends it.
+            let title = match reported.rfind(" (") {
+                Some(at) if reported.ends_with("ms)") => &reported[..at],
+                _ => reported,
+            };
+            titles.push(title.trim().to_string());
+        }
+        if let Some((_, last)) = line.rsplit_once(" › ") {
+            let words: Vec<&str> = last.split(' ').collect();
+            let held = (1..=words.len()).rev().map(|n| words[..n].join(" ")).find(|head| {
+                let head = head.trim_end_matches(['.', ',', ':']);
+                files.iter().any(|(_, text)| quoted(text, head))
+            });
+            if let Some(title) = held {
+                titles.push(title.trim_end_matches(['.', ',', ':']).to_string());
+            }
+        }
+    }
+    let mut named: Vec<String> = Vec::new();
+    for (path, text) in &files {
+        for title in titles.iter().filter(|title| !title.is_empty() && quoted(text, title)) {
+            let id = format!("{path}::{title}");
+            if !named.contains(&id) {
+                named.push(id);
+            }
+        }
+    }
+    named
+}
+
+/// The command that runs the JavaScript tests named as [`named_js_tests`]
+/// names them: `alone`, or with the other tests of their files. Node's own
+/// runner for a file that uses it (its report as TAP, whose `# fail N`
+/// counts the failures), mocha where the project has it. `None` for
+/// another runner.
+pub(super) fn js_tests_command(
+    tests: &[String],
+    alone: bool,
+    uses_node_test: impl Fn(&str) -> bool,
+    has_mocha: bool,
+) -> Option<String> {
+    let word = crate::tools::mcp::shell_word;
+    // One run for each runner, of all its files: each run reports its
+    // count, and none is left out where another fails.
+    let files = test_files(tests);
+    let (node, mocha): (Vec<&str>, Vec<&str>) = files.iter().partition(|file| uses_node_test(file));
+    if !mocha.is_empty() && !has_mocha {
+        return None;
+    }
+    let titles = |files: &[&str]| -> Vec<String> {
+        let mut titles: Vec<String> = Vec::new();
+        for (file, title) in tests.iter().filter(|_| alone).filter_map(|test| test.split_once("::")) {
+            let title = regex::escape(title);
+            if files.contains(&file) && !titles.contains(&title) {
+                titles.push(title);
+            }
+        }
+        titles
+    };
+    let paths = |files: &[&str]| files.iter().map(|file| word(file)).collect::<Vec<_>>().join(" ");
+    let mut runs: Vec<String> = Vec::new();
+    if !node.is_empty() {
+        let patterns =
+            titles(&node).iter().map(|title| format!(" --test-name-pattern={}", word(title))).collect::<String>();
+        runs.push(format!("node --test --test-reporter=tap{patterns} {}", paths(&node)));
+    }
+    if !mocha.is_empty() {
+        let grep = match titles(&mocha) {
+            titles if titles.is_empty() => String::new(),
+            titles => format!(" --grep {}", word(&titles.join("|"))),
+        };
+        runs.push(format!("./node_modules/.bin/mocha{grep} {}", paths(&mocha)));
+    }
+    // Both run, whichever fails; the status is a failure where either fails.
+    match runs.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        [first, second, ..] => Some(format!("{{ {first}; s=$?; {second} && [ $s -eq 0 ]; }}")),
+    }
+}
+
 /// The files of tests named as pytest names them (`tests/test_shop.py`
 /// of `tests/test_shop.py::test_free`), once each, in order.
 pub(super) fn test_files(tests: &[String]) -> Vec<&str> {
@@ -433,6 +547,41 @@ bytes::test_quote && RUST_BACKTRACE=0 cargo test --offline --quiet --test test_v
         );
         // A test no file holds, or in a test target other than the one written, names none.
         assert!(named_rust_tests("`bytes::test_other`, tests/quote.rs::test_quote", tests_in).is_empty());
+    }
+
+    #[test]
+    fn the_javascript_tests_a_request_names_are_found_in_the_files_it_names() {
+        let read = |path: &str| match path {
+            "test/parse.js" => {
+                Some("describe('parse', () => {\n  it('Should return null if input is invalid', f);\n".into())
+            }
+            "test/bytes.js" => Some("it(\"Should return null if input is invalid\", g);\nit('other', h);\n".into()),
+            "test/format.js" => Some("it('Should return null if input is invalid', k);\n".into()),
+            _ => None,
+        };
+        let request = "This test fails: test/parse.js › parse › Should return null if input is invalid (and the same \
+test in test/bytes.js, test/suite.js).\n```\n  ✖ other (1.3ms)\n    at TestContext (test/bytes.js:20:12)\n```";
+        let named = named_js_tests(request, read);
+        assert_eq!(
+            named,
+            [
+                "test/parse.js::Should return null if input is invalid",
+                "test/bytes.js::Should return null if input is invalid",
+                "test/bytes.js::other"
+            ]
+        );
+        assert_eq!(
+            js_tests_command(&named, true, |file| file == "test/parse.js", true).unwrap(),
+            "{ node --test --test-reporter=tap --test-name-pattern='Should return null if input is invalid' \
+test/parse.js; s=$?; ./node_modules/.bin/mocha --grep 'Should return null if input is invalid|other' test/bytes.js \
+&& [ $s -eq 0 ]; }"
+        );
+        assert_eq!(js_tests_command(&named, true, |_| false, false), None, "no runner tack knows");
+        assert_eq!(
+            js_tests_command(&named, false, |_| true, false).unwrap(),
+            "node --test --test-reporter=tap test/parse.js test/bytes.js",
+            "their files whole guard them"
+        );
     }
 
     #[test]

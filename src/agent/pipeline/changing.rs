@@ -60,6 +60,9 @@ impl Conversation {
         let exists = |path: &str| self.workspace.resolve(path).is_ok_and(|path| path.abs.is_file());
         let named = match target.file.language {
             crate::codemap::Language::Rust => tests_run::named_rust_tests(request, |name| self.rust_tests_named(name)),
+            crate::codemap::Language::JavaScript => tests_run::named_js_tests(request, |path| {
+                self.workspace.resolve(path).ok().and_then(|path| self.workspace.read_text(&path).ok())
+            }),
             _ => tests_run::named_python_tests(request, exists),
         };
         let mut check = match named.is_empty() {

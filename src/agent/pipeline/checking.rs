@@ -27,6 +27,26 @@ const ARGUMENTS_TOKENS: u32 = 60;
 /// Why a version is refused where the check's run tells no more.
 const STILL_FAILS: &str = "with it the check still fails";
 
+/// The call that defines the JavaScript test titled `title` in `text`
+/// (`it('title', function () {` down to the `})` at its indent), as the
+/// test runners' files write one.
+fn js_test_block<'t>(text: &'t str, title: &str) -> Option<&'t str> {
+    /// Lines shown at most: a test longer than this is cut.
+    const MAX_LINES: usize = 40;
+    let at = ['\'', '"', '`'].iter().find_map(|q| text.find(&format!("{q}{title}{q}")))?;
+    let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let indent = text[start..].len() - text[start..].trim_start().len();
+    let mut end = start;
+    for (n, line) in text[start..].split_inclusive('\n').take(MAX_LINES).enumerate() {
+        end += line.len();
+        let closes = n > 0 && line.len() - line.trim_start().len() == indent && line.trim_start().starts_with("})");
+        if closes {
+            break;
+        }
+    }
+    Some(text[start..end].trim_end())
+}
+
 impl Conversation {
     /// The check (see [`check`]): a script that runs the request's
     /// example, run on the code as it is: with `of_examples`, the request's
@@ -390,6 +410,10 @@ request say `{example}` gives? Reply with one of: {}.",
         let (runner, script) = match language {
             Language::Python => (self.check_runner(language), loading::tests_script(tests)),
             Language::Rust => (self.check_runner(Language::Bash), tests_run::rust_tests_command(tests)),
+            Language::JavaScript => (
+                self.check_runner(Language::Bash),
+                tests_run::js_tests_command(tests, true, |f| self.uses_node_test(f), self.has_mocha()),
+            ),
             _ => (None, None),
         };
         let (Some(runner), Some(script)) = (runner, script) else { return Ok(None) };
@@ -413,7 +437,12 @@ request say `{example}` gives? Reply with one of: {}.",
         }
         // Tests that never ran (the crate does not build as it is) show
         // nothing of the request's failure.
-        if language == Language::Rust && !output.contains("panicked at") {
+        let ran = match language {
+            Language::Rust => output.contains("panicked at"),
+            Language::JavaScript => output.contains("not ok ") || output.contains(" failing"),
+            _ => true,
+        };
+        if !ran {
             self.notify("[they do not run on the code as it is: no check]");
             return Ok(None);
         }
@@ -422,6 +451,13 @@ request say `{example}` gives? Reply with one of: {}.",
         let owned = files.iter().map(|file| file.to_string()).collect();
         if let Some(code) = self.tests_code(tests) {
             check.show_as(code);
+        }
+        if language == Language::JavaScript {
+            check.fails_with(&tests_run::last_lines(&output, 30));
+            let guard = tests_run::js_tests_command(tests, false, |f| self.uses_node_test(f), self.has_mocha());
+            let Some(guard) = guard else { return Ok(None) };
+            check.made_of_tests(guard, tests.len(), owned);
+            return Ok(Some(check));
         }
         if language == Language::Rust {
             check.fails_with(&reading::rust_test_failures(&output));
@@ -437,6 +473,16 @@ request say `{example}` gives? Reply with one of: {}.",
         // that makes these pass must leave those passing.
         check.made_of_tests(tests_run::python_tests_command(&files), tests.len(), owned);
         Ok(Some(check))
+    }
+
+    /// Whether the JavaScript test file at `file` runs under node's own runner.
+    fn uses_node_test(&self, file: &str) -> bool {
+        std::fs::read_to_string(self.workspace.root().join(file))
+            .is_ok_and(|text| text.contains("'node:test'") || text.contains("\"node:test\""))
+    }
+
+    fn has_mocha(&self) -> bool {
+        self.workspace.root().join("node_modules/.bin/mocha").is_file()
     }
 
     /// The Rust files where a `#[test]` function named `name` stands.
@@ -478,9 +524,17 @@ request say `{example}` gives? Reply with one of: {}.",
             let text = self.workspace.resolve(path).ok().and_then(|path| self.workspace.read_text(&path).ok())?;
             let imports: Vec<&str> =
                 map.imports.iter().filter_map(|range| text.get(range.clone())).map(str::trim_end).collect();
-            let comment = if map.language == crate::codemap::Language::Rust { "//" } else { "#" };
+            let comment = match map.language {
+                crate::codemap::Language::Python | crate::codemap::Language::Bash => "#",
+                _ => "//",
+            };
             code.push_str(&format!("{comment} {path}\n{}\n", imports.join("\n")));
             for test in tests.iter().filter(|test| test.split("::").next() == Some(path)) {
+                if map.language == crate::codemap::Language::JavaScript {
+                    let (_, title) = test.split_once("::")?;
+                    code.push_str(&format!("\n{}\n", js_test_block(&text, title)?));
+                    continue;
+                }
                 let parts = test.split("::").collect::<Vec<_>>();
                 let definition = match parts.as_slice() {
                     // A Rust test's name is its module path: the function is its last part.
@@ -497,7 +551,7 @@ request say `{example}` gives? Reply with one of: {}.",
             }
         }
         if !more.is_empty() {
-            code.push_str(&format!("\n# and {} more failing tests\n", more.len()));
+            code.push_str(&format!("\n(and {} more failing tests)\n", more.len()));
         }
         Some(code)
     }
@@ -848,5 +902,21 @@ run the project as the request describes and print what it gives"
             self.notify(&format!("[the check runs, among others, {}]", names.join(", ")));
         }
         Ok(executed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_javascript_test_is_shown_from_its_title_to_its_close() {
+        let text = "describe('parse', () => {\n  it('is null if invalid', function () {\n    assert(x);\n  });\n\n  \
+it('other', g);\n});\n";
+        assert_eq!(
+            js_test_block(text, "is null if invalid"),
+            Some("  it('is null if invalid', function () {\n    assert(x);\n  });")
+        );
+        assert_eq!(js_test_block(text, "missing"), None);
     }
 }

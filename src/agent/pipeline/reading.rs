@@ -9,9 +9,10 @@ use regex::Regex;
 use super::expect::loose;
 
 /// How a test run reports its failures: unittest's `failures=2, errors=1`,
-/// pytest's `2 failed, 1 error`. The tries command's `score` reads them
+/// pytest's and cargo's `2 failed, 1 error`, mocha's `2 failing`, node's
+/// TAP `# fail 2`. The tries command's `score` reads them
 /// with this same pattern.
-pub(super) const COUNTS_PATTERN: &str = r"(failures|errors)=[0-9]+|[0-9]+ (failed|errors?)";
+pub(super) const COUNTS_PATTERN: &str = r"(failures|errors)=[0-9]+|[0-9]+ (failed|errors?|failing)|# fail [0-9]+";
 
 /// The `file:line` of each function a [`Check::calls_command`] printed.
 pub fn calls(output: &str) -> Vec<(String, usize)> {
@@ -120,6 +121,24 @@ pub fn rust_test_failures(output: &str) -> String {
         true => crate::agent::tests_run::last_lines(output, 20),
         false => told.join("\n").trim_end().to_string(),
     }
+}
+
+/// What a test run's report says of its failing tests, where it is cargo's
+/// (see [`rust_test_failures`]) or TAP's (node's runner: each `not ok`
+/// line and the error, expected and actual values under it).
+pub fn test_failures(output: &str) -> Option<String> {
+    if output.lines().any(|line| line.starts_with("---- ") && line.ends_with(" stdout ----")) {
+        return Some(rust_test_failures(output));
+    }
+    let told: Vec<&str> = output
+        .lines()
+        .map(str::trim)
+        .filter(|line| {
+            line.starts_with("not ok ") && !line.contains("# SKIP")
+                || ["error:", "expected:", "actual:"].iter().any(|lead| line.starts_with(lead))
+        })
+        .collect();
+    (!told.is_empty()).then(|| told.join("\n"))
 }
 
 /// The name a script's error says the project does not offer

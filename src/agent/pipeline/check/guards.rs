@@ -195,9 +195,10 @@ if [ $status -ne 0 ]; then echo \"{EXITS} $status: $({}))\"; fi\n\
             told.join("\n")
         };
         if let Some(exit) = exits.first() {
-            // A crate's tests that build and fail say how in their report.
-            if self.builds && printed.iter().any(|line| line.starts_with("---- ")) {
-                let report = super::super::reading::rust_test_failures(&printed.join("\n"));
+            // Tests that run and fail say how in their report.
+            if self.own_tests.is_some()
+                && let Some(report) = super::super::reading::test_failures(&printed.join("\n"))
+            {
                 let lines: Vec<&str> = report.lines().filter(|l| !l.trim().is_empty()).collect();
                 return Some(format!("with it the tests still fail:\n```\n{}\n```", shown(&lines)));
             }
