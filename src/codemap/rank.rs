@@ -90,8 +90,13 @@ pub fn rank_hinted<'m>(map: &'m CodeMap, prompt: &str, hints: &str, limit: usize
         // their file: a report of what the code does is about the code, and
         // a small model offered a test to change makes it agree with the bug.
         .filter(|f| !is_aside(f.path) || query.names_file(f.path))
-        // Rust's `mod tests` inside a source file is a test file too.
-        .filter(|f| !f.definition.container.as_deref().is_some_and(|c| c == "tests" || c.starts_with("tests::")))
+        // Rust's `mod tests` (or `mod test`) inside a source file is a test file too.
+        .filter(|f| {
+            !f.definition.container.as_deref().is_some_and(|c| {
+                let module = c.split("::").next().unwrap_or(c);
+                module == "tests" || module == "test"
+            })
+        })
         .collect();
     if all.is_empty() || query.terms.is_empty() {
         return Vec::new();
@@ -636,6 +641,14 @@ keeping the items in their original order (the first part gets the first items, 
         for path in ["more_itertools/more.py", "lib/command.js", "src/testing_utils_impl.rs", "contest.py"] {
             assert!(!is_aside(path), "{path}");
         }
+    }
+
+    #[test]
+    fn a_rust_test_module_in_a_source_file_is_aside() {
+        let lib = "pub fn clamp(x: i32) -> i32 {\n    x.min(100)\n}\n\n#[cfg(test)]\nmod test {\n    use super::*;\n\n    \
+#[test]\n    fn clamp_above() {\n        assert_eq!(clamp(150), 100);\n    }\n}\n";
+        let (_dir, map) = map_of(&[("src/lib.rs", lib)]);
+        assert_eq!(top(&map, "test::clamp_above fails: clamp of 150"), ["src/lib.rs:clamp"]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Candidate, Stop, Target, check, edit, localize, reading, trying, verify};
 use crate::agent::turn::Generation;
-use crate::agent::{Conversation, TurnOutcome, tests_run};
+use crate::agent::{Conversation, TurnOutcome};
 use crate::protocol::{AgentStatus, Block, Event, Message, Role, StopReason, Usage};
 
 /// The least score of the failing tests' lines (see `Suspect`) by which
@@ -57,14 +57,7 @@ impl Conversation {
         let by_name = candidate.named;
         // The tests the request itself names as failing are the surest:
         // they assert what the user saw fail.
-        let exists = |path: &str| self.workspace.resolve(path).is_ok_and(|path| path.abs.is_file());
-        let named = match target.file.language {
-            crate::codemap::Language::Rust => tests_run::named_rust_tests(request, |name| self.rust_tests_named(name)),
-            crate::codemap::Language::JavaScript => tests_run::named_js_tests(request, |path| {
-                self.workspace.resolve(path).ok().and_then(|path| self.workspace.read_text(&path).ok())
-            }),
-            _ => tests_run::named_python_tests(request, exists),
-        };
+        let named = self.named_failing_tests(request, target.file.language);
         let mut check = match named.is_empty() {
             true => None,
             false => self.tests_check(target, &named, cancel).await?,

@@ -475,6 +475,29 @@ request say `{example}` gives? Reply with one of: {}.",
         Ok(Some(check))
     }
 
+    /// The tests of the project in `language` the request names as
+    /// failing, as the check runs them (see `tests_run`).
+    pub(super) fn named_failing_tests(&self, request: &str, language: crate::codemap::Language) -> Vec<String> {
+        use crate::codemap::Language;
+        let read = |path: &str| self.workspace.resolve(path).ok().and_then(|path| self.workspace.read_text(&path).ok());
+        match language {
+            Language::Python => tests_run::named_python_tests(request, |path| {
+                self.workspace.resolve(path).is_ok_and(|p| p.abs.is_file())
+            }),
+            Language::Rust => tests_run::named_rust_tests(request, |name| self.rust_tests_named(name)),
+            Language::JavaScript => tests_run::named_js_tests(request, read),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether the request names some of the project's tests as failing.
+    pub(super) fn names_failing_tests(&self, request: &str) -> bool {
+        use crate::codemap::Language;
+        [Language::Python, Language::Rust, Language::JavaScript]
+            .into_iter()
+            .any(|language| !self.named_failing_tests(request, language).is_empty())
+    }
+
     /// Whether the JavaScript test file at `file` runs under node's own runner.
     fn uses_node_test(&self, file: &str) -> bool {
         std::fs::read_to_string(self.workspace.root().join(file))

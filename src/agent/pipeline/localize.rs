@@ -106,8 +106,12 @@ nothing else."
 
     /// The definitions the model may choose among for `request`, best first.
     pub(super) fn candidates(&self, request: &str, limit: usize) -> Vec<Candidate> {
+        // A request that names tests as failing names their files to say
+        // what fails: the tests are its check, never its change.
+        let reports_tests = self.names_failing_tests(request);
         crate::codemap::rank::rank_hinted(&self.code_map, request, &self.code_names, limit)
             .into_iter()
+            .filter(|r| !(reports_tests && crate::codemap::rank::is_aside(r.found.path)))
             .filter(|r| self.workspace.resolve(r.found.path).is_ok_and(|path| self.may_show(&path)))
             .map(|r| Candidate {
                 path: r.found.path.to_string(),
