@@ -4034,6 +4034,40 @@ assert_eq!(clamp_percent(100), 100);\n        assert_eq!(clamp_percent(99), 99);
 }
 
 #[tokio::test]
+async fn a_crate_s_check_is_a_test_the_model_writes_of_the_request_s_examples() {
+    // No test is named, and a crate has no script runner: the model's
+    // `#[test]` of the request's example, written in the copy the check
+    // runs in, is the check. One the compiler refuses is asked again.
+    let manifest = "[package]\nname = \"percent-calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+    let filler: String =
+        (0..300).map(|i| format!("pub fn helper_{i}(x: i32) -> i32 {{\n    x * {i}\n}}\n\n")).collect();
+    let clamp =
+        "pub fn clamp_percent(x: i32) -> i32 {\n    if x > 100 {\n        101\n    } else {\n        x\n    }\n}\n";
+    let lib = format!("{filler}{clamp}");
+    let broken = "```rust\n#[test]\nfn clamps() {\n    assert_eq!(percent_calc::clamp(150), 100);\n}\n```";
+    let test = "```rust\n#[test]\nfn clamps() {\n    assert_eq!(percent_calc::clamp_percent(150), 100);\n}\n```";
+    let run = Scenario::new()
+        .file("Cargo.toml", manifest)
+        .file("src/lib.rs", &lib)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", broken, test, "none", "none", "none", "none"],
+            "`clamp_percent(150)` gives 101, but a percentage above 100 must be clamped to 100.",
+        )
+        .await;
+    let text = run.text();
+    assert!(text.contains("[the test is set aside: it does not compile (`error[E0425]"), "{text}");
+    assert!(text.contains("[the test fails on the code as it is: a change must make it pass]"), "{text}");
+    assert_eq!(run.read("src/lib.rs"), lib.replacen("        101\n", "        100\n", 1), "{text}");
+    assert!(!run.exists("tests/tack_check.rs"), "the test is written in the copy, never in the project");
+    assert!(
+        run.outcome.text.contains("a check the model wrote from the request passes with it"),
+        "{}",
+        run.outcome.text
+    );
+}
+
+#[tokio::test]
 async fn the_node_tests_a_request_names_as_failing_make_the_check() {
     // The title a runner's summary names, in the test file the request
     // names, run alone under node's runner in the scratch copy; the other

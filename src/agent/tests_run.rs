@@ -19,9 +19,12 @@ const SHOWN_LINES: usize = 30;
 
 /// Runs plain test functions, unittest cases among them, where pytest is
 /// not installed: pytest's style needs nothing but `assert`, and a project
-/// checked that way still gets checked.
+/// checked that way still gets checked. A unittest case runs whatever its
+/// name (`AutospecTest`), as unittest and pytest run it; one imported from
+/// another module is that module's to run. Each failing test counts; where
+/// none ran, it exits as pytest does then (5): a guard of no tests is none.
 const PLAIN_RUNNER: &str = r#"import importlib, inspect, sys, traceback, unittest
-failed = 0
+failed = ran = 0
 for path in sys.argv[1:]:
     try:
         module = importlib.import_module(path[:-3].replace("/", "."))
@@ -31,18 +34,23 @@ for path in sys.argv[1:]:
         continue
     for name, test in list(vars(module).items()):
         if name.startswith("test") and inspect.isfunction(test) and not inspect.signature(test).parameters:
+            ran += 1
             try:
                 test()
             except Exception:
                 failed += 1
                 print(f"FAILED {path}::{name}")
                 traceback.print_exc(file=sys.stdout)
-        elif name.startswith("Test") and isinstance(test, type) and issubclass(test, unittest.TestCase):
+        elif isinstance(test, type) and issubclass(test, unittest.TestCase) and test.__module__ == module.__name__:
             cases = unittest.defaultTestLoader.loadTestsFromTestCase(test)
             result = unittest.TextTestRunner(stream=sys.stdout, verbosity=0).run(cases)
             for case, _ in result.failures + result.errors:
                 print(f"FAILED {path}::{name}::{case._testMethodName}")
-            failed += not result.wasSuccessful()
+            ran += result.testsRun
+            failed += len(result.failures) + len(result.errors)
+if not failed and not ran:
+    print("no tests ran")
+    sys.exit(5)
 print(f"{failed} failed" if failed else "passed")
 sys.exit(1 if failed else 0)"#;
 
@@ -642,7 +650,9 @@ test/parse.js; s=$?; ./node_modules/.bin/mocha --grep 'Should return null if inp
             dir.path().join("test_cases.py"),
             "import unittest\nfrom pricing import discount\n\nclass TestDiscount(unittest.TestCase):\n    \
              def test_none_below(self):\n        self.assertEqual(discount(5), 0)\n\n    \
-             def test_from_100(self):\n        self.assertEqual(discount(100), 0.1)\n",
+             def test_from_100(self):\n        self.assertEqual(discount(100), 0.1)\n\n\n\
+             class DiscountEdgeTest(unittest.TestCase):\n    def test_zero(self):\n        \
+             self.assertEqual(discount(0), 1)\n",
         )
         .unwrap();
         let run = |tests: &[&str]| {
@@ -657,7 +667,12 @@ test/parse.js; s=$?; ./node_modules/.bin/mocha --grep 'Should return null if inp
         let case = run(&["test_cases.py"]);
         let printed = String::from_utf8_lossy(&case.stdout);
         assert!(!case.status.success(), "{printed}");
-        assert_eq!(failing_test_ids(&printed), ["test_cases.py::TestDiscount::test_from_100"], "{printed}");
+        // A case runs whatever its name; `unittest.TestCase` imported is no case of the module's.
+        assert_eq!(
+            failing_test_ids(&printed),
+            ["test_cases.py::TestDiscount::test_from_100", "test_cases.py::DiscountEdgeTest::test_zero"],
+            "{printed}"
+        );
         std::fs::write(
             dir.path().join("test_above.py"),
             "from pricing import discount\n\ndef test_above():\n    assert discount(200) == 0.1\n",
@@ -665,5 +680,7 @@ test/parse.js; s=$?; ./node_modules/.bin/mocha --grep 'Should return null if inp
         .unwrap();
         let passing = run(&["test_above.py"]);
         assert!(passing.status.success(), "{}", String::from_utf8_lossy(&passing.stdout));
+        // A module with no tests passes nothing: it says so, as pytest does.
+        assert_eq!(run(&["pricing.py"]).status.code(), Some(5));
     }
 }

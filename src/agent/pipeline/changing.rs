@@ -79,6 +79,10 @@ impl Conversation {
         if check.is_none() {
             check = self.doctest_check(target, cancel).await?;
         }
+        // A crate has no script runner: the model's test of the examples is its script.
+        if check.is_none() && target.file.language == crate::codemap::Language::Rust {
+            check = self.rust_check(system, base, target, usage, cancel).await?;
+        }
         if let Some(made) = check.as_mut() {
             if let Err(error) = self.prepare_scratch(system, base, &targets[0], made, usage, cancel).await? {
                 self.notify(&format!("[no check: {error}]"));

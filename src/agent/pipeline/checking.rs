@@ -27,6 +27,23 @@ const ARGUMENTS_TOKENS: u32 = 60;
 /// Why a version is refused where the check's run tells no more.
 const STILL_FAILS: &str = "with it the check still fails";
 
+/// The crate that holds the file at `path` (relative to `root`): its
+/// folder (the nearest with a Cargo.toml, `""` for the root) and the name
+/// its code is used by (the library's, `-` read as `_`).
+fn crate_of(root: &std::path::Path, path: &str) -> Option<(String, String)> {
+    let mut folder = std::path::Path::new(path).parent();
+    while let Some(at) = folder {
+        if let Ok(text) = std::fs::read_to_string(root.join(at).join("Cargo.toml")) {
+            let manifest: toml::Table = text.parse().ok()?;
+            let name = |section: &str| manifest.get(section)?.get("name")?.as_str().map(str::to_string);
+            let name = name("lib").or_else(|| name("package"))?;
+            return Some((at.to_string_lossy().into_owned(), name.replace('-', "_")));
+        }
+        folder = at.parent();
+    }
+    None
+}
+
 /// The call that defines the JavaScript test titled `title` in `text`
 /// (`it('title', function () {` down to the `})` at its indent), as the
 /// test runners' files write one.
@@ -284,7 +301,9 @@ what it reports must change]"
             .into_iter()
             .find(|(file, _)| file == "<stdin>" || file == "[stdin]")
             .and_then(|(_, line)| check.script.lines().nth(line.checked_sub(1)?));
-        let Some((example, results)) = examples::results_after_crash(request, &check.script, crash_line, error) else {
+        let Some((example, results)) =
+            examples::results_after_crash(check.language(), request, &check.script, crash_line, error)
+        else {
             return Ok(());
         };
         if results.is_empty() || !self.budget.allows_call() {
@@ -473,6 +492,80 @@ request say `{example}` gives? Reply with one of: {}.",
         // that makes these pass must leave those passing.
         check.made_of_tests(tests_run::python_tests_command(&files), tests.len(), owned);
         Ok(Some(check))
+    }
+
+    /// Where a request about a crate makes no other check: a test the model
+    /// writes of the request's examples, as an integration test of the
+    /// crate, written by the check's own script in the copy it runs in
+    /// (never in the project) and run with cargo. It shows the problem
+    /// where it panics on the code as it is; one the compiler refuses is
+    /// asked again with its first error, one that passes already shows
+    /// nothing and is asked again too.
+    pub(super) async fn rust_check(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        target: &Target,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<check::Check>, Stop> {
+        const ASKS: usize = 2;
+        /// The test target the check writes: a name no project uses.
+        const TEST: &str = "tack_check";
+        let Some(runner) = self.check_runner(crate::codemap::Language::Bash) else { return Ok(None) };
+        let Some((folder, krate)) = crate_of(self.workspace.root(), &target.path) else { return Ok(None) };
+        let loading = loading::loading(self.workspace.root(), target.file.language, &target.path);
+        let enter = match folder.is_empty() {
+            true => String::new(),
+            false => format!("cd {} && ", crate::tools::mcp::shell_word(&folder)),
+        };
+        let mut refused = String::new();
+        for asked in 0..ASKS {
+            if !self.budget.allows_call() {
+                break;
+            }
+            let ask = format!(
+                "Before anything changes, write a Rust integration test of the crate `{krate}`: one `#[test]` function that calls the crate as `{krate}::…`, as its users do, on the examples the request gives, and asserts with `assert_eq!` what the request says each should give. Reply with the test only, in one code block.{refused}"
+            );
+            self.notify("[writing a test of what the request expects…]");
+            let (generation, reply) = self.ask_script(system, base, &ask, asked, usage, cancel).await?;
+            let Some(test) = edit::code_blocks(&reply).into_iter().next().filter(|test| test.contains("#[test]"))
+            else {
+                self.record_reply(generation);
+                refused = "\nYour last reply held no `#[test]` function in a code block.".into();
+                continue;
+            };
+            let script = format!(
+                "{enter}mkdir -p tests && cat > tests/{TEST}.rs <<'TACK_TEST_END'\n{}\nTACK_TEST_END\n\
+RUST_BACKTRACE=0 cargo test --offline --quiet --test {TEST}",
+                test.trim_end()
+            );
+            let Ok(mut check) = check::Check::new(runner, loading.clone(), &script) else { return Ok(None) };
+            check.builds_first();
+            let input = json!({ "command": check.now_command(), "timeout_ms": 300_000 });
+            let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+            if output.starts_with("permission denied") {
+                return Ok(None);
+            }
+            if ran {
+                self.notify("[the test is set aside: it passes on the code as it is, so it shows nothing]");
+                refused = "\nYour last test passes on the code as it is: it must assert what the request says the \
+code should give, which it does not give yet."
+                    .into();
+                continue;
+            }
+            if !output.contains("panicked at") {
+                let error = output.lines().find(|line| line.starts_with("error")).unwrap_or("it does not build");
+                self.notify(&format!("[the test is set aside: it does not compile (`{error}`)]"));
+                refused = format!("\nYour last test does not compile: `{error}`.");
+                continue;
+            }
+            self.notify("[the test fails on the code as it is: a change must make it pass]");
+            check.fails_with(&reading::rust_test_failures(&output));
+            check.show_as(test);
+            return Ok(Some(check));
+        }
+        Ok(None)
     }
 
     /// The tests of the project in `language` the request names as

@@ -256,6 +256,7 @@ pub fn stated(request: &str, statement: &str, line: &str, sole: bool) -> Option<
 /// known, to tell which example it is. The example, and the values in the
 /// order written; `None` where the script runs no example of the request.
 pub fn results_after_crash<'r>(
+    language: Language,
     request: &'r str,
     script: &str,
     crash_line: Option<&str>,
@@ -283,6 +284,8 @@ pub fn results_after_crash<'r>(
             .any(|w| w.iter().all(|word| word.chars().all(char::is_alphabetic)))
     };
     let mut results: Vec<String> = Vec::new();
+    // What is no value, whose parts (`{0}` of `{0} {1}`) are none either.
+    let mut set_aside: Vec<String> = Vec::new();
     let mut values = request_values(window);
     values.reverse();
     while let Some(value) = values.pop() {
@@ -293,12 +296,24 @@ pub fn results_after_crash<'r>(
             }
             continue;
         }
+        // A comparison says what its left side gives (`.fixed == (3.14,)`).
+        if let Some((_, right)) = value.split_once("==") {
+            values.push(right.trim_start_matches('=').trim().to_string());
+            continue;
+        }
         // A result reads as a program prints one: a number, a string, a
         // bracketed literal. A name (`LFUCache`), code (`c[1]`) or an aside
         // in parentheses (`(space)`) is the report's words.
         let literal = value.starts_with(|c: char| c.is_ascii_digit() || "-+'\"[({".contains(c));
         let aside = value.starts_with('(') && value[1..value.len() - 1].chars().all(char::is_alphabetic);
-        if !literal || aside {
+        // One value of the language, as a program prints one: not a
+        // pattern or other input written beside it (`{0} {1}`, `{:f} {:f}`).
+        let one_value =
+            crate::codemap::tree(language, &format!("({value})\n")).is_some_and(|t| !t.root_node().has_error());
+        if !one_value {
+            set_aside.push(loose(&value));
+        }
+        if !literal || aside || !one_value || set_aside.iter().any(|other| other.contains(&loose(&value))) {
             continue;
         }
         let value = as_printed(&value, "");
@@ -347,6 +362,18 @@ pub fn request_examples(language: Language, request: &str, known: impl Fn(&str) 
         }
         examples.extend(runnable(language, code, &known));
     }
+    // A call written with nothing between its parentheses where another
+    // example calls it with arguments names the function (`findall()`
+    // ignores the flag that `findall("x", s, flag=True)` passes).
+    let called_with_arguments = |name: &str| {
+        examples.iter().any(|e| e.code.contains(&format!("{name}(")) && !e.code.contains(&format!("{name}()")))
+    };
+    let mentions: Vec<String> = examples
+        .iter()
+        .filter_map(|e| e.code.strip_suffix("()").filter(|name| !name.contains('(') && called_with_arguments(name)))
+        .map(|name| format!("{name}()"))
+        .collect();
+    examples.retain(|e| !mentions.contains(&e.code));
     examples
 }
 
@@ -495,9 +522,10 @@ mod tests {
 (the pattern should be the same as for `{:f} {:f}`, giving `(1.5, 2.25)`).";
         let script = "import parse\nprint(parse.parse('{0:f} {1:f}', '1.5 2.25'))";
         let error = "ValueError: format spec ':f' not recognised";
-        let (example, results) = results_after_crash(request, script, None, error).unwrap();
+        let (example, results) = results_after_crash(Language::Python, request, script, None, error).unwrap();
         assert_eq!(example, "parse.parse('{0:f} {1:f}', '1.5 2.25')");
-        assert!(results.contains(&"(1.5, 2.25)".to_string()), "{results:?}");
+        // The patterns written beside the example are its inputs' kind, no value it gives.
+        assert_eq!(results, ["(1.5, 2.25)"]);
         // The example's inputs, the error's words and the prose are no result.
         for told in
             ["1.5 2.25", ":f", "1.5", "(the pattern should be the same as for `{:f} {:f}`, giving `(1.5, 2.25)`)"]
@@ -507,14 +535,20 @@ mod tests {
         // Each example's window is its own: the crash line tells which.
         let two = "`f(1)` raises `KeyError: 1`, I expected `[1]`. And `g(2)` raises `KeyError: 2`, expected `[2, 2]`.";
         let script = "print(f(1))\nprint(g(2))";
-        let results = |two, script, line, error| results_after_crash(two, script, line, error).unwrap().1;
+        let results =
+            |two, script, line, error| results_after_crash(Language::Python, two, script, line, error).unwrap().1;
         assert_eq!(results(two, script, Some("print(g(2))"), "KeyError: 2"), ["[2, 2]"]);
         assert_eq!(results(two, script, None, "KeyError: 1"), ["[1]"]);
         // Another error the request quotes is no result either.
         let quoted = "`c.popitem()` raises `KeyError: 3`; I expected `(1, 1)`. With `LFUCache`, `c[1]` (space) too.";
         assert_eq!(results(quoted, "print(c.popitem())", None, "ValueError: too large"), ["(1, 1)"]);
+        // What a comparison says the example's result holds.
+        let compared = "`parse('{:+.7f}', '3.1415926')` raises `ValueError: +`; it should parse like `{:.7f}` and \
+give `.fixed == (3.1415926,)`.";
+        let script = "print(parse('{:+.7f}', '3.1415926'))";
+        assert_eq!(results(compared, script, None, "ValueError: +"), ["(3.1415926,)"]);
         assert!(
-            results_after_crash(two, "print(h(3))", None, "KeyError: 3").is_none(),
+            results_after_crash(Language::Python, two, "print(h(3))", None, "KeyError: 3").is_none(),
             "no example of the request runs"
         );
     }
@@ -586,5 +620,12 @@ Version(\"1\") > it.";
         let marked = "`prog -abc` gives opts() = { a: true } and windowed([1], 1) too";
         assert!(request_examples(Language::JavaScript, marked, known).is_empty());
         assert_eq!(stated(marked, "console.log(program.opts())", "{ a: true, c: true }", true), None);
+        // A call without arguments beside one with them names the function.
+        let known = |name: &str| name == "parse";
+        let mention = "`parse.findall()` ignores the flag: `parse.findall(\"x({})x\", \"X(hi)X\", case_sensitive=True)` \
+finds one; `parse.compile()` has none.";
+        let codes: Vec<String> =
+            request_examples(Language::Python, mention, known).into_iter().map(|e| e.code).collect();
+        assert_eq!(codes, ["parse.findall(\"x({})x\", \"X(hi)X\", case_sensitive=True)", "parse.compile()"]);
     }
 }
