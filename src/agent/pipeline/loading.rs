@@ -419,9 +419,11 @@ pub fn project_tests(root: &Path, language: Language) -> Option<String> {
     /// and the run would take the turn's time.
     const MAX_FILES: usize = 200;
     match language {
-        Language::Python => ["tests", "test"].into_iter().find_map(|dir| {
+        // A flat project keeps its tests beside its code (`test_parse.py`).
+        Language::Python => ["tests", "test", ""].into_iter().find_map(|dir| {
             let mut files: Vec<String> = ignore::WalkBuilder::new(root.join(dir))
                 .require_git(false)
+                .max_depth(dir.is_empty().then_some(1))
                 .build()
                 .flatten()
                 .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
@@ -601,5 +603,13 @@ f9, f10, f11 and 2 more."
         assert_eq!(project_tests(root.path(), Language::JavaScript), None);
         std::fs::create_dir_all(root.path().join("node_modules")).unwrap();
         assert_eq!(project_tests(root.path(), Language::JavaScript).as_deref(), Some("npm test --silent"));
+        // A flat project's tests stand beside its module; a folder's are not looked for there.
+        let flat = tempfile::tempdir().unwrap();
+        std::fs::write(flat.path().join("parse.py"), "def parse(s):\n    return s\n").unwrap();
+        std::fs::write(flat.path().join("test_parse.py"), "from parse import parse\n").unwrap();
+        std::fs::create_dir_all(flat.path().join("docs")).unwrap();
+        std::fs::write(flat.path().join("docs/test_docs.py"), "").unwrap();
+        let tests = project_tests(flat.path(), Language::Python).unwrap();
+        assert!(tests.contains(" test_parse.py") && !tests.contains("docs/"), "{tests}");
     }
 }
