@@ -154,9 +154,14 @@ impl Check {
         self.builds = true;
     }
 
-    /// Seconds one run of the check may take against one candidate.
+    /// Seconds one run of the check may take against one candidate: a
+    /// crate's build of one changed file and its tests take seconds, and a
+    /// variant that never ends a loop must not take the turn's time (one
+    /// allowed the test run's 300 s took all that was left).
     fn try_seconds(&self) -> u32 {
-        if self.builds { TESTS_SECONDS } else { TRY_SECONDS }
+        /// A build and a run of the check's tests.
+        const BUILD_AND_TRY_SECONDS: u32 = 90;
+        if self.builds { BUILD_AND_TRY_SECONDS } else { TRY_SECONDS }
     }
 
     /// The check came from `origin` (a model's script, unless told).
