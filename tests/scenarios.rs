@@ -3997,20 +3997,26 @@ def test_dashes():\n    assert slugify(\"a  b\") == \"a-b\"\n";
     assert!(bash_commands(&run).iter().all(|c| !c.contains("test_other")), "{:?}", bash_commands(&run));
 }
 
+/// A Rust function whose value above 100 is one off, and the functions of
+/// a crate too long for one message, named from `prefix`.
+const CLAMP: &str =
+    "pub fn clamp_percent(x: i32) -> i32 {\n    if x > 100 {\n        101\n    } else {\n        x\n    }\n}\n";
+
+fn crate_filler(prefix: &str) -> String {
+    (0..300).map(|i| format!("pub fn {prefix}{i}(x: i32) -> i32 {{\n    x * {i}\n}}\n\n")).collect()
+}
+
 #[tokio::test]
 async fn the_rust_tests_a_request_names_as_failing_make_the_check() {
     // A crate too long for one message: the pipeline's way. The test the
     // request names, run alone with cargo in the scratch copy, is the check;
     // the crate's other tests guard the candidates.
     let manifest = "[package]\nname = \"percent\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
-    let filler: String =
-        (0..300).map(|i| format!("pub fn helper_{i}(x: i32) -> i32 {{\n    x * {i}\n}}\n\n")).collect();
-    let clamp =
-        "pub fn clamp_percent(x: i32) -> i32 {\n    if x > 100 {\n        101\n    } else {\n        x\n    }\n}\n";
+    let (filler, clamp) = (crate_filler("helper_"), CLAMP);
     let tests = "#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn clamps_above() {\n        \
 assert_eq!(clamp_percent(150), 100);\n    }\n\n    #[test]\n    fn keeps_middle() {\n        \
 assert_eq!(clamp_percent(100), 100);\n        assert_eq!(clamp_percent(99), 99);\n    }\n}\n";
-    let more = filler.replace("helper_", "other_");
+    let more = crate_filler("other_");
     let lib = format!("{filler}{clamp}\n{more}{tests}");
     let run = Scenario::new()
         .file("Cargo.toml", manifest)
@@ -4039,10 +4045,7 @@ async fn a_crate_s_check_is_a_test_the_model_writes_of_the_request_s_examples() 
     // `#[test]` of the request's example, written in the copy the check
     // runs in, is the check. One the compiler refuses is asked again.
     let manifest = "[package]\nname = \"percent-calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
-    let filler: String =
-        (0..300).map(|i| format!("pub fn helper_{i}(x: i32) -> i32 {{\n    x * {i}\n}}\n\n")).collect();
-    let clamp =
-        "pub fn clamp_percent(x: i32) -> i32 {\n    if x > 100 {\n        101\n    } else {\n        x\n    }\n}\n";
+    let (filler, clamp) = (crate_filler("helper_"), CLAMP);
     let lib = format!("{filler}{clamp}");
     let broken = "```rust\n#[test]\nfn clamps() {\n    assert_eq!(percent_calc::clamp(150), 100);\n}\n```";
     let test = "```rust\n#[test]\nfn clamps() {\n    assert_eq!(percent_calc::clamp_percent(150), 100);\n}\n```";

@@ -237,6 +237,15 @@ fn failing_test_ids(output: &str) -> Vec<String> {
     ids
 }
 
+/// The words of a request that may name a test or its file: split at
+/// blanks, quotes, backticks, commas and parentheses, the sentence's
+/// stop after them dropped.
+fn request_words(request: &str) -> impl Iterator<Item = &str> {
+    request
+        .split(|c: char| c.is_whitespace() || matches!(c, '`' | ',' | '(' | ')' | '\'' | '"'))
+        .map(|word| word.trim_end_matches(['.', ':', ';']))
+}
+
 /// The Python tests the request names, as pytest names them: written so
 /// (`tests/test_slug.py::TestSlug::test_empty`) or as unittest does
 /// (`tests.test_slug.TestSlug.test_empty`), each of a test file that
@@ -244,8 +253,7 @@ fn failing_test_ids(output: &str) -> Vec<String> {
 /// tests fail names the surest check there is.
 pub(super) fn named_python_tests(request: &str, exists: impl Fn(&str) -> bool) -> Vec<String> {
     let mut named: Vec<String> = Vec::new();
-    let words = request.split(|c: char| c.is_whitespace() || matches!(c, '`' | ',' | '(' | ')' | '\'' | '"'));
-    for word in words.map(|w| w.trim_end_matches(['.', ':', ';'])) {
+    for word in request_words(request) {
         let id = match word.split_once("::") {
             Some((file, _)) if is_python_test(file) && exists(file) => Some(word.to_string()),
             Some(_) => None,
@@ -290,8 +298,7 @@ pub(super) fn named_rust_tests(request: &str, tests_in: impl Fn(&str) -> Vec<Str
             names.push((None, name));
         }
     }
-    let words = request.split(|c: char| c.is_whitespace() || matches!(c, '`' | ',' | '(' | ')' | '\'' | '"'));
-    for word in words.map(|w| w.trim_end_matches(['.', ':', ';'])) {
+    for word in request_words(request) {
         match word.split_once(".rs::") {
             Some((file, name)) => names.push((Some(&word[..file.len() + 3]), name)),
             None => names.push((None, word)),
@@ -373,8 +380,7 @@ pub(super) fn rust_tests_command(tests: &[String]) -> Option<String> {
 /// the longest head of it that a named file holds.
 pub(super) fn named_js_tests(request: &str, read: impl Fn(&str) -> Option<String>) -> Vec<String> {
     let mut files: Vec<(String, String)> = Vec::new();
-    let words = request.split(|c: char| c.is_whitespace() || matches!(c, '`' | ',' | '(' | ')' | '\'' | '"'));
-    for word in words.map(|w| w.trim_end_matches(['.', ':', ';'])) {
+    for word in request_words(request) {
         // A stack frame's `test/a.js:16:12`.
         let path = word.split(':').next().unwrap_or(word);
         let js = [".js", ".mjs", ".cjs"].iter().any(|ext| path.ends_with(ext));

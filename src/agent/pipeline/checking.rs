@@ -24,6 +24,10 @@ run the case the request reports";
 /// Tokens the example's command-line arguments may take: one line.
 const ARGUMENTS_TOKENS: u32 = 60;
 
+/// Milliseconds a crate's tests may take on the code as it is: the first
+/// build in the copy compiles the crate and its tests from the start.
+const FIRST_BUILD_MS: u64 = 300_000;
+
 /// Why a version is refused where the check's run tells no more.
 const STILL_FAILS: &str = "with it the check still fails";
 
@@ -447,8 +451,8 @@ request say `{example}` gives? Reply with one of: {}.",
         generation
             .blocks
             .push(Block::Text { text: "The project's failing tests, alone, on the code as it is.".into() });
-        let seconds = if language == Language::Rust { 300_000 } else { 60_000 };
-        let input = json!({ "command": check.now_command(), "timeout_ms": seconds });
+        let timeout_ms = if language == Language::Rust { FIRST_BUILD_MS } else { 60_000 };
+        let input = json!({ "command": check.now_command(), "timeout_ms": timeout_ms });
         let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
         if ran || output.starts_with("permission denied") {
             self.notify("[alone, they do not fail: no check]");
@@ -542,7 +546,7 @@ RUST_BACKTRACE=0 cargo test --offline --quiet --test {TEST}",
             );
             let Ok(mut check) = check::Check::new(runner, loading.clone(), &script) else { return Ok(None) };
             check.builds_first();
-            let input = json!({ "command": check.now_command(), "timeout_ms": 300_000 });
+            let input = json!({ "command": check.now_command(), "timeout_ms": FIRST_BUILD_MS });
             let (ran, output) = self.harness_call(generation, "Bash", input, cancel).await?;
             if output.starts_with("permission denied") {
                 return Ok(None);
@@ -572,13 +576,12 @@ code should give, which it does not give yet."
     /// failing, as the check runs them (see `tests_run`).
     pub(super) fn named_failing_tests(&self, request: &str, language: crate::codemap::Language) -> Vec<String> {
         use crate::codemap::Language;
-        let read = |path: &str| self.workspace.resolve(path).ok().and_then(|path| self.workspace.read_text(&path).ok());
         match language {
             Language::Python => tests_run::named_python_tests(request, |path| {
                 self.workspace.resolve(path).is_ok_and(|p| p.abs.is_file())
             }),
             Language::Rust => tests_run::named_rust_tests(request, |name| self.rust_tests_named(name)),
-            Language::JavaScript => tests_run::named_js_tests(request, read),
+            Language::JavaScript => tests_run::named_js_tests(request, |path| self.workspace_text(path)),
             _ => Vec::new(),
         }
     }
@@ -591,10 +594,17 @@ code should give, which it does not give yet."
             .any(|language| !self.named_failing_tests(request, language).is_empty())
     }
 
-    /// Whether the JavaScript test file at `file` runs under node's own runner.
+    /// Whether the JavaScript test file at `file` runs under node's own
+    /// runner: read as the check's copy holds it, the editor's unsaved
+    /// text included.
     fn uses_node_test(&self, file: &str) -> bool {
-        std::fs::read_to_string(self.workspace.root().join(file))
-            .is_ok_and(|text| text.contains("'node:test'") || text.contains("\"node:test\""))
+        self.workspace_text(file).is_some_and(|text| text.contains("'node:test'") || text.contains("\"node:test\""))
+    }
+
+    /// The text of the workspace's file at `path` (relative), the editor's
+    /// unsaved text where it has some.
+    pub(super) fn workspace_text(&self, path: &str) -> Option<String> {
+        self.workspace.resolve(path).ok().and_then(|path| self.workspace.read_text(&path).ok())
     }
 
     fn has_mocha(&self) -> bool {
@@ -609,10 +619,7 @@ code should give, which it does not give yet."
             if defined.is_empty() {
                 continue;
             }
-            let Some(text) = self.workspace.resolve(path).ok().and_then(|path| self.workspace.read_text(&path).ok())
-            else {
-                continue;
-            };
+            let Some(text) = self.workspace_text(path) else { continue };
             // Its range starts at its attributes.
             let is_test = |range: &std::ops::Range<usize>| {
                 text.get(range.clone()).is_some_and(|code| {
@@ -637,7 +644,7 @@ code should give, which it does not give yet."
         let mut code = String::new();
         for path in tests_run::test_files(tests) {
             let (_, map) = self.code_map.files().find(|(known, _)| *known == path)?;
-            let text = self.workspace.resolve(path).ok().and_then(|path| self.workspace.read_text(&path).ok())?;
+            let text = self.workspace_text(path)?;
             let imports: Vec<&str> =
                 map.imports.iter().filter_map(|range| text.get(range.clone())).map(str::trim_end).collect();
             let comment = match map.language {

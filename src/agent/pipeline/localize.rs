@@ -153,7 +153,7 @@ nothing else."
             let list: Vec<String> = candidates
                 .iter()
                 .map(|c| {
-                    let text = self.workspace.resolve(&c.path).ok().and_then(|p| self.workspace.read_text(&p).ok());
+                    let text = self.workspace_text(&c.path);
                     format!("- {}", c.listed(text.as_deref()))
                 })
                 .collect();
