@@ -446,7 +446,7 @@ pub struct PipelineSettings {
 impl Default for PipelineSettings {
     fn default() -> Self {
         PipelineSettings {
-            candidates: 3,
+            candidates: 6,
             choices: 6,
             max_model_calls: 16,
             max_seconds: 300,

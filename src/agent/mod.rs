@@ -201,6 +201,9 @@ pub struct TurnOutcome {
     pub usage: Usage,
 }
 
+/// A test of a reply streamed so far: whether it holds all that is needed.
+pub(crate) type ReplyDone = std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
 /// Everything a conversation is built from.
 pub struct ConversationParts {
     pub backend: Arc<dyn ModelBackend>,
@@ -284,6 +287,13 @@ pub struct Conversation {
     /// The next replies' bound in tokens, where the pipeline asks for
     /// something short; `None` leaves the backend's.
     reply_max_tokens: Option<u32>,
+    /// The next reply's first words, written for the model (see
+    /// `CompletionRequest::reply_prefix`).
+    reply_prefix: Option<String>,
+    /// Whether the next reply, as streamed so far, holds all that is
+    /// needed of it: it stops there (a version that has rejoined the code
+    /// it rewrites needs none of the rest copied).
+    reply_done: Option<ReplyDone>,
     /// Set while the whole-file way tries afresh a request that greedy
     /// decoding answered with no change: the try's number (see
     /// `CompletionRequest::resample`).
@@ -342,6 +352,8 @@ impl Conversation {
             code_map: Default::default(),
             reply_choices: Vec::new(),
             reply_max_tokens: None,
+            reply_prefix: None,
+            reply_done: None,
             code_names: String::new(),
             resample: None,
             untested_change: false,

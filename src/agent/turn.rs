@@ -665,6 +665,7 @@ impl Conversation {
             resample: self.resample,
             choices: self.reply_choices.clone(),
             max_tokens: self.reply_max_tokens,
+            reply_prefix: self.reply_prefix.clone(),
         };
         let mut stream = self.backend.stream(request);
         let mut parser = ToolCallParser::for_tools(specs.iter().map(|spec| spec.name.as_str()));
@@ -674,6 +675,7 @@ impl Conversation {
         let mut repetition = crate::config::is_small_model(self.backend.parameters()).then(RepetitionGuard::default);
         // What the model wrote, for the usage of a generation the guard cuts.
         let mut streamed = String::new();
+        let done = self.reply_done.clone();
         loop {
             let next = tokio::select! {
                 biased;
@@ -683,7 +685,7 @@ impl Conversation {
             match next {
                 None => break,
                 Some(Ok(ModelChunk::Text(chunk))) => {
-                    if repetition.is_some() {
+                    if repetition.is_some() || done.is_some() {
                         streamed.push_str(&chunk);
                     }
                     for event in parser.push(&chunk) {
@@ -697,6 +699,15 @@ impl Conversation {
                         // The backend reports usage when a generation ends,
                         // and this one never does: counted here, so the
                         // turn's usage holds what it cost.
+                        let usage = Usage {
+                            prompt_tokens: self.last_prompt_tokens as u64,
+                            completion_tokens: self.backend.count_tokens(&streamed) as u64,
+                            ..Usage::default()
+                        };
+                        self.report_usage(&mut generation, usage);
+                        break;
+                    }
+                    if done.as_ref().is_some_and(|done| done(&streamed)) {
                         let usage = Usage {
                             prompt_tokens: self.last_prompt_tokens as u64,
                             completion_tokens: self.backend.count_tokens(&streamed) as u64,

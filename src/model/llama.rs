@@ -363,8 +363,17 @@ impl LlamaBackend {
         })
     }
 
-    /// The prompt text for a request, as the model's chat template lays it out.
+    /// The prompt text for a request, as the model's chat template lays it
+    /// out, with the reply's prefix after the assistant's turn opens.
     pub fn render(&self, request: &CompletionRequest) -> Result<String, BackendError> {
+        let mut prompt = self.render_chat(request)?;
+        if let Some(prefix) = &request.reply_prefix {
+            prompt.push_str(prefix);
+        }
+        Ok(prompt)
+    }
+
+    fn render_chat(&self, request: &CompletionRequest) -> Result<String, BackendError> {
         match &self.template {
             ChatTemplate::Jinja(template) if template.speaks_tools() => {
                 let tools = tool_definitions(&request.tools);

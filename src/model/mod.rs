@@ -59,6 +59,11 @@ pub struct CompletionRequest {
     /// that rambles would write until that bound.
     #[serde(default)]
     pub max_tokens: Option<u32>,
+    /// The reply's first words, written for the model: it goes on from
+    /// them, and what it streams is what follows them. A backend that
+    /// cannot start a reply midway ignores it, and its reply starts afresh.
+    #[serde(default)]
+    pub reply_prefix: Option<String>,
 }
 
 /// The temperature of a fresh try where decoding is greedy: enough to leave

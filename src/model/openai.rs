@@ -531,8 +531,9 @@ impl Shared {
             CallRoute::Template { template, format } => {
                 let tools = tool_definitions(&request.tools);
                 let tools = (!tools.is_empty()).then_some(tools);
-                let prompt =
+                let mut prompt =
                     template.render(&chat_messages(request), tools.as_deref(), true).map_err(BackendError::Fatal)?;
+                prompt.push_str(request.reply_prefix.as_deref().unwrap_or_default());
                 body.insert("prompt".into(), json!(prompt));
                 if !grammar_off {
                     let callable = request.callable_tools();
@@ -555,6 +556,13 @@ impl Shared {
                 &self.chat_url
             }
         };
+        // llama.cpp's server goes on from a last assistant message; other
+        // servers would answer after it, so they get none.
+        if let (Some(prefix), true) = (&request.reply_prefix, self.llama_cpp)
+            && let Some(messages) = body.get_mut("messages").and_then(Value::as_array_mut)
+        {
+            messages.push(json!({ "role": "assistant", "content": prefix }));
+        }
         // A choice among names: llama.cpp's server holds the reply to them;
         // other servers ignore the key and the caller reads the nearest choice.
         if !request.choices.is_empty() && self.llama_cpp {

@@ -273,6 +273,11 @@ own version first…]",
         let mut near_misses: Vec<(Target, String, String)> = Vec::new();
         let mut unchanged_last = false;
         let mut line_asked = false;
+        // The line the model named as the one to change (a target's index,
+        // the line's), written as it is or anew: the versions after are
+        // opened there, the first greedy.
+        let mut named_line: Option<(usize, usize)> = None;
+        let mut opened_greedy = false;
         let mut greedy_asked = false;
         let mut sampled = 0;
         // Beside a change that passes already, two versions are asked: the
@@ -294,7 +299,11 @@ own version first…]",
             let ask_raised = n == 0 && raised.is_some();
             let ask_line = !ask_raised && unchanged_last && !line_asked;
             line_asked |= ask_line;
-            let alone = named.filter(|_| !greedy_asked && !ask_line && !ask_raised).map(|at| &targets[at]);
+            let opened = named_line.filter(|_| !ask_line && !ask_raised);
+            let alone = match opened {
+                Some((at, _)) => Some(&targets[at]),
+                None => named.filter(|_| !greedy_asked && !ask_line && !ask_raised).map(|at| &targets[at]),
+            };
             let mut this_ask = match (&raised, ask_raised, ask_line) {
                 (Some((target, at, error)), true, _) => format!(
                     "The check fails with `{error}`, raised on this line of `{}`:\n```\n{}\n```\nReply with \
@@ -323,7 +332,16 @@ that line as it must read for the check to pass, in one code block.",
             };
             let messages = crate::agent::whole_file::with_files(base.to_vec(), &shown_now, &this_ask);
             self.resample = None;
-            if greedy_asked && !ask_line {
+            let opening = opened.map(|(at, line)| edit::opened_at(targets[at].file.language, targets[at].old(), line));
+            if let Some((at, line)) = opened {
+                let quoted = targets[at].old().lines().nth(line).unwrap_or_default().trim().to_string();
+                if opened_greedy {
+                    sampled += 1;
+                    self.resample = Some(sampled);
+                }
+                opened_greedy = true;
+                self.notify(&format!("[writing a version on from the line it names, `{quoted}`…]"));
+            } else if greedy_asked && !ask_line {
                 sampled += 1;
                 self.resample = Some(sampled);
                 self.notify(&format!("[trying afresh, sampled (try {})…]", n + 1));
@@ -334,11 +352,26 @@ that line as it must read for the check to pass, in one code block.",
             }
             greedy_asked |= !ask_line && !ask_raised;
             self.events.emit(Event::Status { status: AgentStatus::Thinking });
+            if let Some(opening) = &opening {
+                self.events.emit(Event::Text { text: opening.clone() });
+            }
+            self.reply_prefix = opening.clone();
+            // Back on the old lines, the version needs none of the rest copied.
+            self.reply_done = opened.map(|(at, line)| {
+                let old = targets[at].old().to_string();
+                let done: crate::agent::ReplyDone =
+                    std::sync::Arc::new(move |continued: &str| edit::rejoined(&old, line, continued).is_some());
+                done
+            });
             let generation = self.whole_file_reply(system, messages, cancel).await;
-            self.resample = None;
-            let generation = generation?;
+            (self.resample, self.reply_prefix, self.reply_done) = (None, None, None);
+            let mut generation = generation?;
             *usage += generation.usage;
-            let reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+            let mut reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+            if let (Some(opening), Some((at, line))) = (&opening, opened) {
+                reply = edit::from_opening(opening, targets[at].old(), line, &reply);
+                generation.blocks = vec![Block::Text { text: reply.clone() }];
+            }
             // Which definition the reply changes: the one whose line it
             // fixes, or whose head its block holds; the chosen one else.
             let found = match (&raised, ask_raised) {
@@ -370,6 +403,26 @@ that line as it must read for the check to pass, in one code block.",
                     }
                 },
             };
+            if ask_line {
+                named_line = match &found {
+                    Ok((target, code)) => {
+                        let at = targets.iter().position(|t| t.is(target)).unwrap_or(0);
+                        edit::first_changed_line(target.old(), code).map(|line| (at, line))
+                    }
+                    Err(_) => {
+                        let mut quoted = targets
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(at, t)| Some((at, edit::line_quoted(t.old(), &reply)?)));
+                        quoted.next().filter(|_| quoted.next().is_none())
+                    }
+                };
+            }
+            // A reply that names no line (a line number, a sentence) is
+            // asked once more, held to the lines shown.
+            if ask_line && named_line.is_none() && self.budget.allows_call() {
+                named_line = self.line_chosen(system, base, &targets, &shown, usage, cancel).await?;
+            }
             if let Ok((target, _)) = &found
                 && !versioned.iter().any(|v| v.is(target))
             {
@@ -492,6 +545,38 @@ with it. Review it before relying on it."
     /// Which of `targets` (shown in `shown`, with the check) the model says
     /// must change, held to their names and asked both ways round; `None`
     /// where it picks by the order offered.
+    async fn line_chosen(
+        &mut self,
+        system: &str,
+        base: &[Message],
+        targets: &[Target],
+        shown: &str,
+        usage: &mut Usage,
+        cancel: &CancellationToken,
+    ) -> Result<Option<(usize, usize)>, Stop> {
+        // Each line once, where it says something: a bracket alone is no
+        // place a model names.
+        let mut lines: Vec<(String, (usize, usize))> = Vec::new();
+        for (at, target) in targets.iter().enumerate() {
+            for (i, line) in target.old().lines().enumerate() {
+                let line = line.trim();
+                if line.chars().any(char::is_alphanumeric) && !lines.iter().any(|(l, _)| l == line) {
+                    lines.push((line.to_string(), (at, i)));
+                }
+            }
+        }
+        if lines.is_empty() {
+            return Ok(None);
+        }
+        let choices: Vec<&str> = lines.iter().map(|(line, _)| line.as_str()).collect();
+        let ask = format!(
+            "{shown}\nWhich line of the code above must change to do what is asked? Reply with that line as it is now."
+        );
+        self.notify("[asking which line must change, held to the lines shown…]");
+        let reply = self.choice_reply(system, base, &ask, &choices, usage, cancel).await?;
+        Ok(lines.iter().find(|(line, _)| *line == reply).map(|(_, at)| *at))
+    }
+
     async fn name_the_one(
         &mut self,
         system: &str,

@@ -320,6 +320,112 @@ pub fn line_rewritten(old: &str, at: usize, reply: &str) -> Option<String> {
     Some(out.join("\n") + end)
 }
 
+/// The line of `old` (its index, from 0) that a reply asked for the line
+/// to change quotes as it is: a small model asked which line must change
+/// and how often names the line and writes it unchanged. `None` where it
+/// quotes none, or more than one, or the head, which names no fix.
+pub fn line_quoted(old: &str, reply: &str) -> Option<usize> {
+    let mut written: Vec<String> = match code_blocks(reply).first() {
+        Some(block) => block.lines().map(str::to_string).collect(),
+        None => reply.split('`').skip(1).step_by(2).map(str::to_string).collect(),
+    };
+    // A reply of the line alone, unmarked.
+    if written.is_empty() {
+        written = reply.lines().map(str::to_string).collect();
+    }
+    let lines: Vec<&str> = old.lines().collect();
+    let mut quoted = written.iter().map(|l| l.trim()).filter(|l| l.len() > 2).filter_map(|new| {
+        let at: Vec<usize> = (1..lines.len()).filter(|i| lines[*i].trim() == new).collect();
+        match at.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    });
+    let first = quoted.next()?;
+    quoted.all(|at| at == first).then_some(first)
+}
+
+/// The first line (from 0) where `new` differs from `old`, blanks at the
+/// ends of lines aside; `None` where it does not.
+pub fn first_changed_line(old: &str, new: &str) -> Option<usize> {
+    let (old, new): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    (0..old.len().max(new.len())).find(|i| old.get(*i).map(|l| l.trim_end()) != new.get(*i).map(|l| l.trim_end()))
+}
+
+/// A version's start, written for the model to go on from: the code block
+/// opened, the lines of `old` before line `at`, and a comment opened where
+/// that line starts. Asked to write the whole version, a small model copies
+/// what it is shown line for line, the line that must change too; a comment
+/// of its own at that line says what changes there, and what follows does it.
+pub fn opened_at(language: Language, old: &str, at: usize) -> String {
+    let lines: Vec<&str> = old.lines().collect();
+    let line = lines.get(at).copied().unwrap_or_default();
+    let comment = match language {
+        Language::Python | Language::Bash => "# ",
+        _ => "// ",
+    };
+    let before: String = lines[..at.min(lines.len())].iter().map(|l| format!("{l}\n")).collect();
+    format!("```{}\n{before}{}{comment}", language.name(), &line[..indent_of(line)])
+}
+
+/// Where the model, going on from [`opened_at`]'s opening of `old` at
+/// line `at`, is back on `old`'s own lines: two lines in a row, past its
+/// comment, that are `old`'s lines `j` and `j + 1` for a `j` from `at` on
+/// (not two brackets alone). The byte in `continued` where the first of
+/// them starts, and `j`. From there on it would only copy what it was shown.
+pub fn rejoined(old: &str, at: usize, continued: &str) -> Option<(usize, usize)> {
+    let old_lines: Vec<&str> = old.lines().map(str::trim).collect();
+    // Only whole lines count: the last may still be being written.
+    let mut written: Vec<(usize, &str)> = Vec::new();
+    let mut start = continued.find('\n')? + 1;
+    while let Some(end) = continued[start..].find('\n') {
+        written.push((start, continued[start..start + end].trim()));
+        start += end + 1;
+    }
+    let says = |line: &str| line.chars().any(char::is_alphanumeric);
+    for pair in written.windows(2) {
+        let ((offset, first), (_, second)) = (pair[0], pair[1]);
+        if first.starts_with("```") || !(says(first) || says(second)) {
+            continue;
+        }
+        let j = (at..old_lines.len().saturating_sub(1)).find(|j| old_lines[*j] == first && old_lines[j + 1] == second);
+        if let Some(j) = j {
+            return Some((offset, j));
+        }
+    }
+    None
+}
+
+/// The reply a version opened by [`opened_at`] at line `at` of `old`
+/// makes: the opening, then what the model went on with, less the comment
+/// line tack opened (the model's note of what it changes, no part of the
+/// change). Where it rejoined `old`'s lines, `old`'s lines from there; where
+/// it closed the block short of `old`'s last line, what it wrote stands for
+/// line `at` and `old` goes on after it. A backend that starts the reply
+/// afresh returns a whole reply: it stands.
+pub fn from_opening(opening: &str, old: &str, at: usize, continued: &str) -> String {
+    if continued.trim_start().starts_with("```") {
+        return continued.to_string();
+    }
+    let kept = opening.rfind('\n').map_or(opening, |end| &opening[..=end]);
+    let old_lines: Vec<&str> = old.lines().collect();
+    let rest_of_old = |from: usize| old_lines.get(from..).unwrap_or_default().join("\n");
+    if let Some((cut, j)) = rejoined(old, at, continued) {
+        let after_comment = continued.find('\n').map_or(continued.len(), |end| end + 1);
+        let written = &continued[after_comment.min(cut)..cut];
+        return format!("{kept}{written}{}\n```\n", rest_of_old(j));
+    }
+    let rest = continued.split_once('\n').map_or("", |(_, rest)| rest);
+    if let Some(close) = rest.find("```") {
+        let written = &rest[..close];
+        let last = |text: &str| text.lines().map(str::trim).filter(|l| !l.is_empty()).last().map(str::to_string);
+        if last(written) != last(old) {
+            return format!("{kept}{written}{}\n```\n", rest_of_old(at + 1));
+        }
+    }
+    format!("{kept}{rest}")
+}
+
 /// How many words `a` and `b` differ by, when they are the same line with a
 /// few words changed (at most a third of the longer, and at least one
 /// word in common); `None` when they are different lines.
@@ -554,6 +660,34 @@ pub fn listed_names(reply: &str, max: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_line_quoted_as_it_is_is_where_a_version_is_opened() {
+        let old = "function format(value, sep) {\n  var str = String(value);\n  str = str.replace(re, sep);\n  return str;\n}";
+        let reply = "The line that must change is:\n```javascript\nstr = str.replace(re, sep);\n```";
+        assert_eq!(line_quoted(old, reply), Some(2));
+        // The head names no fix; a line written anew is no quote.
+        assert_eq!(line_quoted(old, "```\nfunction format(value, sep) {\n```"), None);
+        assert_eq!(line_quoted(old, "`str = str.split('.')`"), None);
+        let opening = opened_at(Language::JavaScript, old, 2);
+        assert_eq!(opening, "```javascript\nfunction format(value, sep) {\n  var str = String(value);\n  // ");
+        let version = "```javascript\nfunction format(value, sep) {\n  var str = String(value);\n  str = split(str, sep);\n  return str;\n}\n```\n";
+        // Written to the end, rejoining the old lines: the rest is the old's.
+        let continued = "only the integer part is grouped\n  str = split(str, sep);\n  return str;\n}\n```";
+        assert_eq!(rejoined(old, 2, continued), Some((continued.find("  return").unwrap(), 3)));
+        assert_eq!(from_opening(&opening, old, 2, continued), version);
+        // Cut where it rejoined, as the stream is.
+        let cut = "only the integer part is grouped\n  str = split(str, sep);\n  return str;\n}\n";
+        assert_eq!(from_opening(&opening, old, 2, cut), version);
+        // The new lines alone, the block closed: they stand for the line.
+        assert_eq!(from_opening(&opening, old, 2, "grouped\n  str = split(str, sep);\n```"), version);
+        // Brackets alone are no rejoining; the opened line written as it
+        // was is (the version then changes nothing).
+        assert_eq!(rejoined(old, 2, "x\n  }\n}\n"), None);
+        assert_eq!(rejoined(old, 2, "x\n  str = str.replace(re, sep);\n  return str;\n"), Some((2, 2)));
+        // A server that ignored the opening answers whole.
+        assert_eq!(from_opening(&opening, old, 2, "```js\nx\n```"), "```js\nx\n```");
+    }
     use super::*;
     use crate::codemap::{Language, parse};
 
