@@ -189,6 +189,23 @@ async fn a_fresh_try_is_sampled_repeatably_and_each_try_differs() {
     assert_eq!(greedy_again, greedy, "greedy decoding is untouched by the tries before it");
 }
 
+/// A reply begun for the model (a version's first lines) is where it goes
+/// on: it writes what follows, not the start again.
+#[tokio::test]
+async fn a_reply_begun_for_the_model_is_continued_from_where_it_stops() {
+    let _guard = exclusive();
+    let backend = shared();
+    let ask = |reply_prefix: Option<&str>| CompletionRequest {
+        reply_prefix: reply_prefix.map(str::to_string),
+        max_tokens: Some(12),
+        ..request(vec![Message::user_text("Count from 1 to 30 in digits, separated by commas.")])
+    };
+    let (continued, _, _) = generate(&backend, ask(Some("1, 2, 3, 4, 5, 6, 7, 8,"))).await;
+    assert!(continued.trim_start().starts_with("9, 10"), "{continued:?}");
+    let (fresh, _, _) = generate(&backend, ask(None)).await;
+    assert!(!fresh.trim_start().starts_with("9"), "{fresh:?}");
+}
+
 #[tokio::test]
 async fn a_request_s_own_bound_ends_the_reply_before_the_backend_s() {
     let _guard = exclusive();
