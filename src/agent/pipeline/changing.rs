@@ -320,7 +320,10 @@ that line as it must read for the check to pass, in one code block.",
                     None => ask.clone(),
                 },
             };
-            if let (Some(last), false) = (refusals.last(), ask_line || ask_raised) {
+            // A line ask's refusal ("wrote no line as it must read") says
+            // nothing to the version opened at the line it named.
+            let after_line_ask = opened.is_some() && !opened_greedy;
+            if let (Some(last), false) = (refusals.last(), ask_line || ask_raised || after_line_ask) {
                 this_ask.push_str(&format!("\nYour last version was refused: {last}."));
             }
             let shown_now = match (alone, &check) {
@@ -403,6 +406,11 @@ that line as it must read for the check to pass, in one code block.",
                     }
                 },
             };
+            // The line the error is raised on, written unchanged, is
+            // where the next version opens.
+            if let (true, Some((target, line, _)), Err(_)) = (ask_raised, &raised, &found) {
+                named_line = targets.iter().position(|t| t.is(target)).map(|at| (at, *line));
+            }
             if ask_line {
                 named_line = match &found {
                     Ok((target, code)) => {
