@@ -374,18 +374,20 @@ pub fn opened_at(language: Language, old: &str, at: usize) -> String {
 /// (not two brackets alone). The byte in `continued` where the first of
 /// them starts, and `j`. From there on it would only copy what it was shown.
 pub fn rejoined(old: &str, at: usize, continued: &str) -> Option<(usize, usize)> {
-    let old_lines: Vec<&str> = old.lines().map(str::trim).collect();
+    // Indented as they were: the same line one block deeper (the old line
+    // written again in a new `else`) is new code, not the old going on.
+    let old_lines: Vec<&str> = old.lines().map(str::trim_end).collect();
     // Only whole lines count: the last may still be being written.
     let mut written: Vec<(usize, &str)> = Vec::new();
     let mut start = continued.find('\n')? + 1;
     while let Some(end) = continued[start..].find('\n') {
-        written.push((start, continued[start..start + end].trim()));
+        written.push((start, continued[start..start + end].trim_end()));
         start += end + 1;
     }
     let says = |line: &str| line.chars().any(char::is_alphanumeric);
     for pair in written.windows(2) {
         let ((offset, first), (_, second)) = (pair[0], pair[1]);
-        if first.starts_with("```") || !(says(first) || says(second)) {
+        if first.trim_start().starts_with("```") || !(says(first) || says(second)) {
             continue;
         }
         let j = (at..old_lines.len().saturating_sub(1)).find(|j| old_lines[*j] == first && old_lines[j + 1] == second);
@@ -684,6 +686,8 @@ mod tests {
         // Brackets alone are no rejoining; the opened line written as it
         // was is (the version then changes nothing).
         assert_eq!(rejoined(old, 2, "x\n  }\n}\n"), None);
+        // The old line again one block deeper, in a branch of its own, is new code.
+        assert_eq!(rejoined(old, 2, "x\n  if (a) {\n    str = str.replace(re, sep);\n  }\n"), None);
         assert_eq!(rejoined(old, 2, "x\n  str = str.replace(re, sep);\n  return str;\n"), Some((2, 2)));
         // A server that ignored the opening answers whole.
         assert_eq!(from_opening(&opening, old, 2, "```js\nx\n```"), "```js\nx\n```");
