@@ -550,9 +550,8 @@ with it. Review it before relying on it."
         Ok(Some(TurnOutcome { stop_reason: StopReason::EndTurn, text, usage: Usage::default() }))
     }
 
-    /// Which of `targets` (shown in `shown`, with the check) the model says
-    /// must change, held to their names and asked both ways round; `None`
-    /// where it picks by the order offered.
+    /// The line of `targets` (shown in `shown`) the model says must change,
+    /// its reply held to their lines: a target's index and the line's.
     async fn line_chosen(
         &mut self,
         system: &str,
@@ -585,6 +584,9 @@ with it. Review it before relying on it."
         Ok(lines.iter().find(|(line, _)| *line == reply).map(|(_, at)| *at))
     }
 
+    /// Which of `targets` (shown in `shown`, with the check) the model says
+    /// must change, held to their names and asked both ways round; `None`
+    /// where it picks by the order offered.
     async fn name_the_one(
         &mut self,
         system: &str,
