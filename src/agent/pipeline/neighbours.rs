@@ -23,13 +23,18 @@ use crate::protocol::Block;
 const MAX_USES: usize = 48;
 /// Printed before each use's output, to tell one use's lines from the next.
 pub const MARK: &str = "--- use";
+/// Printed instead of [`MARK`] before a use that is the check's own with a
+/// truth value turned the other way (`case_sensitive=False` for the
+/// request's `True`): what the call does with its option the other way.
+pub const TURNED_MARK: &str = "--- use turned";
 
 /// A literal of a statement: its byte range, and whether it is a string
-/// (its quote) or a number.
+/// (its quote), a number or a truth value.
 #[derive(Debug, Clone, PartialEq)]
 struct Literal {
     at: std::ops::Range<usize>,
     quote: Option<char>,
+    truth: bool,
 }
 
 impl Literal {
@@ -65,16 +70,17 @@ fn literals(language: Language, line: &str) -> Option<Vec<Literal>> {
                 if let Some(quote) = quote {
                     let triple = text.starts_with(&quote.to_string().repeat(3));
                     if text.len() >= 2 && text.ends_with(quote) && !triple {
-                        found.push(Literal { at: node.byte_range(), quote: Some(quote) });
+                        found.push(Literal { at: node.byte_range(), quote: Some(quote), truth: false });
                     }
                 }
             }
             // `1.5`, `1e3`, `0x1f`, `2n` are left as they are too.
             "integer" | "number" => {
                 if text.bytes().all(|b| b.is_ascii_digit()) {
-                    found.push(Literal { at: node.byte_range(), quote: None });
+                    found.push(Literal { at: node.byte_range(), quote: None, truth: false });
                 }
             }
+            "true" | "false" => found.push(Literal { at: node.byte_range(), quote: None, truth: true }),
             "template_string" => {}
             _ => {
                 let mut cursor = node.walk();
@@ -101,6 +107,17 @@ fn string_values(all: &[String]) -> Vec<String> {
         }
     }
     values
+}
+
+/// A truth value written the other way, in the case the language writes it.
+fn turned(value: &str) -> Option<&'static str> {
+    match value {
+        "True" => Some("False"),
+        "False" => Some("True"),
+        "true" => Some("false"),
+        "false" => Some("true"),
+        _ => None,
+    }
 }
 
 fn number_values(all: &[String]) -> Vec<String> {
@@ -140,7 +157,10 @@ pub fn script(language: Language, check: &str) -> Option<String> {
         .collect();
     let all = |string: bool| -> Vec<String> {
         let values = statements.iter().flat_map(|(line, found)| {
-            found.iter().filter(move |l| l.quote.is_some() == string).map(move |l| l.value(line).to_string())
+            found
+                .iter()
+                .filter(move |l| l.quote.is_some() == string && !l.truth)
+                .map(move |l| l.value(line).to_string())
         });
         values.collect()
     };
@@ -149,9 +169,19 @@ pub fn script(language: Language, check: &str) -> Option<String> {
     // One list per statement, taken in turn, so that the first statement
     // does not take every place.
     let mut per_statement: Vec<Vec<String>> = Vec::new();
+    let mut turned_uses: Vec<String> = Vec::new();
     for (line, found) in &statements {
         let mut uses = Vec::new();
         for literal in found {
+            if literal.truth {
+                let Some(other) = turned(literal.value(line)) else { continue };
+                let use_ = format!("{}{other}{}", &line[..literal.at.start], &line[literal.at.end..]);
+                if !own.contains(&use_.trim()) && !uses.contains(&use_) {
+                    turned_uses.push(use_.clone());
+                    uses.push(use_);
+                }
+                continue;
+            }
             let values = if literal.quote.is_some() { &strings } else { &numbers };
             for value in values {
                 if value == literal.value(line) {
@@ -185,7 +215,10 @@ pub fn script(language: Language, check: &str) -> Option<String> {
     let mut out: Vec<String> =
         check.lines().filter(|line| !prints_a_line(language, line)).map(str::to_string).collect();
     for use_ in &uses {
-        out.push(mark.clone());
+        out.push(match turned_uses.contains(use_) {
+            true => mark.replace(MARK, TURNED_MARK),
+            false => mark.clone(),
+        });
         out.push(guard(use_.trim()));
     }
     Some(out.join("\n") + "\n")
@@ -196,7 +229,7 @@ fn by_use(output: &str) -> Vec<String> {
     let mut uses: Vec<String> = Vec::new();
     let mut started = false;
     for line in output.lines() {
-        if line.trim_end() == MARK {
+        if line.trim_end() == MARK || line.trim_end() == TURNED_MARK {
             uses.push(String::new());
             started = true;
         } else if let (true, Some(last)) = (started, uses.last_mut()) {
@@ -244,6 +277,21 @@ pub fn flattens(original: &str, output: &str) -> bool {
         by_use(output).into_iter().filter(|printed| !is_failure(printed)).collect()
     };
     values(original).len() >= 2 && values(output).len() <= 1
+}
+
+/// Whether a change alters what a use of the check's own call with a
+/// truth value turned the other way printed on the code as it is
+/// (`original`): a request about what an option does when set speaks of
+/// that setting, and the other one is not its case. Only uses that ran
+/// before count.
+pub fn changes_turned(original: &str, output: &str) -> bool {
+    let turned: Vec<bool> = original
+        .lines()
+        .filter(|line| line.trim_end() == MARK || line.trim_end() == TURNED_MARK)
+        .map(|line| line.trim_end() == TURNED_MARK)
+        .collect();
+    let (before, after) = (by_use(original), by_use(output));
+    (0..before.len()).any(|i| turned[i] && !is_failure(&before[i]) && after.get(i) != Some(&before[i]))
 }
 
 /// Whether a use's output is its guard's report of an error (see [`script`]).
@@ -331,6 +379,29 @@ mod tests {
         assert!(script.contains("try:\n    print(list(more.windowed([1, 2, 3], 2)))\nexcept Exception as _error:"));
         assert_eq!(super::script(Language::Python, "import more\nprint(more.version())\n"), None);
         assert_eq!(super::script(Language::Go, check), None);
+    }
+
+    #[test]
+    fn the_check_s_own_call_with_an_option_turned_is_a_use_a_small_change_must_leave_as_it_was() {
+        let check = "import parse\nprint(parse.findall('x({})x', 'X(hi)X', case_sensitive=True))\n";
+        let script = script(Language::Python, check).unwrap();
+        assert!(
+            script.contains(
+                "print(\"--- use turned\")\ntry:\n    print(parse.findall('x({})x', 'X(hi)X', case_sensitive=False))"
+            ),
+            "{script}"
+        );
+        assert!(
+            script.contains("print(\"--- use\")\ntry:\n    print(parse.findall('x', 'X(hi)X', case_sensitive=True))")
+        );
+        let check = "const qs = require('qs');\nconsole.log(qs.parse('a[1]=2', { allowSparse: true }));\n";
+        assert!(super::script(Language::JavaScript, check).unwrap().contains("{ allowSparse: false }"));
+        let original = "--- use\n[]\n--- use turned\n['hi']\n--- use\nraises IndexError\n";
+        assert!(changes_turned(original, "--- use\n[]\n--- use turned\n[]\n--- use\nraises IndexError\n"));
+        assert!(!changes_turned(original, "--- use\n['h']\n--- use turned\n['hi']\n--- use\n[]\n"));
+        // A turned use that raised before may do anything now.
+        let raised = "--- use turned\nraises TypeError\n";
+        assert!(!changes_turned(raised, "--- use turned\n[]\n"));
     }
 
     #[test]

@@ -231,8 +231,23 @@ impl Conversation {
                 if flat.contains(&true) {
                     self.tell_left_out("with it every use near the check's prints one value", &passing, &flat);
                 }
-                let outputs = without(&outputs, &flat);
-                (without(&numbers, &flat), without(&passing, &flat), Some((original, outputs)))
+                let (numbers, passing, outputs) =
+                    (without(&numbers, &flat), without(&passing, &flat), without(&outputs, &flat));
+                // A small change that alters what the request's own call
+                // gives with its option the other way changes what the
+                // request does not ask about (a search bounded short of the
+                // text's end passed a check of `case_sensitive=True`).
+                let turned: Vec<bool> =
+                    outputs.iter().map(|output| neighbours::changes_turned(&original, output)).collect();
+                if turned.contains(&true) {
+                    self.tell_left_out(
+                        "with it the request's own call gives another result with its option the other way",
+                        &passing,
+                        &turned,
+                    );
+                }
+                let outputs = without(&outputs, &turned);
+                (without(&numbers, &turned), without(&passing, &turned), Some((original, outputs)))
             }
             None => (numbers, passing, None),
         };
