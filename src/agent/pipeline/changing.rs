@@ -467,6 +467,21 @@ that line as it must read for the check to pass, in one code block.",
                 }
                 .map_err(|refusal| (refusal.to_string(), refusal == verify::Refusal::Unchanged))
             });
+            // A version that special-cases the check's own input passes it
+            // and fixes nothing else: refused before it runs.
+            let verdict = verdict.and_then(|(target, placed, after)| {
+                let script = check.as_ref().map(|c| c.script.as_str()).unwrap_or_default();
+                match edit::special_cased(target.file.language, &target.text, &after, script) {
+                    Some(literal) => Err((
+                        format!(
+                            "it compares with `{literal}`, the example's own input: a fix must work for the \
+request's other cases too, not that one alone"
+                        ),
+                        false,
+                    )),
+                    None => Ok((target, placed, after)),
+                }
+            });
             unchanged_last = matches!(verdict, Err((_, true)));
             match verdict {
                 Ok((target, new, after)) => {

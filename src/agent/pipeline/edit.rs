@@ -352,6 +352,54 @@ pub fn first_changed_line(old: &str, new: &str) -> Option<usize> {
     (0..old.len().max(new.len())).find(|i| old.get(*i).map(|l| l.trim_end()) != new.get(*i).map(|l| l.trim_end()))
 }
 
+/// A string the version compares a value with (`== '+.7f'`, `=== "1pb"`)
+/// that the check's own example writes as input and the old code never
+/// wrote: the example's case special-cased, which passes that example and
+/// fixes nothing else. Only strings of three characters or more count.
+pub fn special_cased(language: Language, old: &str, new: &str, check: &str) -> Option<String> {
+    const SHORTEST: usize = 3;
+    let inputs: Vec<String> = check
+        .lines()
+        .filter(|line| super::expect::prints_a_line(language, line))
+        .flat_map(quoted_strings)
+        .filter(|s| s.chars().count() >= SHORTEST)
+        .collect();
+    let old_lines: std::collections::HashSet<&str> = old.lines().map(str::trim).collect();
+    new.lines()
+        .map(str::trim)
+        .filter(|line| !old_lines.contains(line))
+        .filter(|line| line.contains("==") || line.contains("!="))
+        .flat_map(quoted_strings)
+        .find(|literal| {
+            literal.chars().count() >= SHORTEST
+                && !old.contains(literal.as_str())
+                && inputs.iter().any(|input| input.contains(literal.as_str()))
+        })
+}
+
+/// The contents of the quoted strings of a line, `'` or `"`, escapes kept.
+fn quoted_strings(line: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c != '\'' && c != '"' {
+            continue;
+        }
+        let mut text = String::new();
+        let mut escaped = false;
+        for d in chars.by_ref() {
+            match (escaped, d) {
+                (false, '\\') => escaped = true,
+                (false, d) if d == c => break,
+                _ => escaped = false,
+            }
+            text.push(d);
+        }
+        found.push(text);
+    }
+    found
+}
+
 /// A version's start, written for the model to go on from: the code block
 /// opened, the lines of `old` before line `at`, and a comment opened where
 /// that line starts. Asked to write the whole version, a small model copies
@@ -662,6 +710,28 @@ pub fn listed_names(reply: &str, max: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_version_that_compares_with_the_example_s_own_input_special_cases_it() {
+        let check = "import parse\nprint(parse.parse('Pi = {:+.7f}', 'Pi = 3.1415926').fixed)\n";
+        let old = "def extract(format):\n    if type not in ALLOWED:\n        raise ValueError(type)\n";
+        let cased = "def extract(format):\n    if type == '+.7f':\n        type = 'f'\n    if type not in ALLOWED:\n        raise ValueError(type)\n";
+        assert_eq!(special_cased(Language::Python, old, cased, check).as_deref(), Some("+.7f"));
+        // A sign read off the spec is the fix: no string of the example is compared.
+        let fixed = "def extract(format):\n    if format.startswith(('+', '-', ' ')):\n        format = format[1:]\n    if type not in ALLOWED:\n        raise ValueError(type)\n";
+        assert_eq!(special_cased(Language::Python, old, fixed, check), None);
+        // A unit added to a table is no comparison.
+        let check = "const bytes = require('bytes');\nconsole.log(bytes.parse('1pb'));\n";
+        assert_eq!(
+            special_cased(
+                Language::JavaScript,
+                "var map = {\n  tb: 4\n};",
+                "var map = {\n  tb: 4,\n  pb: 5\n};",
+                check
+            ),
+            None
+        );
+    }
 
     #[test]
     fn a_line_quoted_as_it_is_is_where_a_version_is_opened() {
