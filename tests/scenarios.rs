@@ -3455,53 +3455,55 @@ async fn a_candidate_that_breaks_the_parse_is_refused_and_the_next_one_asked_wit
     assert!(run.text().contains("[candidate 1 refused: with it the file no longer parses"), "{}", run.text());
 }
 
+const GREET: &str = "def greet(name):\n    text = 'Hello ' + name\n    return text\n";
+
+/// The request's own example is the check; no small change passes it.
+async fn greet_run(replies: &[&str]) -> Run {
+    let probe = "```python\nfrom hello import greet\nprint(greet('Bob'))\n```\n";
+    let mut all = vec!["change", "change", probe];
+    all.extend_from_slice(replies);
+    Scenario::new()
+        .file("hello.py", &long_module(GREET))
+        .tool_settings(whole_files())
+        .run(&all, "`greet('Ann')` returns 'Hello Ann' but should return 'Hello, Ann!'. Fix it.")
+        .await
+}
+
 /// A model that copies the definition back unchanged, and then names the
 /// line to change by writing it as it is, has its next version opened for
 /// it at that line: the lines before it written, and a comment begun where
-/// it starts, which the model goes on from. The comment is no part of the
-/// change.
+/// it starts, which the model goes on from; once it is back on the old
+/// lines, the rest is the old code's. The comment is no part of the change.
 #[tokio::test]
 async fn a_line_named_as_it_is_opens_the_next_version_there() {
-    let utils = long_module(PORT);
-    let copy = format!("```python\n{PORT}```\n");
-    let continued = "zero is no port either\n    if port < 1:\n        raise ValueError(text)\n    return port\n```\n";
-    let run = Scenario::new()
-        .file("utils.py", &utils)
-        .tool_settings(whole_files())
-        .pipeline(no_check())
-        .run(
-            &["change", "change", &copy, "The line is:\n```python\n    if port < 0:\n```", continued],
-            "parse_port accepts 0. Fix it.",
-        )
-        .await;
-    let fixed = PORT.replace("port < 0", "port < 1");
-    assert_eq!(run.read("utils.py"), utils.replace(PORT, &fixed));
+    let copy = format!("```python\n{GREET}```\n");
+    let continued = "greet with a comma\n    text = 'Hello, ' + name + '!'\n    return text\n";
+    let run = greet_run(&[&copy, "The line is:\n```python\n    text = 'Hello ' + name\n```", continued]).await;
+    let fixed = GREET.replace("'Hello ' + name", "'Hello, ' + name + '!'");
+    assert_eq!(run.read("hello.py"), long_module(&fixed), "{}", run.text());
     let requests = run.backend.requests();
-    assert_eq!(
-        requests[4].reply_prefix.as_deref(),
-        Some("```python\ndef parse_port(text):\n    port = int(text)\n    # ")
+    let opened = requests.iter().find_map(|r| r.reply_prefix.clone()).unwrap_or_default();
+    assert_eq!(opened, "```python\ndef greet(name):\n    # ");
+    assert!(
+        run.text().contains("[writing a version on from the line it names, `text = 'Hello ' + name`…]"),
+        "{}",
+        run.text()
     );
-    assert!(run.text().contains("[writing a version on from the line it names, `if port < 0:`…]"), "{}", run.text());
 }
 
 /// A reply to the ask for the line to change that names none (a line
 /// number) is asked once more, held to the lines shown.
 #[tokio::test]
 async fn a_line_ask_answered_with_a_number_is_asked_again_held_to_the_lines() {
-    let utils = long_module(PORT);
-    let copy = format!("```python\n{PORT}```\n");
-    let continued = "zero is no port either\n    if port < 1:\n        raise ValueError(text)\n    return port\n```\n";
-    let run = Scenario::new()
-        .file("utils.py", &utils)
-        .tool_settings(whole_files())
-        .pipeline(no_check())
-        .run(&["change", "change", &copy, "1203", "if port < 0:", continued], "parse_port accepts 0. Fix it.")
-        .await;
-    assert_eq!(run.read("utils.py"), utils.replace(PORT, &PORT.replace("port < 0", "port < 1")));
+    let copy = format!("```python\n{GREET}```\n");
+    let continued = "greet with a comma\n    text = 'Hello, ' + name + '!'\n    return text\n```\n";
+    let run = greet_run(&[&copy, "1202", "text = 'Hello ' + name", continued]).await;
+    let fixed = GREET.replace("'Hello ' + name", "'Hello, ' + name + '!'");
+    assert_eq!(run.read("hello.py"), long_module(&fixed), "{}", run.text());
     let requests = run.backend.requests();
-    assert!(requests[4].choices.iter().any(|line| line == "if port < 0:"), "{:?}", requests[4].choices);
-    assert!(requests[4].choices.iter().all(|line| !line.starts_with(' ')), "{:?}", requests[4].choices);
-    assert!(requests[5].reply_prefix.is_some());
+    let held =
+        requests.iter().find(|r| r.choices.iter().any(|c| c == "return text")).expect("a line ask held to the lines");
+    assert!(held.choices.iter().all(|line| !line.starts_with(' ')), "{:?}", held.choices);
 }
 
 #[tokio::test]

@@ -299,7 +299,9 @@ own version first…]",
             let ask_raised = n == 0 && raised.is_some();
             let ask_line = !ask_raised && unchanged_last && !line_asked;
             line_asked |= ask_line;
-            let opened = named_line.filter(|_| !ask_line && !ask_raised);
+            // Only a check can tell a version pushed into writing something
+            // new from one that means it: without one, none is opened.
+            let opened = named_line.filter(|_| !ask_line && !ask_raised && check.is_some());
             let alone = match opened {
                 Some((at, _)) => Some(&targets[at]),
                 None => named.filter(|_| !greedy_asked && !ask_line && !ask_raised).map(|at| &targets[at]),
@@ -428,7 +430,7 @@ that line as it must read for the check to pass, in one code block.",
             }
             // A reply that names no line (a line number, a sentence) is
             // asked once more, held to the lines shown.
-            if ask_line && named_line.is_none() && self.budget.allows_call() {
+            if ask_line && named_line.is_none() && check.is_some() && self.budget.allows_call() {
                 named_line = self.line_chosen(system, base, &targets, &shown, usage, cancel).await?;
             }
             if let Ok((target, _)) = &found
