@@ -468,7 +468,7 @@ pub fn from_opening(opening: &str, old: &str, at: usize, continued: &str) -> Str
     let rest = continued.split_once('\n').map_or("", |(_, rest)| rest);
     if let Some(close) = rest.find("```") {
         let written = &rest[..close];
-        let last = |text: &str| text.lines().map(str::trim).filter(|l| !l.is_empty()).last().map(str::to_string);
+        let last = |text: &str| text.lines().map(str::trim).rfind(|l| !l.is_empty()).map(str::to_string);
         if last(written) != last(old) {
             return format!("{kept}{written}{}\n```\n", rest_of_old(at + 1));
         }
