@@ -23,6 +23,8 @@ const MAX_SHOWN: usize = 6;
 /// Lines a definition may have for the model's own version of it to be
 /// asked beside a small change picked among several that pass the check.
 const MAX_VERSION_LINES: usize = 30;
+/// Versions a turn asks for where no check can run them.
+const UNCHECKED_VERSIONS: u32 = 3;
 
 impl Conversation {
     /// Asks for the candidate's new version until one is verified or the
@@ -285,6 +287,9 @@ own version first…]",
         // nothing; else sampled).
         let versions = match untold {
             Some(_) => 2,
+            // Without a check, a sampled try is a guess applied unrun: the
+            // greedy one, the line ask and one more at most.
+            None if check.is_none() => self.settings.pipeline.candidates.clamp(1, UNCHECKED_VERSIONS),
             None => self.settings.pipeline.candidates.max(1),
         };
         for n in 0..versions {
