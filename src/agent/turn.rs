@@ -646,6 +646,18 @@ impl Conversation {
         }
     }
 
+    /// The usage of a generation cut before its end: the backend reports
+    /// usage when a generation ends, and this one never does, so it is
+    /// counted here and the turn's usage holds what it cost.
+    fn report_cut_usage(&mut self, generation: &mut Generation, streamed: &str) {
+        let usage = Usage {
+            prompt_tokens: self.last_prompt_tokens as u64,
+            completion_tokens: self.backend.count_tokens(streamed) as u64,
+            ..Usage::default()
+        };
+        self.report_usage(generation, usage);
+    }
+
     async fn stream_once(
         &mut self,
         system: &str,
@@ -696,24 +708,11 @@ impl Conversation {
                         tracing::info!("the reply fell into a cycle of lines; cutting it");
                         generation.repeated = true;
                         self.events.emit(Event::Text { text: REPEATED.into() });
-                        // The backend reports usage when a generation ends,
-                        // and this one never does: counted here, so the
-                        // turn's usage holds what it cost.
-                        let usage = Usage {
-                            prompt_tokens: self.last_prompt_tokens as u64,
-                            completion_tokens: self.backend.count_tokens(&streamed) as u64,
-                            ..Usage::default()
-                        };
-                        self.report_usage(&mut generation, usage);
+                        self.report_cut_usage(&mut generation, &streamed);
                         break;
                     }
                     if done.as_ref().is_some_and(|done| done(&streamed)) {
-                        let usage = Usage {
-                            prompt_tokens: self.last_prompt_tokens as u64,
-                            completion_tokens: self.backend.count_tokens(&streamed) as u64,
-                            ..Usage::default()
-                        };
-                        self.report_usage(&mut generation, usage);
+                        self.report_cut_usage(&mut generation, &streamed);
                         break;
                     }
                 }

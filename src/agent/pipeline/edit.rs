@@ -253,10 +253,7 @@ pub fn line_fixed(old: &str, reply: &str) -> Option<String> {
     if let Some(changed) = line_changed(old, reply) {
         return Some(changed);
     }
-    let written: Vec<String> = match code_blocks(reply).first() {
-        Some(block) => block.lines().map(str::to_string).collect(),
-        None => reply.split('`').skip(1).step_by(2).map(str::to_string).collect(),
-    };
+    let written = code_written(reply);
     let lines: Vec<&str> = old.lines().collect();
     let mut found: Option<(usize, &str)> = None;
     for new in written.iter().map(|l| l.trim()).filter(|l| !l.is_empty()) {
@@ -320,15 +317,21 @@ pub fn line_rewritten(old: &str, at: usize, reply: &str) -> Option<String> {
     Some(out.join("\n") + end)
 }
 
+/// The code a reply writes: its first block's lines, else what it marks
+/// with backticks.
+fn code_written(reply: &str) -> Vec<String> {
+    match code_blocks(reply).first() {
+        Some(block) => block.lines().map(str::to_string).collect(),
+        None => reply.split('`').skip(1).step_by(2).map(str::to_string).collect(),
+    }
+}
+
 /// The line of `old` (its index, from 0) that a reply asked for the line
 /// to change quotes as it is: a small model asked which line must change
 /// and how often names the line and writes it unchanged. `None` where it
 /// quotes none, or more than one, or the head, which names no fix.
 pub fn line_quoted(old: &str, reply: &str) -> Option<usize> {
-    let mut written: Vec<String> = match code_blocks(reply).first() {
-        Some(block) => block.lines().map(str::to_string).collect(),
-        None => reply.split('`').skip(1).step_by(2).map(str::to_string).collect(),
-    };
+    let mut written = code_written(reply);
     // A reply of the line alone, unmarked.
     if written.is_empty() {
         written = reply.lines().map(str::to_string).collect();
