@@ -3506,6 +3506,48 @@ async fn a_line_ask_answered_with_a_number_is_asked_again_held_to_the_lines() {
     assert!(held.choices.iter().all(|line| !line.starts_with(' ')), "{:?}", held.choices);
 }
 
+/// An argument parser as such packages write theirs: one long function,
+/// exported whole, that the project's tests load as `parse`.
+fn long_parser(line: &str) -> String {
+    let filler: String = (0..90).map(|i| format!("    var unused{i} = {i};\n")).collect();
+    format!(
+        "module.exports = function (args) {{\n    var out = {{}};\n    var count = 0;\n{filler}    \
+for (var i = 0; i < args.length; i++) {{\n        var key = args[i][1];\n        var rest = args[i].slice(2);\n\
+{line}\n        count += 1;\n    }}\n    out._ = [];\n    return out;\n}};\n"
+    )
+}
+
+/// A request that calls a long function by the name the project's tests
+/// load it as finds it, and is asked first for the line to change (not
+/// for a whole version of a hundred lines): the version is opened there.
+#[tokio::test]
+async fn a_long_function_exported_whole_is_found_by_its_users_name_and_changed_from_the_line_named() {
+    let buggy = "        out[key] = rest.split('=')[1];";
+    let continued = "keep all after the first =\n        out[key] = rest.slice(1);\n        count += 1;\n    }\n    \
+out._ = [];\n";
+    let run = Scenario::new()
+        .file("package.json", r#"{ "name": "argv-lite", "main": "index.js" }"#)
+        .file("index.js", &long_parser(buggy))
+        .file("test/short.js", "var parse = require('../');\nconsole.log(parse(['-b=1']));\n")
+        // More code than one message holds: the pipeline's way.
+        .file(
+            "lib/usage.js",
+            &(0..400).map(|i| format!("exports.line{i} = function () {{ return {i}; }};\n")).collect::<String>(),
+        )
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "No probe.", &format!("The line is:\n```javascript\n{buggy}\n```"), continued],
+            "Short options lose what follows a second `=`: `parse(['-k=a=b'])` gives `{ k: 'a', _: [] }`, but \
+I expected `{ k: 'a=b', _: [] }`.",
+        )
+        .await;
+    assert_eq!(run.read("index.js"), long_parser("        out[key] = rest.slice(1);"), "{}", run.text());
+    let requests = run.backend.requests();
+    let first_ask = requests[3].messages.last().unwrap().text();
+    assert!(first_ask.contains("Which line of `exports` must change?"), "{first_ask}");
+    assert!(run.outcome.text.contains("the request's own example does what the request asks"), "{}", run.outcome.text);
+}
+
 #[tokio::test]
 async fn the_budget_ends_a_turn_that_verified_nothing_and_nothing_changes() {
     let utils = long_module(PORT);

@@ -117,6 +117,16 @@ pub struct Definition {
 }
 
 impl Definition {
+    /// Whether it is what its JavaScript module exports whole
+    /// (`module.exports = function (args, opts) {...}`): its users call it
+    /// by the names they load the module as.
+    pub fn is_whole_export(&self, language: Language) -> bool {
+        matches!(language, Language::JavaScript | Language::TypeScript | Language::Tsx)
+            && self.name == "exports"
+            && self.container.is_none()
+            && self.signature.starts_with("module.exports")
+    }
+
     /// `Invoice.total` for a method, `total` for a function.
     pub fn qualified(&self, language: Language) -> String {
         match &self.container {
@@ -141,6 +151,10 @@ pub struct FileMap {
     /// `.prices`, `shop.prices` and, for `from shop import prices`, both
     /// `shop` and `shop.prices` in Python.
     pub modules: Vec<String>,
+    /// The names its imports give a module loaded whole, with the module
+    /// as written: `("parse", "../")` for `var parse = require('../')`,
+    /// `("cookie", "./cookie")` for `import cookie from './cookie'`.
+    pub bindings: Vec<(String, String)>,
     /// Where the parse failed (ERROR or MISSING nodes): their lines, from 1.
     pub error_lines: Vec<usize>,
 }
@@ -162,6 +176,7 @@ pub fn parse(language: Language, text: &str) -> FileMap {
         imports: Vec::new(),
         imported: Vec::new(),
         modules: Vec::new(),
+        bindings: Vec::new(),
         error_lines: Vec::new(),
     };
     let Some(tree) = tree(language, text) else { return empty };
@@ -181,7 +196,31 @@ pub fn parse(language: Language, text: &str) -> FileMap {
     imported.sort();
     imported.dedup();
     let modules = imports.iter().flat_map(|range| modules_named(language, &text[range.clone()])).collect();
-    FileMap { language, definitions, imports, imported, modules, error_lines }
+    let bindings = imports.iter().flat_map(|range| modules_bound(language, &text[range.clone()])).collect();
+    FileMap { language, definitions, imports, imported, modules, bindings, error_lines }
+}
+
+/// The modules one import statement binds whole to a name (see
+/// [`FileMap::bindings`]): CommonJS's `require` of a module, an ES
+/// module's default import.
+fn modules_bound(language: Language, statement: &str) -> Vec<(String, String)> {
+    static BOUND: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?:(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\)\s*[;,\n]|import\s+([A-Za-z_$][\w$]*)\s+from\s+['"]([^'"]+)['"])"#,
+        )
+        .expect("the pattern is valid")
+    });
+    if !matches!(language, Language::JavaScript | Language::TypeScript | Language::Tsx) {
+        return Vec::new();
+    }
+    BOUND
+        .captures_iter(&format!("{statement}\n"))
+        .filter_map(|c| {
+            let name = c.get(1).or(c.get(3))?.as_str().to_string();
+            let module = c.get(2).or(c.get(4))?.as_str().to_string();
+            Some((name, module))
+        })
+        .collect()
 }
 
 /// The modules one import statement names (see [`FileMap::modules`]).

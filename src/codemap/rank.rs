@@ -15,6 +15,9 @@ use crate::text::is_identifier;
 /// Definitions longer than this are no candidates for a change: a small
 /// model cannot rewrite them whole. Their methods still are.
 pub const MAX_CANDIDATE_LINES: usize = 200;
+/// A function the request names may be longer, up to this: a change is
+/// asked of it a line at a time.
+pub const MAX_NAMED_LINES: usize = 500;
 
 /// BM25's usual constants.
 const K1: f32 = 1.2;
@@ -82,9 +85,23 @@ pub fn rank_hinted<'m>(map: &'m CodeMap, prompt: &str, hints: &str, limit: usize
     query.terms.extend(terms_of(hints));
     query.terms.sort();
     query.terms.dedup();
+    // What a module exports whole is named by the names its users load it as.
+    let mut bound: HashMap<&str, Vec<String>> = HashMap::new();
+    for found in map.definitions().filter(|f| f.definition.is_whole_export(f.file.language)) {
+        bound.insert(found.path, bound_names(map, found.path));
+    }
+    let named = |found: &Found<'_>| {
+        query.names(found)
+            || found.definition.is_whole_export(found.file.language)
+                && bound.get(found.path).is_some_and(|names| names.iter().any(|n| query.identifiers.contains(n)))
+    };
     let all: Vec<Found<'m>> = map
         .definitions()
-        .filter(|f| f.definition.lines.1 + 1 - f.definition.lines.0 <= MAX_CANDIDATE_LINES)
+        .filter(|f| {
+            let lines = f.definition.lines.1 + 1 - f.definition.lines.0;
+            let function = matches!(f.definition.kind, DefKind::Function | DefKind::Method);
+            lines <= MAX_CANDIDATE_LINES || function && lines <= MAX_NAMED_LINES && named(f)
+        })
         .filter(|f| f.definition.kind != DefKind::Module && !f.definition.local)
         // Tests and type declarations are left out unless the prompt names
         // their file: a report of what the code does is about the code, and
@@ -125,12 +142,13 @@ pub fn rank_hinted<'m>(map: &'m CodeMap, prompt: &str, hints: &str, limit: usize
         .zip(lexical)
         .map(|(found, lexical)| {
             let lexical = lexical + FILE_SHARE * file_scores[found.path];
-            Ranked { found: *found, score: lexical, named: query.names(found) }
+            Ranked { found: *found, score: lexical, named: named(found) }
         })
         .collect();
     // Exact names first: a named definition outranks every lexical match,
     // the more so the fewer definitions share its name.
-    let best_lexical = ranked.iter().map(|r| r.score).fold(0.0, f32::max);
+    // Named where no word of the request matches, it still ranks.
+    let best_lexical = ranked.iter().map(|r| r.score).fold(f32::EPSILON, f32::max);
     for r in ranked.iter_mut().filter(|r| r.named) {
         r.score += best_lexical / defined[r.found.definition.name.as_str()] as f32;
     }
@@ -231,49 +249,68 @@ fn is_index(path: &str) -> bool {
 /// relative by their leading dots, else from the root or a source folder
 /// (`src/pkg/mod.py` for `pkg.mod`).
 fn resolved_imports(map: &CodeMap, path: &str, file: &super::FileMap) -> Vec<String> {
+    file.modules.iter().filter_map(|module| resolved(map, path, file.language, module)).collect()
+}
+
+/// The file of the map that `module`, as an import of the file `path`
+/// writes it, names (see [`resolved_imports`]).
+fn resolved(map: &CodeMap, path: &str, language: Language, module: &str) -> Option<String> {
     let exists = |candidate: &str| map.file(candidate).is_some();
-    let mut resolved = Vec::new();
-    for module in &file.modules {
-        let base = match file.language {
-            Language::JavaScript | Language::TypeScript | Language::Tsx if module.starts_with('.') => {
-                Some(normalized(&format!("{}{module}", directory(path))))
-            }
-            Language::Python => {
-                let dots = module.chars().take_while(|c| *c == '.').count();
-                let rest = module[dots..].replace('.', "/");
-                if dots == 0 {
-                    let suffix = format!("{rest}.py");
-                    let package = format!("{rest}/__init__.py");
-                    // An absolute module is found from the root or any source folder.
-                    let found = map.files().map(|(p, _)| p).find(|p| {
-                        [&suffix, &package].iter().any(|s| *p == s.as_str() || p.ends_with(&format!("/{s}")))
-                    });
-                    resolved.extend(found.map(str::to_string));
-                    continue;
-                }
-                let mut dir = directory(path).to_string();
-                for _ in 1..dots {
-                    dir = directory(dir.trim_end_matches('/')).to_string();
-                }
-                Some(normalized(&format!("{dir}{rest}")))
-            }
-            _ => None,
-        };
-        let Some(base) = base else { continue };
-        let candidates: &[&str] = match file.language {
-            Language::Python => &[".py", "/__init__.py"],
-            _ => &["", ".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", "/index.js", "/index.ts"],
-        };
-        let base = base.trim_end_matches('/');
-        if let Some(found) = candidates.iter().map(|ending| format!("{base}{ending}")).find(|c| exists(c)) {
-            resolved.push(found);
-        } else if base.is_empty() {
-            if let Some(index) = ["index.js", "index.ts"].into_iter().find(|c| exists(c)) {
-                resolved.push(index.to_string());
-            }
+    let base = match language {
+        Language::JavaScript | Language::TypeScript | Language::Tsx if module.starts_with('.') => {
+            normalized(&format!("{}{module}", directory(path)))
         }
+        Language::Python => {
+            let dots = module.chars().take_while(|c| *c == '.').count();
+            let rest = module[dots..].replace('.', "/");
+            if dots == 0 {
+                let suffix = format!("{rest}.py");
+                let package = format!("{rest}/__init__.py");
+                // An absolute module is found from the root or any source folder.
+                return map
+                    .files()
+                    .map(|(p, _)| p)
+                    .find(|p| [&suffix, &package].iter().any(|s| *p == s.as_str() || p.ends_with(&format!("/{s}"))))
+                    .map(str::to_string);
+            }
+            let mut dir = directory(path).to_string();
+            for _ in 1..dots {
+                dir = directory(dir.trim_end_matches('/')).to_string();
+            }
+            normalized(&format!("{dir}{rest}"))
+        }
+        _ => return None,
+    };
+    let candidates: &[&str] = match language {
+        Language::Python => &[".py", "/__init__.py"],
+        _ => &["", ".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", "/index.js", "/index.ts"],
+    };
+    let base = base.trim_end_matches('/');
+    if let Some(found) = candidates.iter().map(|ending| format!("{base}{ending}")).find(|c| exists(c)) {
+        return Some(found);
     }
-    resolved
+    match base.is_empty() {
+        true => ["index.js", "index.ts"].into_iter().find(|c| exists(c)).map(str::to_string),
+        false => None,
+    }
+}
+
+/// The names the project's files give the module `path` where they load
+/// it whole (`var parse = require('../')`): what its users, and a request,
+/// call the function it exports whole.
+pub fn bound_names(map: &CodeMap, path: &str) -> Vec<String> {
+    let mut names: Vec<String> = map
+        .files()
+        .flat_map(|(from, file)| {
+            file.bindings
+                .iter()
+                .filter(move |(_, module)| resolved(map, from, file.language, module).as_deref() == Some(path))
+                .map(|(name, _)| name.clone())
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// `a/b/../c/./d` as `a/c/d`; a path that climbs above the root stays empty.
@@ -715,6 +752,34 @@ keeping the items in their original order (the first part gets the first items, 
         ]);
         let ranked = top(&map, "`invoice_total` is off by a cent");
         assert_eq!(ranked[1], "util.py:round_cents", "{ranked:?}");
+    }
+
+    #[test]
+    fn a_module_exported_whole_is_named_by_what_its_users_load_it_as() {
+        // A long exported function, as argument parsers write theirs: the
+        // request calls it by the name the tests give it.
+        let body: String = (0..250).map(|i| format!("    var flag{i} = args[{i}];\n")).collect();
+        let index = format!(
+            "function isNumber (x) {{\n  return /^[0-9]+$/.test(x);\n}}\n\nmodule.exports = function (args, opts) {{\n{body}    return {{ _: [] }};\n}};\n"
+        );
+        let (_dir, map) = map_of(&[
+            ("index.js", &index),
+            (
+                "test/short.js",
+                "var parse = require('../');\nvar test = require('tape');\n\ntest('short', function (t) {\n  t.deepEqual(parse(['-b']), { b: true, _: [] });\n});\n",
+            ),
+            ("example/run.js", "const argv = require('../index.js')(process.argv.slice(2));\nconsole.log(argv);\n"),
+        ]);
+        assert_eq!(bound_names(&map, "index.js"), vec!["parse".to_string()]);
+        let ranked = rank(&map, "`parse(['-k=a=b'])` gives `{ k: 'a' }`, I expected `{ k: 'a=b' }`", 3);
+        let first = ranked.first().expect("a candidate");
+        assert_eq!(
+            (first.found.path, first.found.definition.name.as_str(), first.named),
+            ("index.js", "exports", true)
+        );
+        // Unnamed, a definition that long is no candidate.
+        let ranked = rank(&map, "short options with flags lose what follows the equals sign", 3);
+        assert!(ranked.iter().all(|r| r.found.definition.name != "exports"), "{ranked:?}");
     }
 
     #[test]

@@ -148,7 +148,7 @@ impl Conversation {
         const ASKS: usize = 3;
         let language = target.file.language;
         let Some(runner) = self.check_runner(language) else { return Ok(None) };
-        let loading = loading::loading(self.workspace.root(), language, &target.path);
+        let loading = loading::loading(self.workspace.root(), &self.code_map, language, &target.path);
         let request = super::prompt_of(base);
         let mut refused = String::new();
         for attempt in 0..ASKS {

@@ -25,6 +25,10 @@ const MAX_SHOWN: usize = 6;
 const MAX_VERSION_LINES: usize = 30;
 /// Versions a turn asks for where no check can run them.
 const UNCHECKED_VERSIONS: u32 = 3;
+/// Lines past which a definition's whole version is not asked first: it
+/// costs a small model minutes to write and rarely comes back whole. The
+/// line to change is asked, and versions are opened there.
+const MAX_WHOLE_LINES: usize = 80;
 
 impl Conversation {
     /// Asks for the candidate's new version until one is verified or the
@@ -273,7 +277,13 @@ own version first…]",
         // The versions that ran and failed the check: each the target, the
         // version as placed, and its file with it.
         let mut near_misses: Vec<(Target, String, String)> = Vec::new();
-        let mut unchanged_last = false;
+        // A long definition is asked for its line first, where a check can
+        // tell the versions opened there apart.
+        let long = |t: &Target| {
+            let (first, last) = t.definition().lines;
+            last + 1 - first > MAX_WHOLE_LINES
+        };
+        let mut unchanged_last = check.is_some() && targets.first().is_some_and(long);
         let mut line_asked = false;
         // The line the model named as the one to change (a target's index,
         // the line's), written as it is or anew: the versions after are

@@ -93,7 +93,7 @@ impl Conversation {
         const ASKS: usize = 3;
         let language = target.file.language;
         let Some(runner) = self.check_runner(language) else { return Ok(None) };
-        let loading = loading::loading(self.workspace.root(), language, &target.path);
+        let loading = loading::loading(self.workspace.root(), &self.code_map, language, &target.path);
         let request = super::prompt_of(base);
         let definition = target.definition();
         // The request's own examples, run as written, come before any
@@ -370,6 +370,7 @@ request say `{example}` gives? Reply with one of: {}.",
     ) -> Vec<examples::Example> {
         let known = |name: &str| {
             loading.top() == Some(name)
+                || loading.called_as(name)
                 || self.code_map.definitions().any(|f| {
                     !f.definition.local && f.definition.name == name && !crate::codemap::rank::is_aside(f.path)
                 })
@@ -391,7 +392,7 @@ request say `{example}` gives? Reply with one of: {}.",
         let language = target.file.language;
         let documented = target.definition().doc.is_some() && target.old().contains(">>> ");
         let Some(runner) = self.check_runner(language).filter(|_| documented) else { return Ok(None) };
-        let loading = loading::loading(self.workspace.root(), language, &target.path);
+        let loading = loading::loading(self.workspace.root(), &self.code_map, language, &target.path);
         let qualified = target.qualified();
         let Some(Ok(mut check)) = loading.doctest_script(&qualified).map(|s| check::Check::new(runner, loading, &s))
         else {
@@ -440,7 +441,7 @@ request say `{example}` gives? Reply with one of: {}.",
             _ => (None, None),
         };
         let (Some(runner), Some(script)) = (runner, script) else { return Ok(None) };
-        let loading = loading::loading(self.workspace.root(), language, &target.path);
+        let loading = loading::loading(self.workspace.root(), &self.code_map, language, &target.path);
         let Ok(mut check) = check::Check::new(runner, loading, &script) else { return Ok(None) };
         if language == Language::Rust {
             check.builds_first();
@@ -518,7 +519,7 @@ request say `{example}` gives? Reply with one of: {}.",
         const TEST: &str = "tack_check";
         let Some(runner) = self.check_runner(crate::codemap::Language::Bash) else { return Ok(None) };
         let Some((folder, krate)) = crate_of(self.workspace.root(), &target.path) else { return Ok(None) };
-        let loading = loading::loading(self.workspace.root(), target.file.language, &target.path);
+        let loading = loading::loading(self.workspace.root(), &self.code_map, target.file.language, &target.path);
         let enter = match folder.is_empty() {
             true => String::new(),
             false => format!("cd {} && ", crate::tools::mcp::shell_word(&folder)),

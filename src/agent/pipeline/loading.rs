@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::examples::Example;
 use super::reading::{empty_why, unreadable};
-use crate::codemap::Language;
+use crate::codemap::{CodeMap, Language};
 
 /// How a check in a language runs: read by its interpreter from stdin, in
 /// the workspace's root, so that the project loads as its users load it.
@@ -113,6 +113,10 @@ pub struct Loading {
     /// script that imports one (`handlers` beside `cli.py`) loads the
     /// project too.
     others: Vec<String>,
+    /// The names the project's files give the JavaScript package where it
+    /// exports one function (`parse` for minimist's): a request's example
+    /// calls it by them.
+    called_as: Vec<String>,
 }
 
 /// The helper a Python check of the request's examples prints each value
@@ -142,7 +146,13 @@ return list(value) if hasattr(value, \"__next__\") else value\n\n\n{prints}"
                 let name: String =
                     top.rsplit('/').next()?.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
                 let prints = example_lines(examples, |args| format!("console.log({args});\n"), str::to_string, ";");
-                Some(format!("const {name} = require('{top}');\n{JS_NAMES_IN_SCOPE}{name});\n{prints}"))
+                let called: String = self
+                    .called_as
+                    .iter()
+                    .filter(|c| **c != name)
+                    .map(|c| format!("globalThis.{c} = {name};\n"))
+                    .collect();
+                Some(format!("const {name} = require('{top}');\n{JS_NAMES_IN_SCOPE}{name});\n{called}{prints}"))
             }
             _ => None,
         }
@@ -162,6 +172,12 @@ for _test in _doctest.DocTestFinder(recurse=False).find(_found, '{qualified}', g
 _runner = _doctest.DocTestRunner(optionflags=_doctest.ELLIPSIS | _doctest.NORMALIZE_WHITESPACE)\n    \
 _failed += _runner.run(_test).failed\nraise SystemExit(1 if _failed else 0)\n"
         ))
+    }
+
+    /// Whether the project's own files call the package, which exports
+    /// one function, `name`.
+    pub fn called_as(&self, name: &str) -> bool {
+        self.called_as.iter().any(|called| called == name)
     }
 
     /// The package or module a script loads the project by.
@@ -241,8 +257,9 @@ fn example_lines(
 }
 
 /// How a check loads the project whose file `path` (relative) holds the
-/// code to change.
-pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
+/// code to change; `map`, the project's code map, tells the names its
+/// files call a package by that exports one function.
+pub fn loading(root: &Path, map: &CodeMap, language: Language, path: &str) -> Loading {
     let parts: Vec<&str> = path.split('/').collect();
     match language {
         Language::Python => {
@@ -284,7 +301,7 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
                 .into_iter()
                 .filter(|other| Some(other) != top.as_ref())
                 .collect();
-            Loading { hint, python_path, package: None, top, module, others }
+            Loading { hint, python_path, package: None, top, module, others, called_as: Vec::new() }
         }
         Language::JavaScript => {
             let package = std::fs::read_to_string(root.join("package.json"))
@@ -296,17 +313,30 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
                 .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c)));
             let main = package.as_ref().and_then(|json| json.get("main")?.as_str().map(str::to_string));
             let main = main.unwrap_or_else(|| "index.js".into());
+            let main = normalized_main(root, &main);
             // What the package exports: a small model guesses an old API otherwise.
-            let exported = std::fs::read_to_string(root.join(main.trim_start_matches("./")))
-                .map(|text| exports(&text))
-                .unwrap_or_default();
+            let exported = std::fs::read_to_string(root.join(&main)).map(|text| exports(&text)).unwrap_or_default();
+            // A package that exports one function is called by the names
+            // its own files load it as (`var parse = require('../')`).
+            let called_as: Vec<String> = match map.file(&main) {
+                Some(file) if file.definitions.iter().any(|d| d.is_whole_export(file.language)) => {
+                    crate::codemap::rank::bound_names(map, &main)
+                }
+                _ => Vec::new(),
+            };
             // The line that loads it, written out to be copied: told the
             // names alone, the 1.5B still wrote `const program = require(...)`.
             // Past a few names, the package is loaded whole and named.
             const NAMED: usize = 10;
             const LISTED: usize = 12;
             let hint = match (&name, exported.as_slice()) {
-                (Some(name), []) => format!("`require('{name}')` loads the project."),
+                (Some(name), []) => match called_as.first() {
+                    Some(called) => format!(
+                        "`const {called} = require('{name}');` loads the project: it exports one function, which \
+its own files call `{called}`."
+                    ),
+                    None => format!("`require('{name}')` loads the project."),
+                },
                 (Some(name), names) if names.len() <= NAMED => {
                     format!("`const {{ {} }} = require('{name}');` loads the project.", names.join(", "))
                 }
@@ -329,7 +359,7 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
             // Without a package, the file itself, required by its path from
             // the root, where the check runs.
             let top = name.clone().or_else(|| Some(format!("./{path}")));
-            Loading { hint, python_path: None, top, package: name, module: None, others: Vec::new() }
+            Loading { hint, python_path: None, top, package: name, module: None, others: Vec::new(), called_as }
         }
         _ => Loading {
             hint: "The check runs in the project's root folder.".to_string(),
@@ -338,8 +368,20 @@ pub fn loading(root: &Path, language: Language, path: &str) -> Loading {
             top: None,
             module: None,
             others: Vec::new(),
+            called_as: Vec::new(),
         },
     }
+}
+
+/// A package's `main` as the path of a file from the root: `./lib` as
+/// `lib/index.js`, `index` as `index.js`.
+fn normalized_main(root: &Path, main: &str) -> String {
+    let main = main.trim_start_matches("./").trim_end_matches('/');
+    [String::new(), ".js".to_string(), "/index.js".to_string()]
+        .iter()
+        .map(|ending| format!("{main}{ending}"))
+        .find(|candidate| root.join(candidate).is_file())
+        .unwrap_or_else(|| main.to_string())
 }
 
 /// The functions and classes a Python module defines at its top, where
@@ -478,7 +520,7 @@ mod tests {
     #[test]
     fn a_script_that_defines_its_own_copy_of_the_code_does_not_load_the_project() {
         let root = with_packages(&["markdown", "markdown/extensions"]);
-        let python = loading(root.path(), Language::Python, "markdown/extensions/toc.py");
+        let python = loading(root.path(), &CodeMap::new(), Language::Python, "markdown/extensions/toc.py");
         assert!(python.loaded_by("import markdown\nprint(markdown.markdown('# a'))\n"));
         assert!(python.loaded_by("from markdown.extensions.toc import unique\n"));
         assert!(
@@ -489,14 +531,14 @@ mod tests {
         let cli = "import sys\n\ndef main(argv):\n    pass\n\nclass Parser:\n    pass\n\ndef _helper():\n    pass\n";
         std::fs::write(root.path().join("cli.py"), cli).unwrap();
         std::fs::write(root.path().join("handlers.py"), "").unwrap();
-        let flat = loading(root.path(), Language::Python, "cli.py");
+        let flat = loading(root.path(), &CodeMap::new(), Language::Python, "cli.py");
         // A module's own functions and classes are named, for a script to call them and not the module.
         assert_eq!(flat.hint, "`from cli import main, Parser` loads the code.");
         assert!(flat.loaded_by("import handlers\nprint(handlers.export_notes)\n"));
         assert!(flat.loaded_by("from markdown import markdown\n"));
         assert!(!flat.loaded_by("import os\nprint(os.sep)  # handlers\n"));
         std::fs::write(root.path().join("package.json"), r#"{"name": "semver"}"#).unwrap();
-        let js = loading(root.path(), Language::JavaScript, "functions/diff.js");
+        let js = loading(root.path(), &CodeMap::new(), Language::JavaScript, "functions/diff.js");
         assert!(js.loaded_by("const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '2.0.0'));\n"));
         assert!(js.loaded_by("const diff = require('./functions/diff');\n"));
         assert!(!js.loaded_by("function diff(a, b) { return 'major' }\nconsole.log(diff('semver', 'x'));\n"));
@@ -505,18 +547,18 @@ mod tests {
     #[test]
     fn a_python_package_loads_by_its_folders_and_a_js_one_by_its_name() {
         let root = with_packages(&["pkg", "pkg/sub"]);
-        let python = loading(root.path(), Language::Python, "pkg/sub/core.py");
+        let python = loading(root.path(), &CodeMap::new(), Language::Python, "pkg/sub/core.py");
         assert_eq!(python.hint, "`import pkg` loads the project; the code is in the module `pkg.sub.core`.");
         std::fs::write(root.path().join("package.json"), r#"{"name": "semver"}"#).unwrap();
-        let js = loading(root.path(), Language::JavaScript, "classes/range.js");
+        let js = loading(root.path(), &CodeMap::new(), Language::JavaScript, "classes/range.js");
         assert_eq!(js.hint, "`require('semver')` loads the project.");
         std::fs::write(root.path().join("index.js"), "exports.program = new Command();\nexports.Option = Option;\n")
             .unwrap();
-        let js = loading(root.path(), Language::JavaScript, "lib/command.js");
+        let js = loading(root.path(), &CodeMap::new(), Language::JavaScript, "lib/command.js");
         assert_eq!(js.hint, "`const { program, Option } = require('semver');` loads the project.");
         let many: String = (0..14).map(|i| format!("exports.f{i} = f{i};\n")).collect();
         std::fs::write(root.path().join("index.js"), many).unwrap();
-        let js = loading(root.path(), Language::JavaScript, "lib/command.js");
+        let js = loading(root.path(), &CodeMap::new(), Language::JavaScript, "lib/command.js");
         assert_eq!(
             js.hint,
             "`const semver = require('semver');` loads the project. It exports f0, f1, f2, f3, f4, f5, f6, f7, f8, \
