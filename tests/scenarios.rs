@@ -3548,6 +3548,25 @@ I expected `{ k: 'a=b', _: [] }`.",
     assert!(run.outcome.text.contains("the request's own example does what the request asks"), "{}", run.outcome.text);
 }
 
+/// A value the request writes as an expression (`2 ** 20`) is what the
+/// check must print evaluated, as the language prints it: printed as
+/// written, no version could ever pass.
+#[tokio::test]
+async fn an_expected_value_written_as_an_expression_is_held_to_its_value() {
+    const MEGABYTES: &str = "def megabytes(n):\n    return n * 1000 * 1000\n";
+    let fixed = MEGABYTES.replace("1000 * 1000", "1024 * 1024");
+    let run = Scenario::new()
+        .file("units.py", &long_module(MEGABYTES))
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", "No probe.", &format!("```python\n{fixed}```\n")],
+            "`megabytes(1)` gives `1000000`, but I expected `2 ** 20`: a megabyte is binary here.",
+        )
+        .await;
+    assert!(run.text().contains("[`2 ** 20` is `1048576`]"), "{}", run.text());
+    assert_eq!(run.read("units.py"), long_module(&fixed), "{}", run.text());
+}
+
 #[tokio::test]
 async fn the_budget_ends_a_turn_that_verified_nothing_and_nothing_changes() {
     let utils = long_module(PORT);

@@ -225,7 +225,11 @@ pub fn stated(request: &str, statement: &str, line: &str, sole: bool) -> Option<
     let statement = squeezed(statement);
     let spans: Vec<(usize, usize, &str)> = code_spans(request).into_iter().filter(|(_, _, code)| calls(code)).collect();
     let at = spans.iter().position(|(_, _, code)| statement.contains(&squeezed(code)))?;
-    let window = &request[spans[at].1..spans.get(at + 1).map_or(request.len(), |next| next.0)];
+    // Between the example's closing backtick and the next one's opening:
+    // a stray backtick would pair with the window's own.
+    let start = spans[at].1 + usize::from(request[spans[at].1..].starts_with('`'));
+    let end = spans.get(at + 1).map_or(request.len(), |next| next.0 - usize::from(request[..next.0].ends_with('`')));
+    let window = &request[start..end.max(start)];
     if let Some(other) = opposite(line) {
         let quoted = window.split(|c: char| !c.is_alphanumeric()).any(|word| word.eq_ignore_ascii_case(line));
         return quoted.then(|| if sole { Stated::Becomes(other.to_string()) } else { Stated::Quoted });

@@ -63,8 +63,16 @@ pub fn request_values(request: &str) -> Vec<String> {
                     // A call (`inc('1.2.0', 'minor')`) is code, not a value;
                     // its quoted arguments are read as the span is.
                     let span = &chars[i + 1..end];
+                    let text: String = span.iter().collect();
+                    // An arithmetic expression (`1.5 * Math.pow(1024, 5)`)
+                    // is one value, whatever it calls: its numbers are not.
+                    if arithmetic(&text) {
+                        push(&text);
+                        i = end + 1;
+                        continue;
+                    }
                     if !span.windows(2).any(|w| word_char(w[0]) && w[1] == '(') {
-                        push(&span.iter().collect::<String>());
+                        push(&text);
                     }
                     code_end = Some(end);
                 }
@@ -159,6 +167,39 @@ pub(super) fn as_printed(value: &str, line: &str) -> String {
     let quoted =
         |s: &str| s.len() >= 2 && (s.starts_with('\'') && s.ends_with('\'') || s.starts_with('"') && s.ends_with('"'));
     if quoted(value) && !quoted(line) { value[1..value.len() - 1].to_string() } else { value.to_string() }
+}
+
+/// Whether a value the request writes is an expression to evaluate
+/// rather than a literal to print (`1.5 * Math.pow(1024, 5)`, `2 ** 20`,
+/// `1 << 30`): outside its strings it multiplies, shifts or calls. Sums
+/// and differences stay text: dates and versions are written with them.
+pub fn computed(value: &str) -> bool {
+    let outside = outside_strings(value);
+    let calls = outside.char_indices().any(|(i, c)| {
+        c == '(' && outside[..i].chars().next_back().is_some_and(|before| before.is_alphanumeric() || before == '_')
+    });
+    !outside.contains(['=', ';', '\n']) && (arithmetic(value) || calls)
+}
+
+/// Whether `value` multiplies or shifts outside its strings.
+fn arithmetic(value: &str) -> bool {
+    let outside = outside_strings(value);
+    !outside.contains(['=', ';', '\n']) && (outside.contains('*') || outside.contains("<<"))
+}
+
+/// `value` less its string literals.
+fn outside_strings(value: &str) -> String {
+    let mut outside = String::new();
+    let mut quote: Option<char> = None;
+    for c in value.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if matches!(c, '\'' | '"' | '`') => quote = Some(c),
+            None => outside.push(c),
+        }
+    }
+    outside
 }
 
 /// A line as the check compares it: no blanks, one kind of quote.
@@ -635,6 +676,16 @@ unchanged. It's true that diff(a, b) gives [1, [2], 3] and {a: 1}.",
         // that prints 1 for another input.
         let values = request_values("parse_port accepts 0, but ports start at 1.");
         assert_eq!(line_options("1", &values), None);
+    }
+
+    #[test]
+    fn a_value_that_multiplies_or_calls_is_an_expression_to_evaluate() {
+        assert!(computed("1.5 * Math.pow(1024, 5)"));
+        assert!(computed("2 ** 20"));
+        assert!(computed("1 << 30"));
+        for literal in ["'1PB'", "[1, [2], 3]", "(1, 1)", "2024-01-01", "1.2.3", "'a*b'", "x = f(1)", "-1.5e3"] {
+            assert!(!computed(literal), "{literal}");
+        }
     }
 
     #[test]

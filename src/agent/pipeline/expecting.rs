@@ -45,6 +45,7 @@ impl Conversation {
                 self.notify("[no check: which value each line must print, the model picks by the order offered]");
                 return Ok(Expected::Unmade);
             }
+            let expected = self.with_values(check.language(), &expected, cancel).await?;
             return Ok(made(self.expecting(check, &expected, false)));
         }
         if !self.budget.allows_call() {
@@ -59,6 +60,7 @@ request is done? Reply with that output only, in one code block.",
         let (generation, reply) = self.ask_short(system, base, &ask, usage, cancel).await?;
         self.record_reply(generation);
         let expected = edit::code_blocks(&reply).into_iter().next().unwrap_or_else(|| reply.trim().to_string());
+        let expected = self.with_values(check.language(), &expected, cancel).await?;
         if reading::layout_changed(printed, &expected) {
             return Ok(made(self.expecting(check, &expected, true)));
         }
@@ -85,6 +87,59 @@ request is done? Reply with that output only, in one code block.",
             false => "[the check prints something else than it must: it passes once it prints what is expected]",
         });
         Some(check)
+    }
+
+    /// `expected` with each line written as an expression (see
+    /// [`expect::computed`]) made the value it evaluates to, where it runs.
+    async fn with_values(
+        &mut self,
+        language: crate::codemap::Language,
+        expected: &str,
+        cancel: &CancellationToken,
+    ) -> Result<String, Stop> {
+        let expressions: Vec<String> =
+            expected.lines().map(str::trim).filter(|line| expect::computed(line)).map(str::to_string).collect();
+        if expressions.is_empty() {
+            return Ok(expected.to_string());
+        }
+        let values = self.evaluated(language, &expressions, cancel).await?;
+        let mut lines: Vec<String> = expected.lines().map(str::to_string).collect();
+        for (expression, value) in expressions.iter().zip(values) {
+            let Some(value) = value else { continue };
+            self.notify(&format!("[`{expression}` is `{value}`]"));
+            for line in lines.iter_mut().filter(|line| line.trim() == expression) {
+                *line = value.clone();
+            }
+        }
+        Ok(lines.join("\n"))
+    }
+
+    /// The values of `expressions` as the language prints them, each run
+    /// alone by its bare interpreter in an empty folder (the project is not
+    /// loaded: a value the request computes from the project's own calls
+    /// stays text); `None` for one that does not run or prints no one line.
+    async fn evaluated(
+        &mut self,
+        language: crate::codemap::Language,
+        expressions: &[String],
+        cancel: &CancellationToken,
+    ) -> Result<Vec<Option<String>>, Stop> {
+        const END: &str = "TACK_VALUE_END";
+        let Some(runner) = self.check_runner(language) else { return Ok(vec![None; expressions.len()]) };
+        let Some(printed) = runner.printed(expressions) else { return Ok(vec![None; expressions.len()]) };
+        let command = format!("cd \"$(mktemp -d)\" && {{ {printed}; }}");
+        let mut generation = crate::agent::turn::Generation::default();
+        generation.blocks.push(crate::protocol::Block::Text {
+            text: "The values the request writes as expressions, evaluated.".into(),
+        });
+        let input = serde_json::json!({ "command": command, "timeout_ms": 10_000 });
+        let (_, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        let mut values: Vec<Option<String>> = output
+            .split(&format!("{END}\n"))
+            .map(|part| Some(part.trim().to_string()).filter(|v| !v.is_empty() && !v.contains('\n')))
+            .collect();
+        values.resize(expressions.len(), None);
+        Ok(values)
     }
 
     /// What the check must print, asked line by line of what it prints
@@ -187,6 +242,7 @@ that now reads `{line}` read?",
         if asked > 0 && expected.is_empty() {
             return Ok(Some(String::new()));
         }
+
         if expected.iter().all(|(line, reply)| line == reply) {
             return Ok(None);
         }

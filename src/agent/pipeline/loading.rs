@@ -70,6 +70,28 @@ instead of reading `process.argv` (an array as `process.argv` holds them: `['nod
         }
     }
 
+    /// A shell command that prints each of `expressions` on a line of its
+    /// own, as the language's print does, each run alone and followed by
+    /// a `TACK_VALUE_END` line; one that fails prints nothing before it.
+    pub fn printed(&self, expressions: &[String]) -> Option<String> {
+        let print = match self.language {
+            Language::Python => |e: &str| format!("print({e})"),
+            Language::JavaScript => |e: &str| format!("console.log({e})"),
+            _ => return None,
+        };
+        let runs: Vec<String> = expressions
+            .iter()
+            .map(|e| {
+                format!(
+                    "printf '%s\\n' {} | {} 2>/dev/null; echo TACK_VALUE_END",
+                    crate::tools::mcp::shell_word(&print(e)),
+                    self.program
+                )
+            })
+            .collect();
+        Some(runs.join("; "))
+    }
+
     /// How a program of the language reads its command line, as its code
     /// writes it; `None` where no check of it is watched for that.
     pub fn command_line(&self) -> Option<&'static str> {
@@ -542,6 +564,21 @@ mod tests {
         assert!(js.loaded_by("const semver = require('semver');\nconsole.log(semver.diff('1.2.3', '2.0.0'));\n"));
         assert!(js.loaded_by("const diff = require('./functions/diff');\n"));
         assert!(!js.loaded_by("function diff(a, b) { return 'major' }\nconsole.log(diff('semver', 'x'));\n"));
+    }
+
+    #[test]
+    fn expressions_print_as_the_language_prints_them_and_one_that_fails_prints_nothing() {
+        let run = |language: Language, expressions: &[&str]| {
+            let expressions: Vec<String> = expressions.iter().map(|e| e.to_string()).collect();
+            let command = runner(language).unwrap().printed(&expressions).unwrap();
+            let out = std::process::Command::new("bash").arg("-c").arg(command).output().unwrap();
+            String::from_utf8_lossy(&out.stdout).to_string()
+        };
+        assert_eq!(
+            run(Language::JavaScript, &["1.5 * Math.pow(1024, 5)", "parse('1pb')", "'it''s'"]),
+            "1688849860263936\nTACK_VALUE_END\nTACK_VALUE_END\nTACK_VALUE_END\n"
+        );
+        assert_eq!(run(Language::Python, &["2 ** 20", "1 << 3"]), "1048576\nTACK_VALUE_END\n8\nTACK_VALUE_END\n");
     }
 
     #[test]
