@@ -3435,6 +3435,25 @@ async fn a_file_too_long_to_show_is_changed_a_definition_at_a_time() {
     assert_eq!(calls, ["Read false", "Edit false"]);
 }
 
+/// A file that fits in one message but is too long for a small model to
+/// write whole in a turn is changed a definition at a time too.
+#[tokio::test]
+async fn a_file_too_long_to_write_whole_is_changed_a_definition_at_a_time() {
+    let helpers: String = (0..40).map(|i| format!("def helper_{i}(x):\n    return x * {i}\n\n\n")).collect();
+    let utils = format!("{helpers}{PORT}");
+    assert!(utils.len() < 16 * 1024 && utils.lines().count() > 150);
+    let fixed = PORT.replace("port < 0", "port < 1");
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .tool_settings(whole_files())
+        .pipeline(no_check())
+        .run(&["change", "change", &format!("```python\n{fixed}```\n")], "parse_port accepts 0. Fix it.")
+        .await;
+    assert_eq!(run.read("utils.py"), utils.replace(PORT, &fixed), "{}", run.text());
+    let sent = run.backend.requests()[2].messages.last().unwrap().text();
+    assert!(sent.contains(&format!("```python\n{PORT}```")) && !sent.contains("helper_0"), "{sent}");
+}
+
 #[tokio::test]
 async fn a_candidate_that_breaks_the_parse_is_refused_and_the_next_one_asked_with_the_reason() {
     let utils = long_module(PORT);
@@ -5538,7 +5557,8 @@ async fn the_model_names_the_definition_that_must_change_and_is_asked_for_it_alo
         .tool_settings(whole_files())
         .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
         .run(
-            &["change", "change", "total: 3 EUR", "total: 3 EUR", probe, "unit", "unit", fixed],
+            // What the line must read is the request's own words: no ask.
+            &["change", "change", probe, "unit", "unit", fixed],
             "`summary([1, 2])` gives `total: 2 EUR` but it should be `total: 3 EUR`. Fix it.",
         )
         .await;

@@ -4,6 +4,10 @@
 use super::{handed::*, judge::*};
 use crate::agent::Conversation;
 use crate::agent::attach::{MAX_BYTES, MAX_LINES};
+
+/// Lines a code file may have for the whole-file way to take a turn that
+/// may change it: it asks the model for the file whole.
+const MAX_REWRITTEN_LINES: usize = 150;
 use crate::agent::code_text::*;
 use crate::agent::prompt::load_rules;
 use crate::config::ToolProfile;
@@ -363,6 +367,15 @@ impl Conversation {
         }
         // In the project's order, as a listing reads.
         files.sort_by(|a, b| a.path.rel.cmp(&b.path.rel));
-        Selection { files, named, rules: None, whole_workspace_fits: all_fit && !has_long }
+        // A code file the whole-file way would have the model write whole
+        // must be short enough to write in a turn: a small model takes
+        // minutes over a 200-line file and drifts from it (shlex's lib.rs
+        // spent the turn's 300 s). Past that, the pipeline changes a
+        // definition at a time.
+        let rewritable = files.iter().all(|file| {
+            crate::codemap::Language::of_path(&file.path.rel).is_none()
+                || file.text.lines().count() <= MAX_REWRITTEN_LINES
+        });
+        Selection { files, named, rules: None, whole_workspace_fits: all_fit && !has_long && rewritable }
     }
 }
