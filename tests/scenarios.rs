@@ -3510,6 +3510,28 @@ async fn a_line_named_as_it_is_opens_the_next_version_there() {
     );
 }
 
+/// A version opened at a line that runs on without coming back to the
+/// old code (a small model copying what it was shown) is cut after 40
+/// lines and refused; the next one opened there can still be the fix.
+#[tokio::test]
+async fn a_version_opened_at_a_line_that_runs_on_is_cut_and_refused() {
+    let copy = format!("```python\n{GREET}```\n");
+    let runaway: String =
+        std::iter::once("copying\n".to_string()).chain((0..200).map(|i| format!("    step_{i} = {i}\n"))).collect();
+    let continued = "greet with a comma\n    text = 'Hello, ' + name + '!'\n    return text\n";
+    let run =
+        greet_run(&[&copy, "The line is:\n```python\n    text = 'Hello ' + name\n```", &runaway, continued]).await;
+    let fixed = GREET.replace("'Hello ' + name", "'Hello, ' + name + '!'");
+    assert_eq!(run.read("hello.py"), long_module(&fixed), "{}", run.text());
+    assert!(
+        run.text()
+            .contains("refused: it wrote on for 40 lines without coming back to the code after the line it changes"),
+        "{}",
+        run.text()
+    );
+    assert!(!run.text().contains("step_60 = 60"), "the run-on reply was not cut: {}", run.text());
+}
+
 /// A reply to the ask for the line to change that names none (a line
 /// number) is asked once more, held to the lines shown.
 #[tokio::test]
@@ -3584,6 +3606,31 @@ async fn an_expected_value_written_as_an_expression_is_held_to_its_value() {
         .await;
     assert!(run.text().contains("[`2 ** 20` is `1048576`]"), "{}", run.text());
     assert_eq!(run.read("units.py"), long_module(&fixed), "{}", run.text());
+}
+
+/// The line a model is held to naming is one the check's run reaches: a
+/// branch the request's example never takes cannot be where it fails.
+#[tokio::test]
+async fn the_lines_a_line_ask_is_held_to_are_those_the_check_runs() {
+    const BRANCHED: &str = "def greet(name):\n    if name is None:\n        name = 'stranger'\n    text = 'Hello ' + name\n    return text\n";
+    let probe = "```python\nfrom hello import greet\nprint(greet('Bob'))\n```\n";
+    let copy = format!("```python\n{BRANCHED}```\n");
+    let continued = "greet with a comma\n    text = 'Hello, ' + name + '!'\n    return text\n```\n";
+    let run = Scenario::new()
+        .file("hello.py", &long_module(BRANCHED))
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", probe, &copy, "1203", "text = 'Hello ' + name", continued],
+            "`greet('Ann')` returns 'Hello Ann' but should return 'Hello, Ann!'. Fix it.",
+        )
+        .await;
+    let fixed = BRANCHED.replace("'Hello ' + name", "'Hello, ' + name + '!'");
+    assert_eq!(run.read("hello.py"), long_module(&fixed), "{}", run.text());
+    let requests = run.backend.requests();
+    let held =
+        requests.iter().find(|r| r.choices.iter().any(|c| c == "return text")).expect("a line ask held to the lines");
+    assert!(held.choices.iter().any(|line| line == "if name is None:"), "{:?}", held.choices);
+    assert!(!held.choices.iter().any(|line| line == "name = 'stranger'"), "{:?}", held.choices);
 }
 
 #[tokio::test]

@@ -29,6 +29,9 @@ const UNCHECKED_VERSIONS: u32 = 3;
 /// costs a small model minutes to write and rarely comes back whole. The
 /// line to change is asked, and versions are opened there.
 const MAX_WHOLE_LINES: usize = 80;
+/// Lines a version opened at a line may write before it is back on the old
+/// code: past them it is cut, as a copy of the code running on.
+const MAX_OPENED_LINES: usize = 40;
 
 impl Conversation {
     /// Asks for the candidate's new version until one is verified or the
@@ -284,6 +287,12 @@ own version first…]",
             last + 1 - first > MAX_WHOLE_LINES
         };
         let mut unchanged_last = check.is_some() && targets.first().is_some_and(long);
+        // The lines the check's run never reached: no change there shows,
+        // so no line named there is where a version opens.
+        let unrun = check.as_ref().map(check::Check::unrun).unwrap_or_default();
+        let runs = |t: &Target, i: usize| {
+            !unrun.get(&t.path).is_some_and(|lines| lines.contains(&(t.definition().lines.0 + i)))
+        };
         let mut line_asked = false;
         // The line the model named as the one to change (a target's index,
         // the line's), written as it is or anew: the versions after are
@@ -379,8 +388,9 @@ that line as it must read for the check to pass, in one code block.",
             // Back on the old lines, the version needs none of the rest copied.
             self.reply_done = opened.map(|(at, line)| {
                 let old = targets[at].old().to_string();
-                let done: crate::agent::ReplyDone =
-                    std::sync::Arc::new(move |continued: &str| edit::rejoined(&old, line, continued).is_some());
+                let done: crate::agent::ReplyDone = std::sync::Arc::new(move |continued: &str| {
+                    edit::rejoined(&old, line, continued).is_some() || continued.lines().count() > MAX_OPENED_LINES
+                });
                 done
             });
             let generation = self.whole_file_reply(system, messages, cancel).await;
@@ -388,6 +398,12 @@ that line as it must read for the check to pass, in one code block.",
             let mut generation = generation?;
             *usage += generation.usage;
             let mut reply = Message { role: Role::Assistant, blocks: generation.blocks.clone() }.text();
+            // An opened version that ran on without coming back to the old
+            // lines (a small model copying the code it was shown, from the
+            // top) was cut: it changes no line, it rewrites the definition.
+            let ran_on = opened.is_some_and(|(at, line)| {
+                edit::rejoined(targets[at].old(), line, &reply).is_none() && reply.lines().count() > MAX_OPENED_LINES
+            });
             if let (Some(opening), Some((at, line))) = (&opening, opened) {
                 reply = edit::from_opening(opening, targets[at].old(), line, &reply);
                 generation.blocks = vec![Block::Text { text: reply.clone() }];
@@ -395,6 +411,9 @@ that line as it must read for the check to pass, in one code block.",
             // Which definition the reply changes: the one whose line it
             // fixes, or whose head its block holds; the chosen one else.
             let found = match (&raised, ask_raised) {
+                _ if ran_on => Err(format!(
+                    "it wrote on for {MAX_OPENED_LINES} lines without coming back to the code after the line it changes"
+                )),
                 (Some((target, at, _)), true) => edit::line_rewritten(target.old(), *at, &reply)
                     .map(|code| (target, code))
                     .ok_or_else(|| "the reply wrote no new version of the line".to_string()),
@@ -414,7 +433,11 @@ that line as it must read for the check to pass, in one code block.",
                         let changed = holding.iter().copied().find(|t| {
                             version(t).is_some_and(|code| !crate::agent::code_text::same_code(&code, t.old()))
                         });
-                        changed
+                        // An opened version is of the definition it was opened in,
+                        // whatever nested definition's head it holds.
+                        let opened_in = opened.map(|(at, _)| &targets[at]);
+                        opened_in
+                            .or(changed)
                             .or(holding.first().copied())
                             .or(alone)
                             .or(targets.first())
@@ -438,7 +461,8 @@ that line as it must read for the check to pass, in one code block.",
                         let mut quoted = targets
                             .iter()
                             .enumerate()
-                            .filter_map(|(at, t)| Some((at, edit::line_quoted(t.old(), &reply)?)));
+                            .filter_map(|(at, t)| Some((at, edit::line_quoted(t.old(), &reply)?)))
+                            .filter(|(at, line)| runs(&targets[*at], *line));
                         quoted.next().filter(|_| quoted.next().is_none())
                     }
                 };
@@ -446,7 +470,7 @@ that line as it must read for the check to pass, in one code block.",
             // A reply that names no line (a line number, a sentence) is
             // asked once more, held to the lines shown.
             if ask_line && named_line.is_none() && check.is_some() && self.budget.allows_call() {
-                named_line = self.line_chosen(system, base, &targets, &shown, usage, cancel).await?;
+                named_line = self.line_chosen(system, base, &targets, &runs, &shown, usage, cancel).await?;
             }
             if let Ok((target, _)) = &found
                 && !versioned.iter().any(|v| v.is(target))
@@ -583,12 +607,15 @@ with it. Review it before relying on it."
     }
 
     /// The line of `targets` (shown in `shown`) the model says must change,
-    /// its reply held to their lines: a target's index and the line's.
+    /// its reply held to their lines that the check `runs`: a target's
+    /// index and the line's.
+    #[allow(clippy::too_many_arguments)]
     async fn line_chosen(
         &mut self,
         system: &str,
         base: &[Message],
         targets: &[Target],
+        runs: &(dyn Fn(&Target, usize) -> bool + Sync),
         shown: &str,
         usage: &mut Usage,
         cancel: &CancellationToken,
@@ -599,7 +626,7 @@ with it. Review it before relying on it."
         for (at, target) in targets.iter().enumerate() {
             for (i, line) in target.old().lines().enumerate() {
                 let line = line.trim();
-                if line.chars().any(char::is_alphanumeric) && !lines.iter().any(|(l, _)| l == line) {
+                if line.chars().any(char::is_alphanumeric) && runs(target, i) && !lines.iter().any(|(l, _)| l == line) {
                     lines.push((line.to_string(), (at, i)));
                 }
             }
