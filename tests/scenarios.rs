@@ -4248,6 +4248,28 @@ async fn a_crate_s_check_is_a_test_the_model_writes_of_the_request_s_examples() 
     );
 }
 
+/// A crate of the 2015 edition (its manifest names none) finds itself in
+/// an integration test only through `extern crate`, which the model's
+/// test, written as a newer crate's, leaves out: tack adds it.
+#[tokio::test]
+async fn a_2015_crate_s_check_finds_the_crate_its_test_uses() {
+    let manifest = "[package]\nname = \"percent-calc\"\nversion = \"0.1.0\"\n";
+    let lib = format!("{}{CLAMP}", crate_filler("helper_"));
+    let test = "```rust\nuse percent_calc::clamp_percent;\n\n#[test]\nfn clamps() {\n    assert_eq!(clamp_percent(150), 100);\n}\n```";
+    let run = Scenario::new()
+        .file("Cargo.toml", manifest)
+        .file("src/lib.rs", &lib)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", test, "none", "none", "none", "none"],
+            "`clamp_percent(150)` gives 101, but a percentage above 100 must be clamped to 100.",
+        )
+        .await;
+    let text = run.text();
+    assert!(text.contains("[the test fails on the code as it is: a change must make it pass]"), "{text}");
+    assert_eq!(run.read("src/lib.rs"), lib.replacen("        101\n", "        100\n", 1), "{text}");
+}
+
 #[tokio::test]
 async fn the_node_tests_a_request_names_as_failing_make_the_check() {
     // The title a runner's summary names, in the test file the request

@@ -540,6 +540,13 @@ request say `{example}` gives? Reply with one of: {}.",
                 refused = "\nYour last reply held no `#[test]` function in a code block.".into();
                 continue;
             };
+            // A crate of the 2015 edition (no `edition` in its manifest)
+            // is found by its tests only through `extern crate`; later
+            // editions accept the line too.
+            let test = match test.contains(&format!("extern crate {krate}")) {
+                true => test,
+                false => format!("extern crate {krate};\n\n{test}"),
+            };
             let script = format!(
                 "{enter}mkdir -p tests && cat > tests/{TEST}.rs <<'TACK_TEST_END'\n{}\nTACK_TEST_END\n\
 RUST_BACKTRACE=0 cargo test --offline --quiet --test {TEST}",
