@@ -3454,6 +3454,29 @@ async fn a_file_too_long_to_write_whole_is_changed_a_definition_at_a_time() {
     assert!(sent.contains(&format!("```python\n{PORT}```")) && !sent.contains("helper_0"), "{sent}");
 }
 
+/// A change the project's tests then fail on stays in the file while the
+/// turn goes round again: where the next round changes nothing, the answer
+/// still says what the first one changed, and why it was sent back.
+#[tokio::test]
+async fn an_earlier_round_s_change_is_told_when_the_last_round_changes_nothing() {
+    let utils = long_module(PORT);
+    let wrong = PORT.replace("port < 0", "port <= -1");
+    let run = Scenario::new()
+        .file("utils.py", &utils)
+        .test_command("grep -q 'port < 1' utils.py || { echo 'port 0 is still accepted'; exit 1; }")
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { max_model_calls: 4, ..no_check() })
+        .run(
+            &["change", "change", &format!("```python\n{wrong}```\n"), &format!("```python\n{wrong}```\n")],
+            "parse_port accepts 0. Fix it.",
+        )
+        .await;
+    assert_eq!(run.read("utils.py"), utils.replace(PORT, &wrong), "{}", run.text());
+    let text = &run.outcome.text;
+    assert!(text.starts_with("Earlier in this turn: Changed `parse_port` in utils.py."), "{text}");
+    assert!(text.contains("Then: "), "{text}");
+}
+
 #[tokio::test]
 async fn a_candidate_that_breaks_the_parse_is_refused_and_the_next_one_asked_with_the_reason() {
     let utils = long_module(PORT);

@@ -171,6 +171,8 @@ impl Conversation {
         let mut rounds = 0;
         // The project's tests that fail before any change, where they make the check.
         let mut failing_tests: Vec<String> = Vec::new();
+        // Each round a Stop hook sent back: what it answered, and why.
+        let mut earlier: Vec<String> = Vec::new();
         self.code_names.clear();
         loop {
             rounds += 1;
@@ -293,11 +295,18 @@ impl Conversation {
                         stop_hook_active = true;
                         self.record(Message::user_text(super::turn::sent_back(&reason)));
                         self.notify("[not done: a Stop hook or the tests sent the model back — localizing again with the reason…]");
+                        let first = |text: &str| text.trim().lines().next().unwrap_or_default().to_string();
+                        earlier.push(format!("{} Then: {}", first(&outcome.text), first(&reason)));
                         request = format!("{prompt}\nAfter the last change, a check still fails: {}", reason.trim());
                         wants_change = Some(true);
                         continue;
                     }
                 }
+            }
+            // What an earlier round changed stands in the files: the
+            // answer says so, whatever the last round found.
+            if !earlier.is_empty() {
+                outcome.text = format!("Earlier in this turn: {}\n\n{}", earlier.join("\n"), outcome.text);
             }
             outcome.usage += usage;
             return outcome;
