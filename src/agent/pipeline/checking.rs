@@ -543,9 +543,13 @@ request say `{example}` gives? Reply with one of: {}.",
             // A crate of the 2015 edition (no `edition` in its manifest)
             // is found by its tests only through `extern crate`; later
             // editions accept the line too.
+            // A `use {krate};` of its own would then name the crate twice.
             let test = match test.contains(&format!("extern crate {krate}")) {
                 true => test,
-                false => format!("extern crate {krate};\n\n{test}"),
+                false => {
+                    let kept: Vec<&str> = test.lines().filter(|line| line.trim() != format!("use {krate};")).collect();
+                    format!("extern crate {krate};\n\n{}", kept.join("\n"))
+                }
             };
             let script = format!(
                 "{enter}mkdir -p tests && cat > tests/{TEST}.rs <<'TACK_TEST_END'\n{}\nTACK_TEST_END\n\
