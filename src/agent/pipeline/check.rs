@@ -767,6 +767,7 @@ mod tests {
     use super::*;
     use crate::agent::pipeline::loading::{loading, runner};
     use crate::agent::pipeline::reading::{calls, failures, passed, shows_nothing, spectrum, tries_stopped};
+    use crate::codemap::CodeMap;
 
     #[test]
     fn a_package_that_exports_one_function_is_called_as_its_own_files_call_it() {
@@ -777,7 +778,7 @@ mod tests {
         std::fs::write(root.join("index.js"), "module.exports = function (args) {\n  return { _: args };\n};\n")
             .unwrap();
         std::fs::write(root.join("test/short.js"), "var parse = require('../');\nparse(['-b']);\n").unwrap();
-        let mut map = crate::codemap::CodeMap::new();
+        let mut map = CodeMap::new();
         map.refresh(&crate::workspace::Workspace::open(root).unwrap());
         let loads = loading(root, &map, Language::JavaScript, "index.js");
         assert_eq!(
@@ -804,7 +805,7 @@ def pkg():\n    return 'the function'\n";
         std::fs::write(root.join("package.json"), r#"{ "name": "@scope/lib", "main": "index.js" }"#).unwrap();
         std::fs::write(root.join("index.js"), "exports.double = (x) => x * 2;\n").unwrap();
         let run = |language: Language, path: &str, examples: &[&str]| {
-            let loads = loading(root, &crate::codemap::CodeMap::new(), language, path);
+            let loads = loading(root, &CodeMap::new(), language, path);
             let request: Vec<String> = examples.iter().map(|e| format!(">>> {e}")).collect();
             let examples = super::super::examples::request_examples(language, &request.join("\n"), |_| true);
             let script = loads.examples_script(language, &examples).unwrap();
@@ -858,7 +859,7 @@ def pkg():\n    return 'the function'\n";
         };
         let run = |body: &str| {
             std::fs::write(root.join("pkg/pairs.py"), code(body)).unwrap();
-            let loading = loading(root, &crate::codemap::CodeMap::new(), Language::Python, "pkg/pairs.py");
+            let loading = loading(root, &CodeMap::new(), Language::Python, "pkg/pairs.py");
             let script = loading.doctest_script("Pair.swap").unwrap();
             let check = Check::new(runner(Language::Python).unwrap(), loading, &script).unwrap();
             let out = std::process::Command::new("bash").arg("-c").arg(check.now_command()).current_dir(root).output();
@@ -868,10 +869,7 @@ def pkg():\n    return 'the function'\n";
         let (passed, printed) = run("a, b");
         assert!(!passed && printed.contains("Failed example:") && printed.contains("(1, 2)"), "{printed}");
         assert_eq!(run("b, a"), (true, String::new()));
-        assert_eq!(
-            loading(root, &crate::codemap::CodeMap::new(), Language::JavaScript, "index.js").doctest_script("f"),
-            None
-        );
+        assert_eq!(loading(root, &CodeMap::new(), Language::JavaScript, "index.js").doctest_script("f"), None);
     }
 
     #[test]
@@ -904,7 +902,7 @@ def pkg():\n    return 'the function'\n";
         let code = "def outer(x):\n    if x > 5:\n        return 0\n    return inner(x) + 1\n\n\ndef inner(x):\n    \
 return x\n\n\ndef unused():\n    pass\n";
         std::fs::write(root.join("pkg/core.py"), code).unwrap();
-        let loads = loading(root, &crate::codemap::CodeMap::new(), Language::Python, "pkg/core.py");
+        let loads = loading(root, &CodeMap::new(), Language::Python, "pkg/core.py");
         // A check that fails still reports what it ran.
         let script = "import json\nfrom pkg.core import outer\nprint(json.dumps(outer(1)))\nassert outer(1) == 3\n";
         let check = Check::new(runner(Language::Python).unwrap(), loads, script).unwrap();
@@ -917,7 +915,7 @@ return x\n\n\ndef unused():\n    pass\n";
         let code = "function outer(x) {\n  if (x > 5) {\n    return 0\n  }\n  return inner(x) + 1\n}\n\n\
 function inner(x) {\n  return x\n}\n\nfunction unused() {}\n\nmodule.exports = { outer, unused }\n";
         std::fs::write(root.join("index.js"), code).unwrap();
-        let loads = loading(root, &crate::codemap::CodeMap::new(), Language::JavaScript, "index.js");
+        let loads = loading(root, &CodeMap::new(), Language::JavaScript, "index.js");
         let check = Check::new(
             runner(Language::JavaScript).unwrap(),
             loads,
@@ -942,12 +940,8 @@ function inner(x) {\n  return x\n}\n\nfunction unused() {}\n\nmodule.exports = {
 parser.add_argument('--loud', action='store_true')\n    return parser.parse_args(argv).loud\n";
         std::fs::write(root.join("cli/app.py"), code).unwrap();
         let ran_with = |language: Language, path: &str, script: &str, arguments: &[&str]| {
-            let mut check = Check::new(
-                runner(language).unwrap(),
-                loading(root, &crate::codemap::CodeMap::new(), language, path),
-                script,
-            )
-            .unwrap();
+            let mut check =
+                Check::new(runner(language).unwrap(), loading(root, &CodeMap::new(), language, path), script).unwrap();
             if !arguments.is_empty() {
                 check.run_with(arguments.iter().map(|a| a.to_string()).collect());
             }
@@ -995,7 +989,7 @@ def test_positive(self):\n        self.assertEqual(magnitude(3), 3)\n\ndef test_
 def test_negative():\n    assert magnitude(-2) == 2\n";
         std::fs::write(root.path().join("tests/test_core.py"), tests).unwrap();
         let runner = runner(Language::Python).unwrap();
-        let loads = loading(root.path(), &crate::codemap::CodeMap::new(), Language::Python, "pkg/core.py");
+        let loads = loading(root.path(), &CodeMap::new(), Language::Python, "pkg/core.py");
         let mut check = Check::new(runner, loads, "print(1)\n").unwrap();
         assert!(check.spectrum_command().is_none(), "a check of no tests has no spectrum");
         check.made_of_tests("true".into(), 1, vec!["tests/test_core.py".into()]);
@@ -1023,7 +1017,7 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         let request = "parse(5) should not split a number: it must fail with TypeError: text must be a str.";
         let error = crate::agent::pipeline::reading::reported_error_line(request).unwrap();
         assert_eq!(error, "TypeError: text must be a str");
-        let loads = loading(root.path(), &crate::codemap::CodeMap::new(), Language::Python, "pkg/core.py");
+        let loads = loading(root.path(), &CodeMap::new(), Language::Python, "pkg/core.py");
         let mut check =
             Check::new(runner(Language::Python).unwrap(), loads, "from pkg.core import parse\nparse(5)\n").unwrap();
         let out =
@@ -1058,7 +1052,7 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         let now = "def pair(text):\n    a, b = text.split(',')\n    if ':' in text:\n        raise ValueError('no')\n    return (float(a), float(b))\n";
         std::fs::write(root.path().join("pkg/core.py"), now).unwrap();
         let runner = runner(Language::Python).unwrap();
-        let loads = loading(root.path(), &crate::codemap::CodeMap::new(), Language::Python, "pkg/core.py");
+        let loads = loading(root.path(), &CodeMap::new(), Language::Python, "pkg/core.py");
         let mut check = Check::new(runner, loads, "from pkg.core import pair\nprint(pair('1.5,:2.25'))\n").unwrap();
         let bash = |command: &str| {
             let out =
@@ -1096,7 +1090,7 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         let now = "def double(x):\n    return x + 1\n";
         std::fs::write(root.path().join("pkg/core.py"), now).unwrap();
         let runner = runner(Language::Python).unwrap();
-        let loads = loading(root.path(), &crate::codemap::CodeMap::new(), Language::Python, "pkg/core.py");
+        let loads = loading(root.path(), &CodeMap::new(), Language::Python, "pkg/core.py");
         let mut check = Check::new(runner, loads, "from pkg.core import double\nassert double(3) == 6\n").unwrap();
         let bash = |command: &str| {
             let out =
@@ -1129,7 +1123,7 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         assert_eq!(std::fs::read_to_string(root.path().join("pkg/core.py")).unwrap(), now);
 
         // A printing check passes when it prints what is expected.
-        let loads = loading(root.path(), &crate::codemap::CodeMap::new(), Language::Python, "pkg/core.py");
+        let loads = loading(root.path(), &CodeMap::new(), Language::Python, "pkg/core.py");
         let mut check = Check::new(runner, loads, "from pkg.core import double\nprint(double(3))  \n").unwrap();
         let (ok, output) = bash(&check.now_command());
         assert!(ok, "{output}");
@@ -1141,7 +1135,7 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
 
         // Each expected line must be printed as often as it is expected,
         // blanks aside: `x + 3` prints [6] once, not twice.
-        let loads = loading(root.path(), &crate::codemap::CodeMap::new(), Language::Python, "pkg/core.py");
+        let loads = loading(root.path(), &CodeMap::new(), Language::Python, "pkg/core.py");
         let script = "from pkg.core import double\nprint([double(3)])\nprint([double(1)])\n";
         let mut check = Check::new(runner, loads, script).unwrap();
         let (ok, output) = bash(&check.now_command());
@@ -1153,7 +1147,7 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
 
         // A layout that must change is expected in order: a blank line
         // between the two lines, not a blank line anywhere.
-        let loads = loading(root.path(), &crate::codemap::CodeMap::new(), Language::Python, "pkg/core.py");
+        let loads = loading(root.path(), &CodeMap::new(), Language::Python, "pkg/core.py");
         let script = "from pkg.core import double\nprint('a', double(0), sep='')\nprint('b')\n";
         let mut check = Check::new(runner, loads, script).unwrap();
         let (ok, output) = bash(&check.now_command());
@@ -1166,7 +1160,7 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
 
         // A program's own report of an error, on its error stream as it
         // exits, counts as printed where it is what must change.
-        let loads = loading(root.path(), &crate::codemap::CodeMap::new(), Language::Python, "pkg/core.py");
+        let loads = loading(root.path(), &CodeMap::new(), Language::Python, "pkg/core.py");
         let script = "import sys\nfrom pkg.core import double\nsys.exit(f'did you mean {double(3)}?')\n";
         let mut check = Check::new(runner, loads, script).unwrap();
         let (ok, output) = bash(&check.now_command());
@@ -1183,7 +1177,7 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         // `x + x` does, but only `x + x` leaves double(-1) as it printed.
         std::fs::write(root.path().join("pkg/core.py"), "def double(x):\n    return 2 * x if x < 0 else x + 1\n")
             .unwrap();
-        let loads = loading(root.path(), &crate::codemap::CodeMap::new(), Language::Python, "pkg/core.py");
+        let loads = loading(root.path(), &CodeMap::new(), Language::Python, "pkg/core.py");
         let mut check = Check::new(runner, loads, "from pkg.core import double\nprint(double(3))\n").unwrap();
         let (ok, output) = bash(&check.now_command());
         assert!(ok && check.now_output() == "4\n", "{output}");
@@ -1191,7 +1185,7 @@ def test_negative():\n    assert magnitude(-2) == 2\n";
         // The request's case, and uses that all print what it must print once fixed.
         assert_eq!(check.request_cases(), [("print(double(3))".to_string(), "4".to_string())]);
         // A line printed as it must read but for its blanks is no case, as the tries read it.
-        let loads = loading(root.path(), &crate::codemap::CodeMap::new(), Language::Python, "pkg/core.py");
+        let loads = loading(root.path(), &CodeMap::new(), Language::Python, "pkg/core.py");
         let mut spaced =
             Check::new(runner, loads, "from pkg.core import double\nprint([1, 2])\nprint(double(3))\n").unwrap();
         let (ok, output) = bash(&spaced.now_command());
@@ -1246,7 +1240,7 @@ with it too."
         // be its case again or a use that works: a change that alters only
         // such uses passes where none leaves them as they are.
         std::fs::write(root.path().join("pkg/core.py"), "def same(a, b):\n    return a[0] == b[0]\n").unwrap();
-        let loads = loading(root.path(), &crate::codemap::CodeMap::new(), Language::Python, "pkg/core.py");
+        let loads = loading(root.path(), &CodeMap::new(), Language::Python, "pkg/core.py");
         let mut same = Check::new(runner, loads, "from pkg.core import same\nprint(same('a1', 'a2'))\n").unwrap();
         let (ok, output) = bash(&same.now_command());
         assert!(ok && same.now_output() == "True\n", "{output}");

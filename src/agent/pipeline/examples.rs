@@ -207,6 +207,15 @@ pub enum Stated {
     Quoted,
 }
 
+/// What the request writes after the example `spans[at]`, up to the next:
+/// from its closing backtick to the next one's opening (a stray backtick
+/// would pair with the window's own).
+fn after_example<'r>(request: &'r str, spans: &[(usize, usize, &str)], at: usize) -> &'r str {
+    let start = spans[at].1 + usize::from(request[spans[at].1..].starts_with('`'));
+    let end = spans.get(at + 1).map_or(request.len(), |next| next.0 - usize::from(request[..next.0].ends_with('`')));
+    &request[start..end.max(start)]
+}
+
 /// What the request says of the line `statement` prints, read after the
 /// example the statement runs and before the next. Where it writes the
 /// line as it prints now and exactly one other value of its shape, as a
@@ -225,11 +234,7 @@ pub fn stated(request: &str, statement: &str, line: &str, sole: bool) -> Option<
     let statement = squeezed(statement);
     let spans: Vec<(usize, usize, &str)> = code_spans(request).into_iter().filter(|(_, _, code)| calls(code)).collect();
     let at = spans.iter().position(|(_, _, code)| statement.contains(&squeezed(code)))?;
-    // Between the example's closing backtick and the next one's opening:
-    // a stray backtick would pair with the window's own.
-    let start = spans[at].1 + usize::from(request[spans[at].1..].starts_with('`'));
-    let end = spans.get(at + 1).map_or(request.len(), |next| next.0 - usize::from(request[..next.0].ends_with('`')));
-    let window = &request[start..end.max(start)];
+    let window = after_example(request, &spans, at);
     if let Some(other) = opposite(line) {
         let quoted = window.split(|c: char| !c.is_alphanumeric()).any(|word| word.eq_ignore_ascii_case(line));
         return quoted.then(|| if sole { Stated::Becomes(other.to_string()) } else { Stated::Quoted });
@@ -273,11 +278,7 @@ pub fn results_after_crash<'r>(
     let run: Vec<usize> = (0..spans.len()).filter(|&i| squeezed(script).contains(&squeezed(spans[i].2))).collect();
     let crashed = crash_line.and_then(|line| run.iter().find(|&&i| squeezed(line).contains(&squeezed(spans[i].2))));
     let &at = crashed.or(run.first())?;
-    // Between the example's closing backtick and the next one's opening:
-    // a stray backtick would pair with the window's own.
-    let start = spans[at].1 + usize::from(request[spans[at].1..].starts_with('`'));
-    let end = spans.get(at + 1).map_or(request.len(), |next| next.0 - usize::from(request[..next.0].ends_with('`')));
-    let window = &request[start..end.max(start)];
+    let window = after_example(request, &spans, at);
     let (inputs, error) = (loose(spans[at].2), loose(error));
     // Three words in a row are a sentence, not a value.
     let prose = |value: &str| {

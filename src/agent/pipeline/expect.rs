@@ -178,13 +178,22 @@ pub fn computed(value: &str) -> bool {
     let calls = outside.char_indices().any(|(i, c)| {
         c == '(' && outside[..i].chars().next_back().is_some_and(|before| before.is_alphanumeric() || before == '_')
     });
-    !outside.contains(['=', ';', '\n']) && (arithmetic(value) || calls)
+    one_expression(&outside) && (multiplies(&outside) || calls)
 }
 
 /// Whether `value` multiplies or shifts outside its strings.
 fn arithmetic(value: &str) -> bool {
     let outside = outside_strings(value);
-    !outside.contains(['=', ';', '\n']) && (outside.contains('*') || outside.contains("<<"))
+    one_expression(&outside) && multiplies(&outside)
+}
+
+/// Whether code (its strings left out) is one expression, no statement.
+fn one_expression(outside: &str) -> bool {
+    !outside.contains(['=', ';', '\n'])
+}
+
+fn multiplies(outside: &str) -> bool {
+    outside.contains('*') || outside.contains("<<")
 }
 
 /// `value` less its string literals.
