@@ -7,7 +7,7 @@
 //! `amount` an invoice's `total` sums). Nothing here reads the prompt for
 //! keywords: every word counts by how rare it is in the project.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{CodeMap, DefKind, Found, Language};
 use crate::text::is_identifier;
@@ -82,6 +82,7 @@ pub fn rank<'m>(map: &'m CodeMap, prompt: &str, limit: usize) -> Vec<Ranked<'m>>
 /// searched as the prompt's words are, never taken as names it gives.
 pub fn rank_hinted<'m>(map: &'m CodeMap, prompt: &str, hints: &str, limit: usize) -> Vec<Ranked<'m>> {
     let mut query = Query::of(prompt);
+    query.resolve_dotted(map);
     query.terms.extend(terms_of(hints));
     query.terms.sort();
     query.terms.dedup();
@@ -337,6 +338,11 @@ struct Query {
     identifiers: Vec<String>,
     /// Dotted names as written (`pkg.func`, `Invoice.total`).
     dotted: Vec<String>,
+    /// The names written as code outside a dotted name (see
+    /// [`Query::resolve_dotted`]).
+    plain: Vec<String>,
+    /// The dotted names that are some definition's qualified name.
+    exact: Vec<String>,
     /// The prompt's text, for the file names it mentions.
     text: String,
 }
@@ -345,6 +351,7 @@ impl Query {
     fn of(prompt: &str) -> Query {
         let mut identifiers = Vec::new();
         let mut dotted = Vec::new();
+        let mut plain = Vec::new();
         // Between backticks is code, as the user marked it; a string
         // literal in it (`inc('1.2.3', 'minor')`) is data, not a name.
         for (i, span) in prompt.split('`').enumerate() {
@@ -380,13 +387,16 @@ impl Query {
                 }
                 if is_code || is_dotted || called || looks_like_code(last) {
                     identifiers.push(last.to_string());
+                    if !is_dotted {
+                        plain.push(last.to_string());
+                    }
                 }
             }
         }
         let mut terms = terms_of(prompt);
         terms.sort();
         terms.dedup();
-        Query { terms, identifiers, dotted, text: prompt.to_string() }
+        Query { terms, identifiers, dotted, plain, exact: Vec::new(), text: prompt.to_string() }
     }
 
     /// Whether the prompt mentions the file by its name (`test_calc.py`).
@@ -395,13 +405,38 @@ impl Query {
         self.text.contains(name)
     }
 
+    /// A dotted name that is some definition's qualified name
+    /// (`TTLCache.expire`, `pkg.TTLCache.expire`) names that definition
+    /// alone, and the prompt's other mentions of its last part (`expire()`,
+    /// `cache.expire(3)`) are taken to mean it too: the request said which
+    /// `expire` it speaks of (a sibling class's was changed in its place).
+    fn resolve_dotted(&mut self, map: &CodeMap) {
+        let qualified: HashSet<String> =
+            map.definitions().map(|f| f.definition.qualified(f.file.language).replace("::", ".")).collect();
+        let exact =
+            |d: &str| qualified.contains(d) || d.match_indices('.').any(|(at, _)| qualified.contains(&d[at + 1..]));
+        self.exact = self.dotted.iter().filter(|d| exact(d)).cloned().collect();
+        let settled: Vec<&str> = self.exact.iter().filter_map(|d| d.rsplit('.').next()).collect();
+        let lasts = self.dotted.iter().filter_map(|d| d.rsplit('.').next());
+        let mut identifiers: Vec<String> =
+            self.plain.iter().map(String::as_str).chain(lasts).map(str::to_string).collect();
+        identifiers.retain(|name| !settled.contains(&name.as_str()));
+        self.identifiers = identifiers;
+    }
+
     /// Whether the prompt names this definition as code: its qualified
     /// name, a dotted name ending in it, or its name between backticks,
     /// written as a call (`total(`), or shaped as code (`in_stock`, `parseDate`).
     fn names(&self, found: &Found<'_>) -> bool {
         let definition = found.definition;
         let qualified = definition.qualified(found.file.language).replace("::", ".");
-        if self.dotted.iter().any(|d| *d == qualified || d.ends_with(&format!(".{}", definition.name))) {
+        // `cache.expire` names no `expire` where the prompt's `TTLCache.expire` settles which.
+        let settled = |name: &str| self.exact.iter().any(|d| d.rsplit('.').next() == Some(name));
+        let named_by = |d: &String| match self.exact.contains(d) {
+            true => *d == qualified || d.ends_with(&format!(".{qualified}")),
+            false => *d == qualified || d.ends_with(&format!(".{}", definition.name)) && !settled(&definition.name),
+        };
+        if self.dotted.iter().any(named_by) {
             return true;
         }
         self.identifiers.contains(&definition.name)
@@ -628,6 +663,25 @@ mod tests {
         let (_dir, map) = map_of(&SHOP);
         assert_eq!(top(&map, "`Cart.total()` counts every item twice. Fix it.")[0], "shop/cart.py:Cart.total");
         assert_eq!(top(&map, "shop.prices.price_of returns the wrong price")[0], "shop/prices.py:price_of");
+    }
+
+    #[test]
+    fn a_method_named_with_its_class_is_that_class_s_and_no_sibling_s() {
+        // Two caches each define `expire`; the request names one by its
+        // class, then speaks of it as `cache.expire(3)` and `expire()`.
+        let cache = "class TTLCache:\n    def expire(self, time=None):\n        \"\"\"Remove expired items.\"\"\"\n        return None\n\n\nclass TLRUCache:\n    def expire(self, time=None):\n        \"\"\"Remove expired items from the cache.\"\"\"\n        return None\n";
+        let (_dir, map) = map_of(&[("cache.py", cache)]);
+        let prompt = "I'd like `TTLCache.expire()` to return what it removed: `set(cache.expire(3))` should be \
+`{(1, 1)}`, and `expire()` with nothing expired an empty result.";
+        let named: Vec<String> = rank(&map, prompt, 5)
+            .iter()
+            .filter(|r| r.named)
+            .map(|r| r.found.definition.qualified(r.found.file.language))
+            .collect();
+        assert_eq!(named, ["TTLCache.expire"]);
+        // Unqualified, both are what the request may mean.
+        let named = rank(&map, "`expire()` should return what it removed", 5).iter().filter(|r| r.named).count();
+        assert_eq!(named, 2);
     }
 
     #[test]
