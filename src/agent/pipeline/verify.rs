@@ -17,6 +17,10 @@ pub enum Refusal {
     Breaks { line: usize, text: String },
     /// The new version defines no `name` (the model wrote other code).
     Drops { name: String },
+    /// The file defines `name` twice in one scope, where it did once: the
+    /// later replaces the earlier (a class's `__init__` copied in beside a
+    /// method the model rewrote).
+    Redefines { name: String, lines: (usize, usize) },
 }
 
 impl std::fmt::Display for Refusal {
@@ -27,6 +31,10 @@ impl std::fmt::Display for Refusal {
                 write!(f, "with it the file no longer parses: line {line} (`{}`) is not valid code", text.trim())
             }
             Refusal::Drops { name } => write!(f, "the new version no longer defines `{name}`"),
+            Refusal::Redefines { name, lines: (first, second) } => write!(
+                f,
+                "with it the file defines `{name}` twice (lines {first} and {second}): the second replaces the first"
+            ),
         }
     }
 }
@@ -75,7 +83,44 @@ pub fn check_file(
     if !still_defined {
         return Err(Refusal::Drops { name: definition.name.clone() });
     }
+    if let Some(refusal) = redefined(language, before_map, &after_map, after) {
+        return Err(refusal);
+    }
     Ok(after_map)
+}
+
+/// A name the file `after` defines twice in one scope where `before`
+/// defined it once at most. Python and JavaScript take the later
+/// definition silently; a compiled language's checker says so itself.
+fn redefined(language: Language, before: &FileMap, after_map: &FileMap, after: &str) -> Option<Refusal> {
+    if !matches!(language, Language::Python | Language::JavaScript | Language::TypeScript | Language::Tsx) {
+        return None;
+    }
+    let scoped = |map: &FileMap| {
+        let mut seen: std::collections::HashMap<(Option<String>, String), Vec<usize>> = Default::default();
+        for d in map.definitions.iter().filter(|d| !d.local) {
+            seen.entry((d.container.clone(), d.name.clone())).or_default().push(d.lines.0);
+        }
+        seen
+    };
+    let was = scoped(before);
+    // A property's setter, an overload: one name defined twice on purpose.
+    let on_purpose = |line: usize| {
+        let head: String = after.lines().skip(line.saturating_sub(1)).take(3).collect();
+        head.contains(".setter") || head.contains(".deleter") || head.contains("overload")
+    };
+    let mut twice: Vec<_> = scoped(after_map)
+        .into_iter()
+        .filter(|(key, lines)| lines.len() > was.get(key).map_or(1, Vec::len).max(1))
+        .filter(|(_, lines)| !lines.iter().any(|&line| on_purpose(line)))
+        .collect();
+    twice.sort_by_key(|(_, lines)| lines[1]);
+    let ((container, name), lines) = twice.into_iter().next()?;
+    let name = match container {
+        Some(container) => format!("{container}.{name}"),
+        None => name,
+    };
+    Some(Refusal::Redefines { name, lines: (lines[0], lines[1]) })
 }
 
 #[cfg(test)]
@@ -103,6 +148,23 @@ mod tests {
     fn a_change_that_defines_something_else_or_nothing_new_is_refused() {
         assert_eq!(try_change("half", "print(3)").unwrap_err(), Refusal::Drops { name: "half".into() });
         assert_eq!(try_change("half", "def half(x):\n    return x / 2\n\n").unwrap_err(), Refusal::Unchanged);
+    }
+
+    #[test]
+    fn a_version_that_defines_a_method_its_class_has_a_second_time_is_refused() {
+        let class =
+            "class Cache:\n    def __init__(self):\n        self.items = {}\n\n    def expire(self):\n        pass\n";
+        let map = parse(Language::Python, class);
+        let expire = map.definitions.iter().find(|d| d.name == "expire").unwrap();
+        let version = "    def expire(self):\n        return []\n\n    def __init__(self):\n        self.other = 1\n";
+        let (after, placed) = replaced(class, expire, version);
+        let refusal = check(Language::Python, class, &map, expire, &placed, &after).unwrap_err();
+        assert_eq!(refusal, Refusal::Redefines { name: "Cache.__init__".into(), lines: (2, 8) });
+        // A helper added beside it is new code, not a second definition.
+        let version =
+            "    def expire(self):\n        return self._expired()\n\n    def _expired(self):\n        return []\n";
+        let (after, placed) = replaced(class, expire, version);
+        assert!(check(Language::Python, class, &map, expire, &placed, &after).is_ok());
     }
 
     #[test]
