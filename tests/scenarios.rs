@@ -4574,6 +4574,39 @@ return x > n\n";
 }
 
 #[tokio::test]
+async fn where_no_check_can_be_made_the_project_s_tests_still_refuse_a_version_that_breaks_them() {
+    let calc = long_module("def at_least(x, n):\n    return x > n\n");
+    let tests = "import unittest\n\nfrom calc import at_least\n\n\nclass AtLeast(unittest.TestCase):\n    \
+def test_smaller_is_not(self):\n        self.assertFalse(at_least(1, 3))\n\n    def test_larger_is(self):\n        \
+self.assertTrue(at_least(5, 3))\n";
+    // The model's check shows an example that works: it makes no check.
+    let check = "```python\nfrom calc import at_least\nprint(at_least(5, 3))\n```\n";
+    let breaks = "```python\ndef at_least(x, n):\n    return True\n```\n";
+    let fixed = "```python\ndef at_least(x, n):\n    return x >= n\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", &calc)
+        .file("tests/test_calc.py", tests)
+        .tool_settings(whole_files())
+        .run(
+            &["change", "change", check, "True", "True", "```\nTrue\n```\n", "I cannot.", "I cannot.", breaks, fixed],
+            "at_least is wrong where both numbers are equal. Fix it.",
+        )
+        .await;
+    let text = run.text();
+    assert!(
+        text.contains("[candidate 1 refused: with it some of the project's tests fail, which all passed before]"),
+        "{text}"
+    );
+    assert!(run.read("calc.py") == calc.replace("return x > n", "return x >= n"), "{text}");
+    assert_eq!(
+        run.outcome.text,
+        "Changed `at_least` in calc.py. Not checked: no check of the request could be run; the project's tests all \
+pass with it. Review it before relying on it."
+    );
+    assert_eq!(run.read("tests/test_calc.py"), tests, "the tests ran in a scratch copy");
+}
+
+#[tokio::test]
 async fn what_the_request_says_its_example_should_give_needs_no_model_call() {
     let shop = long_module("def shipping(weight):\n    return weight * 2 + 1\n");
     let probe = "```python\nfrom shop import shipping\nprint(shipping(0) * 0)\n```\n";

@@ -280,6 +280,9 @@ own version first…]",
         // The versions that ran and failed the check: each the target, the
         // version as placed, and its file with it.
         let mut near_misses: Vec<(Target, String, String)> = Vec::new();
+        // Where there is no check: the project's tests as they ran before
+        // any change, made at the first version (`None` until then).
+        let mut tests_guard: Option<Option<check::Check>> = None;
         // A long definition is asked for its line first, where a check can
         // tell the versions opened there apart.
         let long = |t: &Target| {
@@ -551,6 +554,28 @@ with it. Review it before relying on it."
                         generation = Generation::default();
                         generation.blocks.push(Block::Text { text: "The check passes with this version.".into() });
                         evidence = check.evidence(uses_changed);
+                    } else {
+                        // No check of the request: the project's tests, where
+                        // they run, still hold a version to what passed before.
+                        if tests_guard.is_none() {
+                            tests_guard = Some(self.tests_guard(target, cancel).await?);
+                        }
+                        if let Some(Some(guard)) = tests_guard.as_mut() {
+                            let passes = self
+                                .check_passes(guard, generation, &target.path, after.clone(), &target.text, cancel)
+                                .await?;
+                            if let Err(why) = passes {
+                                self.notify(&format!("[candidate {} refused: {why}]", n + 1));
+                                self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
+                                refusals.push(why);
+                                continue;
+                            }
+                            generation = Generation::default();
+                            generation.blocks.push(Block::Text {
+                                text: "The project's tests pass with this version as they did before.".into(),
+                            });
+                            evidence = guard.evidence(false);
+                        }
                     }
                     if edit::replaced(&target.text, target.definition(), &new).0 != after {
                         let changed = format!(

@@ -39,6 +39,9 @@ pub enum Origin {
     Doctests { of: String },
     /// A script the model wrote from the request.
     ModelScript,
+    /// Nothing of the request: no check of it could be made, and the
+    /// project's tests guard alone (see `tests_guard`).
+    NoCheck,
 }
 
 /// A check that showed the problem on the code as it is.
@@ -145,6 +148,16 @@ impl Check {
         })
     }
 
+    /// A check of nothing of the request, for the project's tests to guard
+    /// alone (see [`Check::guards_alone`]): its script, run by `runner`,
+    /// only exits normally.
+    pub fn guarding_alone(runner: Runner, loading: Loading) -> io::Result<Check> {
+        let mut check = Check::new(runner, loading, "true")?;
+        check.origin = Origin::NoCheck;
+        std::fs::write(check.file(), &check.script)?;
+        Ok(check)
+    }
+
     pub fn language(&self) -> Language {
         self.runner.language
     }
@@ -175,6 +188,18 @@ impl Check {
     /// `uses_changed`: the change passed though a probe of other uses
     /// printed otherwise with it (see [`Check::version_command`]).
     pub fn evidence(&self, uses_changed: bool) -> String {
+        if self.origin == Origin::NoCheck {
+            let guard = match &self.tests {
+                Some((_, 0)) => "the project's tests all pass with it".to_string(),
+                Some((_, before)) => {
+                    format!("no more of the project's tests fail with it than the {before} that failed before")
+                }
+                None => "nothing was run with it".to_string(),
+            };
+            return format!(
+                "Not checked: no check of the request could be run; {guard}. Review it before relying on it."
+            );
+        }
         let check = match (&self.origin, &self.own_tests) {
             (_, Some((_, count, _))) => match count {
                 1 => "the project's failing test passes with it".to_string(),
@@ -198,7 +223,7 @@ checked)"
 what the request asks with it"
             ),
             (Origin::Doctests { of }, _) => format!("the doctests of `{of}` pass with it"),
-            (Origin::ProjectTests | Origin::ModelScript, _) => {
+            (Origin::ProjectTests | Origin::ModelScript | Origin::NoCheck, _) => {
                 "a check the model wrote from the request passes with it (the request gave no example that runs)".into()
             }
         };
@@ -218,6 +243,23 @@ it what it printed before"
         let weak = matches!(self.origin, Origin::ModelScript) && self.own_tests.is_none() || self.tests.is_none();
         let review = if weak { " Review it before relying on it." } else { "" };
         format!("Evidence: {check}; {guard}.{review}")
+    }
+
+    /// Whether nothing of the request is checked: the project's tests
+    /// guard alone ([`Origin::NoCheck`]).
+    pub fn guards_alone(&self) -> bool {
+        self.origin == Origin::NoCheck
+    }
+
+    /// Why a candidate the guard alone refused is refused.
+    pub fn guard_refusal(&self) -> String {
+        match &self.tests {
+            Some((_, 0)) => "with it some of the project's tests fail, which all passed before".into(),
+            Some((_, before)) => {
+                format!("with it more of the project's tests fail than the {before} that failed before")
+            }
+            None => "the project's tests could not run with it".into(),
+        }
     }
 
     /// Shows the model `code` as the check, in place of its script.

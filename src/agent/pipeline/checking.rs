@@ -958,6 +958,9 @@ run the project as the request describes and print what it gives"
         if reading::passed(&output).is_some() {
             return Ok(Ok(output.contains(check::CHANGES_OTHER_USES)));
         }
+        if check.guards_alone() {
+            return Ok(Err(check.guard_refusal()));
+        }
         // What the check and the probe print with it, for the next version
         // to mend: "the check still fails" alone told the 1.5B nothing of the
         // use its version broke.
@@ -1012,6 +1015,48 @@ run the project as the request describes and print what it gives"
             }
         }
         Ok(Ok(()))
+    }
+
+    /// Where no check of the request could be made: the project's tests
+    /// alone, run in a scratch copy before any change (a Bash call), so
+    /// that a version that fails more of them is refused rather than
+    /// offered unchecked. `None` where the project has no tests that run.
+    pub(super) async fn tests_guard(
+        &mut self,
+        target: &Target,
+        cancel: &CancellationToken,
+    ) -> Result<Option<check::Check>, Stop> {
+        let language = target.file.language;
+        let Some(runner) = self.check_runner(crate::codemap::Language::Bash) else { return Ok(None) };
+        let Some(tests) = self.configured_test().or_else(|| loading::project_tests(self.workspace.root(), language))
+        else {
+            return Ok(None);
+        };
+        let loading = loading::loading(self.workspace.root(), &self.code_map, language, &target.path);
+        let Ok(mut guard) = check::Check::guarding_alone(runner, loading) else { return Ok(None) };
+        if guard.prepare_scratch(self.workspace.root()).is_err() {
+            return Ok(None);
+        }
+        let Some(command) = guard.tests_command(&tests) else { return Ok(None) };
+        let mut generation = Generation::default();
+        generation.blocks.push(Block::Text {
+            text: "No check of the request could be made: the project's tests, in a scratch copy before any \
+change, which a version must not fail more of."
+                .into(),
+        });
+        let input = json!({ "command": command, "timeout_ms": FIRST_BUILD_MS });
+        let (ok, output) = self.harness_call(generation, "Bash", input, cancel).await?;
+        match reading::failures(&output, ok) {
+            Some(before) => {
+                self.notify(&format!("[the project's tests: {before} failing before any change]"));
+                guard.guard_with(&tests, before);
+                Ok(Some(guard))
+            }
+            None => {
+                self.notify("[the project's tests do not run here]");
+                Ok(None)
+            }
+        }
     }
 
     /// Runs the check once more, following which of the project's
