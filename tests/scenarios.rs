@@ -4594,9 +4594,12 @@ self.assertTrue(at_least(5, 3))\n";
         .await;
     let text = run.text();
     assert!(
-        text.contains("[candidate 1 refused: with it some of the project's tests fail, which all passed before]"),
+        text.contains("[candidate 1 refused: with it some of the project's tests fail, which all passed before:"),
         "{text}"
     );
+    // The next version is told which test failed, and how.
+    let told = run.backend.requests()[9].messages.iter().map(|m| m.text()).collect::<Vec<_>>().join("\n");
+    assert!(told.contains("test_smaller_is_not") && told.contains("True is not false"), "{told}");
     assert!(run.read("calc.py") == calc.replace("return x > n", "return x >= n"), "{text}");
     assert_eq!(
         run.outcome.text,
@@ -4604,6 +4607,29 @@ self.assertTrue(at_least(5, 3))\n";
 pass with it. Review it before relying on it."
     );
     assert_eq!(run.read("tests/test_calc.py"), tests, "the tests ran in a scratch copy");
+}
+
+#[tokio::test]
+async fn a_version_that_passes_the_check_and_breaks_the_project_s_tests_is_told_which_test_broke() {
+    let calc = long_module("def at_least(x, n):\n    return x > n\n");
+    let tests = "import unittest\n\nfrom calc import at_least\n\n\nclass AtLeast(unittest.TestCase):\n    \
+def test_smaller_is_not(self):\n        self.assertFalse(at_least(1, 3))\n";
+    let breaks = "```python\ndef at_least(x, n):\n    return True\n```\n";
+    let fixed = "```python\ndef at_least(x, n):\n    return x >= n\n```\n";
+    let run = Scenario::new()
+        .file("calc.py", &calc)
+        .file("tests/test_calc.py", tests)
+        .tool_settings(whole_files())
+        .pipeline(tack::config::PipelineSettings { variants: false, ..Default::default() })
+        .run(&["change", "change", breaks, fixed], "`at_least(3, 3)` gives `False` but should give `True`. Fix it.")
+        .await;
+    let text = run.text();
+    let refused = "[candidate 1 refused: the check passes, but with it some of the project's tests fail, which all \
+passed before:";
+    assert!(text.contains(refused), "{text}");
+    let told = run.backend.requests()[3].messages.iter().map(|m| m.text()).collect::<Vec<_>>().join("\n");
+    assert!(told.contains("test_smaller_is_not") && told.contains("True is not false"), "{told}");
+    assert!(run.read("calc.py") == calc.replace("return x > n", "return x >= n"), "{text}");
 }
 
 #[tokio::test]

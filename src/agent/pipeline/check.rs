@@ -121,6 +121,11 @@ const DOUBTFUL: &str = "<maybe the case of the request> ";
 pub const CHANGES_OTHER_USES: &str = "changes what other uses print:";
 /// Ends the script in the command that writes it.
 const END: &str = "TACK_CHECK_END";
+/// Starts the line the tries print for a candidate that passes the check
+/// and fails more of the project's tests.
+pub const GUARD_REFUSED: &str = "the project's tests refuse:";
+/// The file the project's tests' last run under the guard printed to.
+const GUARD_OUT: &str = "guard.out";
 
 impl Check {
     pub fn new(runner: Runner, loading: Loading, script: &str) -> io::Result<Check> {
@@ -251,12 +256,32 @@ it what it printed before"
         self.origin == Origin::NoCheck
     }
 
-    /// Why a candidate the guard alone refused is refused.
+    /// Why the project's tests refused a candidate: the tests'
+    /// count, and what their last run said of those that failed, for the
+    /// next version to mend.
     pub fn guard_refusal(&self) -> String {
+        /// Lines of the tests' report told at most.
+        const TOLD_LINES: usize = 8;
+        let count = self.guard_count();
+        let output = std::fs::read_to_string(self.dir.path().join(GUARD_OUT)).unwrap_or_default();
+        match super::reading::test_failures(&output).or_else(|| super::reading::python_test_failures(&output)) {
+            Some(report) => {
+                let lines: Vec<&str> = report.lines().filter(|l| !l.trim().is_empty()).take(TOLD_LINES).collect();
+                format!("{count}:\n```\n{}\n```", lines.join("\n"))
+            }
+            None => count,
+        }
+    }
+
+    fn guard_count(&self) -> String {
+        let checked = match self.origin {
+            Origin::NoCheck => "",
+            _ => "the check passes, but ",
+        };
         match &self.tests {
-            Some((_, 0)) => "with it some of the project's tests fail, which all passed before".into(),
+            Some((_, 0)) => format!("{checked}with it some of the project's tests fail, which all passed before"),
             Some((_, before)) => {
-                format!("with it more of the project's tests fail than the {before} that failed before")
+                format!("{checked}with it more of the project's tests fail than the {before} that failed before")
             }
             None => "the project's tests could not run with it".into(),
         }
@@ -704,7 +729,8 @@ if (w == $0) kept += d; else if (!d) bad = 1 }} END {{ exit bad || n != m || !ke
         let (score, guard) = match &self.tests {
             Some((tests, before)) => (
                 format!(
-                    "score() {{ out=$($tlimit bash -c \"{}\" 2>&1) && {{ echo 0; return; }}; \
+                    "score() {{ out=$($tlimit bash -c \"{}\" 2>&1); ok=$?; printf '%s\\n' \"$out\" > '{dir}/{GUARD_OUT}'; \
+[ $ok -eq 0 ] && {{ echo 0; return; }}; \
 n=$(printf '%s\\n' \"$out\" | grep -Eo '{COUNTS_PATTERN}' | tr -dc '0-9\\n' | awk '{{s+=$1}} END {{print s+0}}'); \
 if [ \"$n\" -gt 0 ]; then echo \"$n\"; else echo {UNREAD}; fi; }}\n",
                     double_quoted(tests)
@@ -712,6 +738,12 @@ if [ \"$n\" -gt 0 ]; then echo \"$n\"; else echo {UNREAD}; fi; }}\n",
                 Some(format!("[ \"$(score)\" -le {before} ]")),
             ),
             None => (String::new(), probe.filter(|_| probe_refuses)),
+        };
+        // Where the check passes and the tests refuse, said so: the
+        // refusal is then the tests', not the check's.
+        let refused = match &self.tests {
+            Some(_) => format!("else echo \"{GUARD_REFUSED} $(basename \"$try\")\"; "),
+            None => String::new(),
         };
         // A check so weak that many candidates pass it would have the guard
         // run for each: past a few, the check is given up.
@@ -732,7 +764,7 @@ for try in '{dir}'/tries/*/; do\n  \
 if [ $found -gt 0 ]; then left=$((left - 1)); if [ $left -lt 0 ]; then break; fi; fi\n  \
 if [ $SECONDS -ge $end ]; then echo \"{TRIES_STOPPED} $(basename \"$try\")\"; break; fi\n  \
 f=$(cat \"$try/path\"); rm -f \"$f\" && cp \"$try/text\" \"$f\"\n  \
-if {passes}; then echo \"passes: $(basename \"$try\")\"; found=$((found + 1)); {noted}{lenient}fi{closing}\n  \
+if {passes}; then echo \"passes: $(basename \"$try\")\"; found=$((found + 1)); {noted}{lenient}{refused}fi{closing}\n  \
 rm -f \"$f\" && cp '{dir}/before/'\"$f\" \"$f\"\n  \
 if [ $found -ge {MAX_PASSING} ]; then break; fi\n\
 done\nif [ $found -gt 0 ]; then exit 0; fi\n\

@@ -958,7 +958,7 @@ run the project as the request describes and print what it gives"
         if reading::passed(&output).is_some() {
             return Ok(Ok(output.contains(check::CHANGES_OTHER_USES)));
         }
-        if check.guards_alone() {
+        if check.guards_alone() || output.contains(check::GUARD_REFUSED) {
             return Ok(Err(check.guard_refusal()));
         }
         // What the check and the probe print with it, for the next version

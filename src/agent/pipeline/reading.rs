@@ -6,6 +6,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::text::is_identifier;
+
 use super::expect::loose;
 
 /// How a test run reports its failures: unittest's `failures=2, errors=1`,
@@ -139,6 +141,39 @@ pub fn test_failures(output: &str) -> Option<String> {
         })
         .collect();
     (!told.is_empty()).then(|| told.join("\n"))
+}
+
+/// What a Python test run's report says of its failing tests: the lines
+/// naming them (unittest's `FAIL:` and `ERROR:`, pytest's and tack's own
+/// runner's `FAILED`) and the first error raised, as it names itself
+/// (`AttributeError: '_Link' object has no attribute 'value'`).
+pub fn python_test_failures(output: &str) -> Option<String> {
+    /// Failing tests named at most.
+    const NAMED: usize = 3;
+    let named: Vec<&str> = output
+        .lines()
+        .map(str::trim)
+        // unittest's closing `FAILED (failures=1)` names none.
+        .filter(|line| {
+            ["FAIL: ", "ERROR: ", "FAILED "].iter().any(|lead| line.starts_with(lead)) && !line.starts_with("FAILED (")
+        })
+        .take(NAMED)
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    let raised = output.lines().map(|line| line.trim().trim_start_matches("E ").trim()).find(|line| {
+        line.split_once(": ").is_some_and(|(kind, _)| {
+            is_identifier(kind.rsplit('.').next().unwrap_or(kind))
+                && (kind.ends_with("Error") || kind.ends_with("Exception"))
+        })
+    });
+    let mut told = named.join("\n");
+    if let Some(raised) = raised.filter(|r| !named.iter().any(|n| n.contains(r))) {
+        told.push('\n');
+        told.push_str(raised);
+    }
+    Some(told)
 }
 
 /// The name a script's error says the project does not offer
@@ -516,6 +551,21 @@ pub fn command_arguments(reply: &str, script: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_python_test_run_s_failures_are_told_by_name_and_error() {
+        let unittest = "F.\n======================================================================\nFAIL: test_smaller (test_calc.AtLeast.test_smaller)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"tests/test_calc.py\", line 8, in test_smaller\n    self.assertFalse(at_least(1, 3))\nAssertionError: True is not false\n\nRan 2 tests in 0.000s\n\nFAILED (failures=1)\n";
+        assert_eq!(
+            python_test_failures(unittest).unwrap(),
+            "FAIL: test_smaller (test_calc.AtLeast.test_smaller)\nAssertionError: True is not false"
+        );
+        let pytest = "F.                                                                       [100%]\n    def test_value():\n>       assert link.value == 1\nE       AttributeError: '_Link' object has no attribute 'value'\n=========================== short test summary info ============================\nFAILED tests/test_ttl.py::test_value - AttributeError: '_Link' object has no attribute 'value'\n1 failed, 1 passed in 0.01s\n";
+        assert_eq!(
+            python_test_failures(pytest).unwrap(),
+            "FAILED tests/test_ttl.py::test_value - AttributeError: '_Link' object has no attribute 'value'"
+        );
+        assert_eq!(python_test_failures("..\nRan 2 tests\n\nOK\n"), None);
+    }
 
     #[test]
     fn a_request_that_asks_for_another_result_reports_no_failure() {
