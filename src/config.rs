@@ -441,6 +441,10 @@ pub struct PipelineSettings {
     /// request asks about, tack runs it (a Bash call), and the answer is
     /// asked with the files and what the script printed.
     pub questions_run: bool,
+    /// Where the model writes a check, it is shown how the project's own
+    /// tests call the code (the start of the first test that does, and
+    /// the helpers of the tests' own it uses).
+    pub test_uses: bool,
 }
 
 impl Default for PipelineSettings {
@@ -457,6 +461,7 @@ impl Default for PipelineSettings {
             guess_names: false,
             tests_first: true,
             questions_run: true,
+            test_uses: true,
         }
     }
 }

@@ -4597,6 +4597,11 @@ self.assertTrue(at_least(5, 3))\n";
         text.contains("[candidate 1 refused: with it some of the project's tests fail, which all passed before:"),
         "{text}"
     );
+    // The check is asked with how the project's own tests call the code.
+    let ask = run.backend.requests()[2].messages.last().unwrap().text();
+    let shown = "How the project's own tests call it (tests/test_calc.py):\n```\ndef test_smaller_is_not(self):\n    \
+self.assertFalse(at_least(1, 3))\n```";
+    assert!(ask.contains(shown), "{ask}");
     // The next version is told which test failed, and how.
     let told = run.backend.requests()[9].messages.iter().map(|m| m.text()).collect::<Vec<_>>().join("\n");
     assert!(told.contains("test_smaller_is_not") && told.contains("True is not false"), "{told}");

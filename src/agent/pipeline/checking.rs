@@ -8,7 +8,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::expecting::Expected;
-use super::{Candidate, Stop, Target, check, edit, examples, loading, reading};
+use super::{Candidate, Stop, Target, check, edit, examples, loading, reading, test_uses};
 use crate::agent::Conversation;
 use crate::agent::tests_run;
 use crate::agent::turn::Generation;
@@ -104,6 +104,7 @@ impl Conversation {
             false => Vec::new(),
         };
         let mut from_request = loading.examples_script(language, &examples);
+        let tests_use = self.tests_use(target);
         let mut asked = 0;
         let mut refused = String::new();
         // The request's example and the name it uses but never defines
@@ -147,7 +148,8 @@ impl Conversation {
                 (None, _) => {
                     asked += 1;
                     let about = named.then_some(target);
-                    self.ask_check(system, base, language, about, &loading, &refused, asked - 1, usage, cancel).await?
+                    let shown = (about, tests_use.as_str());
+                    self.ask_check(system, base, language, shown, &loading, &refused, asked - 1, usage, cancel).await?
                 }
             };
             let made = edit::code_blocks(&reply)
@@ -747,7 +749,7 @@ line, as they follow the program's name on a shell command line. Reply with that
         system: &str,
         base: &[Message],
         language: crate::codemap::Language,
-        about: Option<&Target>,
+        (about, tests_use): (Option<&Target>, &str),
         loading: &loading::Loading,
         refused: &str,
         asked: usize,
@@ -768,12 +770,34 @@ line, as they follow the program's name on a shell command line. Reply with that
         let ask = format!(
             "Before anything changes, write a short {language_name} script that runs the example the request gives \
 and prints its result, then the result of any example the request says works as it should. It runs with no \
-command-line arguments: write any the example passes into the script itself. {}{about} Reply with the script only, \
-in one code block.{refused}",
+command-line arguments: write any the example passes into the script itself. {}{about}{tests_use} Reply with the \
+script only, in one code block.{refused}",
             loading.hint,
         );
         self.notify("[writing a check of what the request expects…]");
         self.ask_script(system, base, &ask, asked, usage, cancel).await
+    }
+
+    /// How the project's own tests call the target, for the model that
+    /// writes a check (see [`test_uses`]); empty where no test does, or
+    /// where `[pipeline] test_uses` is off.
+    fn tests_use(&self, target: &Target) -> String {
+        if !self.settings.pipeline.test_uses {
+            return String::new();
+        }
+        let definition = target.definition();
+        let language = target.file.language;
+        let mut names = vec![definition.name.clone()];
+        // A module exported whole is called by the names its users load it as.
+        if definition.is_whole_export(language) {
+            names.extend(crate::codemap::rank::bound_names(&self.code_map, &target.path));
+        }
+        let container = definition.container.as_deref().map(|c| c.rsplit(['.', ':']).next().unwrap_or(c));
+        let read = |path: &str| self.workspace_text(path);
+        let Some((path, shown)) = test_uses::excerpt(&self.code_map, read, language, &names, container) else {
+            return String::new();
+        };
+        format!("\nHow the project's own tests call it ({path}):\n```\n{shown}\n```\n")
     }
 
     /// Sets aside the model's `what` ("check", "script") without running

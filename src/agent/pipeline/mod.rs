@@ -45,6 +45,7 @@ mod localize;
 mod neighbours;
 mod probing;
 mod reading;
+mod test_uses;
 mod traced;
 mod trying;
 mod variants;
