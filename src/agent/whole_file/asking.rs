@@ -375,18 +375,53 @@ pub(in crate::agent) fn prompt_of(messages: &[Message]) -> String {
 pub(in crate::agent) fn asks_question(request: &str) -> bool {
     let mut depth = 0usize;
     let mut quoted: Option<char> = None;
-    for c in request.chars() {
+    let mut sentence = 0;
+    for (at, c) in request.char_indices() {
         match (quoted, c) {
             (Some(q), c) if c == q => quoted = None,
             (Some(_), _) => {}
             (None, '`' | '"' | '“' | '”') => quoted = Some(if c == '“' { '”' } else { c }),
             (None, '(') => depth += 1,
             (None, ')') => depth = depth.saturating_sub(1),
-            (None, '?' | '？') if depth == 0 => return true,
+            (None, '?' | '？') if depth == 0 && !asks_for_change(&request[sentence..at]) => return true,
+            (None, '.' | '!' | '?' | '？' | '\n') => sentence = at + c.len_utf8(),
             _ => {}
         }
     }
     false
+}
+
+/// Whether a sentence written as a question is a polite request for a
+/// change: "Could the crate provide a `join` function?", "Can you add a
+/// `--verbose` flag?" (not "Can you tell me which …?", "Can I pass …?").
+fn asks_for_change(sentence: &str) -> bool {
+    const POLITE: [&str; 4] = ["could", "can", "would", "will"];
+    const ASKERS: [&str; 6] = ["you", "the", "it", "this", "we", "tack"];
+    const CHANGES: [&str; 14] = [
+        "add",
+        "provide",
+        "support",
+        "make",
+        "fix",
+        "change",
+        "allow",
+        "implement",
+        "expose",
+        "accept",
+        "rename",
+        "remove",
+        "handle",
+        "let",
+    ];
+    let words: Vec<String> = sentence
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let [first, second, ..] = words.as_slice() else { return false };
+    POLITE.contains(&first.as_str())
+        && ASKERS.contains(&second.as_str())
+        && words.iter().skip(2).take(6).any(|w| CHANGES.contains(&w.as_str()))
 }
 
 #[cfg(test)]
@@ -411,5 +446,13 @@ mod tests {
         assert!(!asks_question("The hint says (Did you mean ---color?) and should say `--color`. Fix it."));
         assert!(!asks_question("It prints \"Is this right?\" twice. Fix it."));
         assert!(!asks_question("`f(x)?` fails to compile. Fix it."));
+        // A request put politely as a question asks for the change.
+        assert!(!asks_question(
+            "I need the reverse of `split`. Could the crate provide a `join` function that quotes \
+each word? For example `join(vec![\"a b\"])` should return `\"\\\"a b\\\"\"`."
+        ));
+        assert!(!asks_question("Can you add a `--verbose` flag to the `run` command?"));
+        assert!(asks_question("Can you tell me which function parses the flags?"));
+        assert!(asks_question("Could the parser handle it? Which function would change?"));
     }
 }
