@@ -23,11 +23,22 @@ const SHOWN_LINES: usize = 30;
 /// name (`AutospecTest`), as unittest and pytest run it; one imported from
 /// another module is that module's to run. Each failing test counts; where
 /// none ran, it exits as pytest does then (5): a guard of no tests is none.
-const PLAIN_RUNNER: &str = r#"import importlib, inspect, sys, traceback, unittest
+/// A test file that needs a package not installed here (`import pytest`
+/// where pytest is missing) is skipped, not failed: it says nothing of the
+/// code, and counted it made a guard of no tests look like one.
+const PLAIN_RUNNER: &str = r#"import importlib, importlib.util, inspect, sys, traceback, unittest
 failed = ran = 0
 for path in sys.argv[1:]:
     try:
         module = importlib.import_module(path[:-3].replace("/", "."))
+    except ModuleNotFoundError as error:
+        top = (error.name or "").split(".")[0]
+        if top and importlib.util.find_spec(top) is None:
+            print(f"SKIPPED {path}: it needs {top}, which is not installed")
+            continue
+        failed += 1
+        traceback.print_exc(file=sys.stdout)
+        continue
     except Exception:
         failed += 1
         traceback.print_exc(file=sys.stdout)
@@ -688,5 +699,34 @@ test/parse.js; s=$?; ./node_modules/.bin/mocha --grep 'Should return null if inp
         assert!(passing.status.success(), "{}", String::from_utf8_lossy(&passing.stdout));
         // A module with no tests passes nothing: it says so, as pytest does.
         assert_eq!(run(&["pricing.py"]).status.code(), Some(5));
+        // One that needs a package not installed here runs nothing either:
+        // it fails no test of the code's.
+        std::fs::write(
+            dir.path().join("test_needs.py"),
+            "import not_installed_here
+
+def test_x():
+    assert False
+",
+        )
+        .unwrap();
+        let needs = run(&["test_needs.py"]);
+        let printed = String::from_utf8_lossy(&needs.stdout);
+        assert_eq!(needs.status.code(), Some(5), "{printed}");
+        assert!(
+            printed.contains("SKIPPED test_needs.py: it needs not_installed_here, which is not installed"),
+            "{printed}"
+        );
+        // A project module that is missing is the code's failure.
+        std::fs::write(
+            dir.path().join("test_gone.py"),
+            "from pricing.gone import x
+
+def test_x():
+    assert x
+",
+        )
+        .unwrap();
+        assert_eq!(run(&["test_gone.py"]).status.code(), Some(1));
     }
 }

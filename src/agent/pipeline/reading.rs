@@ -49,10 +49,15 @@ pub fn spectrum(output: &str) -> Option<(usize, usize, Vec<Scored>)> {
 
 /// How many of the project's tests fail, read from their run's output:
 /// none when it exited normally, else the counts of failures and errors
-/// summed; `None` when the report cannot be read.
+/// summed; `None` when the report cannot be read, or says no test ran
+/// (pytest stops before any where a file cannot be collected: its count
+/// is of files, and guards nothing).
 pub fn failures(output: &str, ok: bool) -> Option<usize> {
     if ok {
         return Some(0);
+    }
+    if output.contains("during collection") && output.contains("Interrupted") {
+        return None;
     }
     static COUNTS: OnceLock<Regex> = OnceLock::new();
     let counts = COUNTS.get_or_init(|| Regex::new(COUNTS_PATTERN).expect("a valid pattern"));
@@ -565,6 +570,11 @@ mod tests {
             "FAILED tests/test_ttl.py::test_value - AttributeError: '_Link' object has no attribute 'value'"
         );
         assert_eq!(python_test_failures("..\nRan 2 tests\n\nOK\n"), None);
+        // Where no test ran, nothing is counted: a guard of no tests is none.
+        let collection =
+            "ERROR tests/test_time.py\n!!!!!!! Interrupted: 2 errors during collection !!!!!!!\n2 errors in 0.12s";
+        assert_eq!(failures(collection, false), None);
+        assert_eq!(failures("FAILED tests/test_time.py::test_x\n1 failed, 3 passed", false), Some(1));
     }
 
     #[test]
