@@ -81,8 +81,7 @@ pub fn rank<'m>(map: &'m CodeMap, prompt: &str, limit: usize) -> Vec<Ranked<'m>>
 /// the request speaks of (a model's guess: `MAX_LENGTH` for "how long"),
 /// searched as the prompt's words are, never taken as names it gives.
 pub fn rank_hinted<'m>(map: &'m CodeMap, prompt: &str, hints: &str, limit: usize) -> Vec<Ranked<'m>> {
-    let mut query = Query::of(prompt);
-    query.resolve_dotted(map);
+    let mut query = Query::of(prompt, map);
     query.terms.extend(terms_of(hints));
     query.terms.sort();
     query.terms.dedup();
@@ -334,23 +333,26 @@ struct Query {
     /// Lowercase subwords (`parse_port` gives `parse`, `port`, `parse_port`).
     terms: Vec<String>,
     /// The names the prompt writes as code; of a dotted name, its last
-    /// part (the rest qualifies it: `Cart` in `Cart.total` names no target).
+    /// part (the rest qualifies it: `Cart` in `Cart.total` names no target),
+    /// less those an exact dotted name settles (see `exact`).
     identifiers: Vec<String>,
     /// Dotted names as written (`pkg.func`, `Invoice.total`).
     dotted: Vec<String>,
-    /// The names written as code outside a dotted name (see
-    /// [`Query::resolve_dotted`]).
-    plain: Vec<String>,
-    /// The dotted names that are some definition's qualified name.
+    /// The dotted names that are some definition's qualified name
+    /// (`TTLCache.expire`, `pkg.TTLCache.expire`): each names that
+    /// definition alone, and the prompt's other mentions of its last part
+    /// (`expire()`, `cache.expire(3)`) are taken to mean it too: the
+    /// request said which `expire` it speaks of (a sibling class's was
+    /// changed in its place).
     exact: Vec<String>,
     /// The prompt's text, for the file names it mentions.
     text: String,
 }
 
 impl Query {
-    fn of(prompt: &str) -> Query {
-        let mut identifiers = Vec::new();
+    fn of(prompt: &str, map: &CodeMap) -> Query {
         let mut dotted = Vec::new();
+        // The names written as code outside a dotted name.
         let mut plain = Vec::new();
         // Between backticks is code, as the user marked it; a string
         // literal in it (`inc('1.2.3', 'minor')`) is data, not a name.
@@ -385,43 +387,30 @@ impl Query {
                 if is_dotted {
                     dotted.push(token.clone());
                 }
-                if is_code || is_dotted || called || looks_like_code(last) {
-                    identifiers.push(last.to_string());
-                    if !is_dotted {
-                        plain.push(last.to_string());
-                    }
+                if !is_dotted && (is_code || called || looks_like_code(last)) {
+                    plain.push(last.to_string());
                 }
             }
         }
         let mut terms = terms_of(prompt);
         terms.sort();
         terms.dedup();
-        Query { terms, identifiers, dotted, plain, exact: Vec::new(), text: prompt.to_string() }
+        let qualified: HashSet<String> =
+            map.definitions().map(|f| f.definition.qualified(f.file.language).replace("::", ".")).collect();
+        let is_exact =
+            |d: &str| qualified.contains(d) || d.match_indices('.').any(|(at, _)| qualified.contains(&d[at + 1..]));
+        let exact: Vec<String> = dotted.iter().filter(|d| is_exact(d)).cloned().collect();
+        let settled: Vec<&str> = exact.iter().filter_map(|d| d.rsplit('.').next()).collect();
+        let lasts = dotted.iter().filter_map(|d| d.rsplit('.').next());
+        let mut identifiers: Vec<String> = plain.iter().map(String::as_str).chain(lasts).map(str::to_string).collect();
+        identifiers.retain(|name| !settled.contains(&name.as_str()));
+        Query { terms, identifiers, dotted, exact, text: prompt.to_string() }
     }
 
     /// Whether the prompt mentions the file by its name (`test_calc.py`).
     fn names_file(&self, path: &str) -> bool {
         let name = path.rsplit('/').next().unwrap_or(path);
         self.text.contains(name)
-    }
-
-    /// A dotted name that is some definition's qualified name
-    /// (`TTLCache.expire`, `pkg.TTLCache.expire`) names that definition
-    /// alone, and the prompt's other mentions of its last part (`expire()`,
-    /// `cache.expire(3)`) are taken to mean it too: the request said which
-    /// `expire` it speaks of (a sibling class's was changed in its place).
-    fn resolve_dotted(&mut self, map: &CodeMap) {
-        let qualified: HashSet<String> =
-            map.definitions().map(|f| f.definition.qualified(f.file.language).replace("::", ".")).collect();
-        let exact =
-            |d: &str| qualified.contains(d) || d.match_indices('.').any(|(at, _)| qualified.contains(&d[at + 1..]));
-        self.exact = self.dotted.iter().filter(|d| exact(d)).cloned().collect();
-        let settled: Vec<&str> = self.exact.iter().filter_map(|d| d.rsplit('.').next()).collect();
-        let lasts = self.dotted.iter().filter_map(|d| d.rsplit('.').next());
-        let mut identifiers: Vec<String> =
-            self.plain.iter().map(String::as_str).chain(lasts).map(str::to_string).collect();
-        identifiers.retain(|name| !settled.contains(&name.as_str()));
-        self.identifiers = identifiers;
     }
 
     /// Whether the prompt names this definition as code: its qualified

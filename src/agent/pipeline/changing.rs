@@ -34,6 +34,13 @@ const MAX_WHOLE_LINES: usize = 80;
 const MAX_OPENED_LINES: usize = 40;
 
 impl Conversation {
+    /// Tells the user and the model that candidate `n` (from 0) was
+    /// refused, and why.
+    fn tell_refused(&mut self, n: u32, why: &str) {
+        self.notify(&format!("[candidate {} refused: {why}]", n + 1));
+        self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
+    }
+
     /// Asks for the candidate's new version until one is verified or the
     /// budget is spent; proposes the verified one as an Edit. `None`, where
     /// `checked_only`, when neither the request's examples nor the failing
@@ -533,49 +540,35 @@ request's other cases too, not that one alone"
                     let mut evidence = "Not checked: no check of the request could be run, so nothing was run \
 with it. Review it before relying on it."
                         .to_string();
-                    if let Some(check) = check.as_mut() {
+                    // No check of the request: the project's tests, where
+                    // they run, still hold a version to what passed before.
+                    if check.is_none() && tests_guard.is_none() {
+                        tests_guard = Some(self.tests_guard(target, cancel).await?);
+                    }
+                    if let Some(held) = check.as_mut().or(tests_guard.as_mut().and_then(Option::as_mut)) {
                         let passes = self
-                            .check_passes(check, generation, &target.path, after.clone(), &target.text, cancel)
+                            .check_passes(held, generation, &target.path, after.clone(), &target.text, cancel)
                             .await?;
                         let uses_changed = match passes {
                             Ok(uses_changed) => uses_changed,
                             Err(why) => {
-                                self.notify(&format!("[candidate {} refused: {why}]", n + 1));
-                                self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
+                                self.tell_refused(n, &why);
                                 refusals.push(why);
                                 // Its small variants are tried where it changed this definition alone.
                                 let alone = edit::replaced(&target.text, target.definition(), &new).0 == after;
-                                if alone && !near_misses.iter().any(|(_, _, missed)| *missed == after) {
+                                if alone && !held.guards_alone() && !near_misses.iter().any(|(_, _, m)| *m == after) {
                                     near_misses.push((target.clone(), new, after));
                                 }
                                 continue;
                             }
                         };
+                        let passed = match held.guards_alone() {
+                            true => "The project's tests pass with this version as they did before.",
+                            false => "The check passes with this version.",
+                        };
                         generation = Generation::default();
-                        generation.blocks.push(Block::Text { text: "The check passes with this version.".into() });
-                        evidence = check.evidence(uses_changed);
-                    } else {
-                        // No check of the request: the project's tests, where
-                        // they run, still hold a version to what passed before.
-                        if tests_guard.is_none() {
-                            tests_guard = Some(self.tests_guard(target, cancel).await?);
-                        }
-                        if let Some(Some(guard)) = tests_guard.as_mut() {
-                            let passes = self
-                                .check_passes(guard, generation, &target.path, after.clone(), &target.text, cancel)
-                                .await?;
-                            if let Err(why) = passes {
-                                self.notify(&format!("[candidate {} refused: {why}]", n + 1));
-                                self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
-                                refusals.push(why);
-                                continue;
-                            }
-                            generation = Generation::default();
-                            generation.blocks.push(Block::Text {
-                                text: "The project's tests pass with this version as they did before.".into(),
-                            });
-                            evidence = guard.evidence(false);
-                        }
+                        generation.blocks.push(Block::Text { text: passed.into() });
+                        evidence = held.evidence(uses_changed);
                     }
                     if edit::replaced(&target.text, target.definition(), &new).0 != after {
                         let changed = format!(
@@ -589,9 +582,8 @@ with it. Review it before relying on it."
                     return self.propose_definition(target, generation, &new, changed, cancel).await.map(Some);
                 }
                 Err((why, _)) => {
-                    self.notify(&format!("[candidate {} refused: {why}]", n + 1));
                     self.record_reply(generation);
-                    self.record(Message::user_text(format!("[tack] The change was refused: {why}.")));
+                    self.tell_refused(n, &why);
                     refusals.push(why);
                 }
             }

@@ -1021,24 +1021,45 @@ run the project as the request describes and print what it gives"
             self.probe(system, base, target, check, usage, cancel).await?;
             return Ok(Ok(()));
         };
-        let Some(command) = check.tests_command(&tests) else { return Ok(Ok(())) };
+        let why = "The project's tests, in the scratch copy before any change: a candidate must not fail more of them.";
+        if self.tests_before(check, &tests, why, None, cancel).await? == Some(false) {
+            self.probe(system, base, target, check, usage, cancel).await?;
+        }
+        Ok(Ok(()))
+    }
+
+    /// Runs the project's `tests` in the check's scratch copy before any
+    /// change (a Bash call, told `why`, within `timeout_ms` where given),
+    /// and has them guard its candidates where their report is read:
+    /// `Some(true)` then, `Some(false)` where they do not run here, `None`
+    /// where the check has no scratch copy.
+    async fn tests_before(
+        &mut self,
+        check: &mut check::Check,
+        tests: &str,
+        why: &str,
+        timeout_ms: Option<u64>,
+        cancel: &CancellationToken,
+    ) -> Result<Option<bool>, Stop> {
+        let Some(command) = check.tests_command(tests) else { return Ok(None) };
         let mut generation = Generation::default();
-        generation.blocks.push(Block::Text {
-            text: "The project's tests, in the scratch copy before any change: a candidate must not fail more of them."
-                .into(),
-        });
-        let (ok, output) = self.harness_call(generation, "Bash", json!({ "command": command }), cancel).await?;
+        generation.blocks.push(Block::Text { text: why.into() });
+        let mut input = json!({ "command": command });
+        if let Some(timeout_ms) = timeout_ms {
+            input["timeout_ms"] = json!(timeout_ms);
+        }
+        let (ok, output) = self.harness_call(generation, "Bash", input, cancel).await?;
         match reading::failures(&output, ok) {
             Some(before) => {
                 self.notify(&format!("[the project's tests: {before} failing before any change]"));
-                check.guard_with(&tests, before);
+                check.guard_with(tests, before);
+                Ok(Some(true))
             }
             None => {
                 self.notify("[the project's tests do not run here]");
-                self.probe(system, base, target, check, usage, cancel).await?;
+                Ok(Some(false))
             }
         }
-        Ok(Ok(()))
     }
 
     /// Where no check of the request could be made: the project's tests
@@ -1061,26 +1082,10 @@ run the project as the request describes and print what it gives"
         if guard.prepare_scratch(self.workspace.root()).is_err() {
             return Ok(None);
         }
-        let Some(command) = guard.tests_command(&tests) else { return Ok(None) };
-        let mut generation = Generation::default();
-        generation.blocks.push(Block::Text {
-            text: "No check of the request could be made: the project's tests, in a scratch copy before any \
-change, which a version must not fail more of."
-                .into(),
-        });
-        let input = json!({ "command": command, "timeout_ms": FIRST_BUILD_MS });
-        let (ok, output) = self.harness_call(generation, "Bash", input, cancel).await?;
-        match reading::failures(&output, ok) {
-            Some(before) => {
-                self.notify(&format!("[the project's tests: {before} failing before any change]"));
-                guard.guard_with(&tests, before);
-                Ok(Some(guard))
-            }
-            None => {
-                self.notify("[the project's tests do not run here]");
-                Ok(None)
-            }
-        }
+        let why = "No check of the request could be made: the project's tests, in a scratch copy before any change, \
+which a version must not fail more of.";
+        let guarded = self.tests_before(&mut guard, &tests, why, Some(FIRST_BUILD_MS), cancel).await?;
+        Ok((guarded == Some(true)).then_some(guard))
     }
 
     /// Runs the check once more, following which of the project's
